@@ -1,0 +1,115 @@
+"""The ``grader`` command line.
+
+``main(argv) -> int`` is what the console script and the tests call. Library
+code raises :class:`~grader.errors.GraderError`; only this module turns it
+into a message on stderr and exit status 2. Exit status 1 means the command
+ran but found a problem it was asked to check (``template --check``).
+
+Subcommands:
+
+* ``grader grade SUBMISSIONS [-a ID]... [-o OUT] [-j N]``: grade a class.
+* ``grader template [--check]``: regenerate ``student_template/`` from the
+  reference's solution markers (or check that it is up to date).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from . import __version__, template
+from .batch import grade
+from .config import Course, find_course
+from .errors import GraderError
+from .gradebook import table
+
+
+def _course(args: argparse.Namespace) -> Course:
+    if args.course:
+        root = Path(args.course)
+        if not (root / "assignments").is_dir():
+            raise GraderError(f"{root} is not a course folder (it has no assignments/ folder)")
+        return Course(root.resolve())
+    return find_course()
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    course = _course(args)
+    out = Path(args.output)
+    started = time.monotonic()
+
+    def progress(done: int, total: int, student: str) -> None:
+        print(f"[{done}/{total}] graded {student}", file=sys.stderr, flush=True)
+
+    assignments, grades = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress)
+    elapsed = time.monotonic() - started
+    print(table(assignments, grades))
+    print(
+        f"\nGraded {len(grades)} submission(s) on {len(assignments)} assignment(s) in {elapsed:.1f} s "
+        f"with {args.jobs} job(s).\nGradebook: {out / 'grades.csv'}; per-student results.json and "
+        f"feedback.md in {out}/<assignment>/<student>/"
+    )
+    return 0
+
+
+def cmd_template(args: argparse.Namespace) -> int:
+    course = _course(args)
+    generated = template.generate(course.reference_dir)
+    if args.check:
+        stale = template.differences(generated, course.template_dir)
+        if stale:
+            print(
+                f"student_template/ is out of date with reference/ ({', '.join(stale)}); "
+                "run `grader template` to regenerate it",
+                file=sys.stderr,
+            )
+            return 1
+        print("student_template/ matches the reference's solution markers")
+        return 0
+    template.write(generated, course.template_dir)
+    print(f"wrote {len(generated)} file(s) to {course.template_dir / 'micrograd'}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="grader", description="Autograder for the micrograd course (sandboxed; see README)."
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--course", metavar="DIR", help="course folder (default: the nearest folder with assignments/)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("grade", help="grade a folder of submissions")
+    p.add_argument("submissions", metavar="SUBMISSIONS", help="folder with one entry per student (folder, .zip or .ipynb)")
+    p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to grade (repeatable; default: all)")
+    p.add_argument("-o", "--output", default="grading-output", metavar="OUT", help="output folder (default: %(default)s)")
+    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="parallel judges (default: cores)")
+    p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("template", help="generate student_template/ from reference/ (solution markers)")
+    p.add_argument("--check", action="store_true", help="only check that student_template/ is up to date (exit 1 if not)")
+    p.set_defaults(func=cmd_template)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; return the exit status (0 ok, 1 check failed, 2 instructor error)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "jobs", 1) is not None and getattr(args, "jobs", 1) < 1:
+        parser.error("--jobs must be at least 1")
+    try:
+        return int(args.func(args))
+    except GraderError as exc:
+        print(f"grader: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("grader: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,239 @@
+"""Course and assignment configuration: ``assignments/<id>/assignment.yaml``.
+
+Example (every key but ``title``, ``files`` and ``points`` is optional)::
+
+    title: "Value operations: forward values and local gradients"
+    files: [micrograd/engine.py]     # what students submit, as package paths
+    points: 30                       # must equal the sum of the tests' points
+    visibility: after_due_date       # default for hidden tests (Gradescope values)
+    limits:
+      test_seconds: 10               # wall clock per test
+      submission_seconds: 120        # wall clock for the whole assignment
+      startup_seconds: 10            # wall clock to import the submission
+      cpu_seconds: 120               # CPU time per sandbox worker
+      memory_mb: 1024                # address space per sandbox worker
+      file_mb: 16                    # largest file a worker may write
+      output_kb: 8                   # captured output kept for feedback
+
+Validation errors name the file and the key (:class:`~grader.errors.ConfigError`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import ConfigError, GraderError
+
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+"""Gradescope's per-test visibility values (results.json specification)."""
+
+ALLOWED_FILES = ("micrograd/engine.py", "micrograd/nn.py")
+"""Files an assignment may ask for: the student API's two modules."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for grading one submission on one assignment.
+
+    Attributes:
+        test_seconds: Wall-clock budget of one test, in seconds.
+        submission_seconds: Wall-clock budget of the whole assignment, in seconds.
+        startup_seconds: Wall-clock budget for importing the submission, in seconds.
+        cpu_seconds: CPU-time limit of one sandbox worker process, in seconds.
+        memory_mb: Address-space limit of one sandbox worker, in MiB.
+        file_mb: Largest file a sandbox worker may write, in MiB.
+        output_kb: How much of the program's own output is kept for feedback, in KiB.
+    """
+
+    test_seconds: float = 10.0
+    submission_seconds: float = 120.0
+    startup_seconds: float = 10.0
+    cpu_seconds: int = 120
+    memory_mb: int = 1024
+    file_mb: int = 16
+    output_kb: int = 8
+
+    def for_worker(self) -> dict[str, int]:
+        """The limits the worker applies to itself (``setrlimit`` units: bytes, seconds)."""
+        return {
+            "memory_bytes": self.memory_mb * 1024 * 1024,
+            "cpu_seconds": self.cpu_seconds,
+            "file_bytes": self.file_mb * 1024 * 1024,
+        }
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One assignment of the course.
+
+    Attributes:
+        id: The folder name under ``assignments/``.
+        title: Human-readable title.
+        files: Package paths students submit (``micrograd/engine.py``).
+        points: Total points; equals the sum of the tests' points.
+        visibility: Default Gradescope visibility of hidden tests.
+        limits: Resource limits.
+        root: The assignment folder.
+    """
+
+    id: str
+    title: str
+    files: tuple[str, ...]
+    points: float
+    visibility: str
+    limits: Limits
+    root: Path
+
+    @property
+    def public_tests(self) -> Path:
+        """Folder of the tests shipped to students."""
+        return self.root / "tests" / "public"
+
+    @property
+    def hidden_tests(self) -> Path:
+        """Folder of the tests only the grader has."""
+        return self.root / "tests" / "hidden"
+
+    @property
+    def modules(self) -> list[str]:
+        """Importable module names of :attr:`files`, in import order (engine first)."""
+        return [f[: -len(".py")].replace("/", ".") for f in ALLOWED_FILES if f in self.files]
+
+
+def _positive(path: Path, key: str, value: Any, kind: type) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        raise ConfigError(path, key, f"expected a positive number, got {value!r}")
+    if kind is int and value != int(value):
+        raise ConfigError(path, key, f"expected a whole number, got {value!r}")
+    return kind(value)
+
+
+def _limits(path: Path, raw: Any) -> Limits:
+    if raw is None:
+        return Limits()
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "limits", f"expected a mapping of limit names to numbers, got {raw!r}")
+    known = {f.name: f.type for f in fields(Limits)}
+    values = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise ConfigError(path, f"limits.{key}", f"unknown limit; known limits: {', '.join(known)}")
+        values[key] = _positive(path, f"limits.{key}", value, float if known[key] == "float" else int)
+    return Limits(**values)
+
+
+def load_assignment(root: Path) -> Assignment:
+    """Load and validate ``root/assignment.yaml``.
+
+    Raises:
+        ConfigError: If the file is missing, is not YAML, or a key is missing
+            or invalid; the message names the file and the key.
+    """
+    path = root / "assignment.yaml"
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(path, "", "file not found") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, "", f"not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "", "expected a mapping at the top level")
+    known = {"title", "files", "points", "visibility", "limits", "id"}
+    for key in raw:
+        if key not in known:
+            raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(sorted(known))}")
+    if "id" in raw and raw["id"] != root.name:
+        raise ConfigError(path, "id", f"must match the folder name {root.name!r}, got {raw['id']!r}")
+    title = raw.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise ConfigError(path, "title", "expected a non-empty string")
+    files = raw.get("files")
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+        raise ConfigError(path, "files", f"expected a non-empty list of file names from {list(ALLOWED_FILES)}")
+    for f in files:
+        if f not in ALLOWED_FILES:
+            raise ConfigError(path, "files", f"{f!r} is not one of {list(ALLOWED_FILES)}")
+    if "points" not in raw:
+        raise ConfigError(path, "points", "missing: the assignment's total points")
+    points = _positive(path, "points", raw["points"], float)
+    visibility = raw.get("visibility", "after_due_date")
+    if visibility not in VISIBILITIES:
+        raise ConfigError(path, "visibility", f"expected one of {list(VISIBILITIES)}, got {visibility!r}")
+    return Assignment(
+        id=root.name,
+        title=title.strip(),
+        files=tuple(files),
+        points=points,
+        visibility=visibility,
+        limits=_limits(path, raw.get("limits")),
+        root=root,
+    )
+
+
+ID_PATTERN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+
+
+@dataclass(frozen=True)
+class Course:
+    """A course directory: ``assignments/``, ``reference/``, ``student_template/``."""
+
+    root: Path
+
+    @property
+    def assignments_dir(self) -> Path:
+        return self.root / "assignments"
+
+    @property
+    def reference_dir(self) -> Path:
+        """The folder holding the reference ``micrograd`` package."""
+        return self.root / "reference"
+
+    @property
+    def template_dir(self) -> Path:
+        """The folder holding the student template ``micrograd`` package."""
+        return self.root / "student_template"
+
+    def assignment_ids(self) -> list[str]:
+        """Ids of every assignment (folders with an ``assignment.yaml``), sorted."""
+        if not self.assignments_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.assignments_dir.iterdir() if (p / "assignment.yaml").is_file())
+
+    def assignment(self, assignment_id: str) -> Assignment:
+        """Load one assignment by id.
+
+        Raises:
+            GraderError: If there is no such assignment.
+            ConfigError: If its ``assignment.yaml`` is invalid.
+        """
+        ids = self.assignment_ids()
+        if assignment_id not in ids:
+            raise GraderError(
+                f"no assignment {assignment_id!r} in {self.assignments_dir}; available: {', '.join(ids) or 'none'}"
+            )
+        return load_assignment(self.assignments_dir / assignment_id)
+
+    def assignments(self, ids: list[str] | None = None) -> list[Assignment]:
+        """Load the given assignments (default: all), in the given or sorted order."""
+        return [self.assignment(i) for i in (ids or self.assignment_ids())]
+
+
+def find_course(start: Path | None = None) -> Course:
+    """Find the course directory: ``start`` or its nearest ancestor with ``assignments/``.
+
+    Raises:
+        GraderError: If no such directory exists.
+    """
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / "assignments").is_dir():
+            return Course(candidate)
+    raise GraderError(
+        f"no course found: neither {here} nor a parent has an 'assignments/' folder "
+        "(run from the course directory or pass --course DIR)"
+    )

@@ -1,0 +1,60 @@
+"""The judge process: one pytest session grading the jobs of one manifest.
+
+Run by :mod:`grader.batch` as ``python -m grader.judge MANIFEST``. It runs the
+chosen assignments' tests (public, and hidden unless it is a self-check)
+with the grader plugin, independent of any pytest configuration in the
+course folder, and writes one results file per submission (see
+:mod:`grader.judge_session`). Exit status: pytest's (0 or 1 mean the session
+ran to completion, whatever the students' scores).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from .config import Course
+from .manifest import Manifest
+
+INI = "[pytest]\naddopts =\npython_files = test_*.py\n"
+
+
+def pytest_args(manifest_path: Path, manifest: Manifest) -> list[str]:
+    """The pytest command line for a manifest."""
+    course = Course(Path(manifest.course))
+    paths = []
+    for aid in manifest.assignments:
+        assignment = course.assignment(aid)
+        paths.append(str(assignment.public_tests))
+        if manifest.include_hidden:
+            paths.append(str(assignment.hidden_tests))
+    ini = Path(manifest.runtime) / "judge.ini"
+    if not ini.exists():
+        ini.write_text(INI, encoding="utf-8")
+    return [
+        *[p for p in paths if Path(p).is_dir()],
+        "-c", str(ini),
+        "--rootdir", str(course.root),
+        "-p", "grader.plugin",
+        "--grader-manifest", str(manifest_path),
+        "-p", "no:cacheprovider",
+        "-p", "no:randomly",
+        "--import-mode=importlib",
+        "-q",
+        "--tb=short",
+        "-o", "console_output_style=classic",
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Grade the manifest named by ``argv[0]``; return pytest's exit status."""
+    args = sys.argv[1:] if argv is None else argv
+    manifest_path = Path(args[0]).resolve()
+    manifest = Manifest.load(manifest_path)
+    return int(pytest.main(pytest_args(manifest_path, manifest)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,181 @@
+"""Judge-side state of grading one submission: its workers, budgets and results.
+
+A :class:`SubmissionRun` owns one sandbox worker per assignment (started on
+the first probe, reused by every test of that assignment, restarted after a
+timeout or crash), enforces the wall-clock budgets (per test, per
+assignment), turns sandbox outcomes into :class:`~grader.testing.StudentFault`
+and collects one result per test. :meth:`SubmissionRun.finish` kills every
+worker and writes the results file atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import Assignment
+from .manifest import Job, Part
+from .testing import StudentFault, describe_error
+from .worker_process import SandboxWorker, WorkerCrashed, WorkerFault, WorkerTimeout
+
+
+def needed_modules(probe: str) -> list[str]:
+    """Student modules a probe needs: the engine, plus ``nn`` for ``nn_*`` probes."""
+    if probe.startswith("nn_"):
+        return ["micrograd.engine", "micrograd.nn"]
+    return ["micrograd.engine"]
+
+
+def import_message(module: str, error: dict[str, Any]) -> str:
+    """Student-facing message for a module that failed to import."""
+    path = module.replace(".", "/") + ".py"
+    return f"your {path} could not be imported: it {describe_error(error)}"
+
+
+@dataclass
+class PartState:
+    """Grading state of one submission on one assignment."""
+
+    assignment: Assignment
+    part: Part
+    worker: SandboxWorker | None = None
+    imports: dict[str, Any] = field(default_factory=dict)
+    startup_fault: StudentFault | None = None
+    deadline: float | None = None
+    fault_test: str | None = None
+    fault: StudentFault | None = None
+    started: float | None = None
+    results: list[dict[str, Any]] = field(default_factory=list)
+    output: str = ""
+
+
+class SubmissionRun:
+    """Grading of one submission (a :class:`~grader.manifest.Job`) in the judge.
+
+    Args:
+        job: The submission and its staged parts.
+        assignments: Assignment id to configuration.
+        runtime: The sandbox runtime folder.
+        results_dir: Where :meth:`finish` writes ``<index>.json``.
+    """
+
+    def __init__(self, job: Job, assignments: dict[str, Assignment], runtime: Path, results_dir: Path) -> None:
+        self.job = job
+        self.runtime = runtime
+        self.results_dir = results_dir
+        self.parts = {aid: PartState(assignments[aid], part) for aid, part in job.parts.items()}
+        self.finished = False
+
+    def call(self, assignment_id: str, probe: str, args: list[Any], test_id: str, test_deadline: float) -> Any:
+        """Run a probe on the student's code and return its plain-data result.
+
+        Raises:
+            StudentFault: The code raised, could not be imported, crashed, or
+                ran out of time; the message is written for the student.
+        """
+        state = self.parts[assignment_id]
+        limits = state.assignment.limits
+        if state.part.error:
+            raise StudentFault("unavailable", state.part.error)
+        now = time.monotonic()
+        if state.started is None:
+            state.started = now
+            state.deadline = now + limits.submission_seconds
+        if state.fault_test == test_id and state.fault is not None:
+            raise state.fault
+        assert state.deadline is not None
+        if now >= state.deadline:
+            raise StudentFault(
+                "timeout",
+                f"the time limit for the whole assignment ({limits.submission_seconds:g} s) was used up "
+                "before this test could run",
+            )
+        if now >= test_deadline:
+            raise StudentFault("timeout", f"the time limit for this test ({limits.test_seconds:g} s) was used up")
+        worker = self._worker(state)
+        for module in needed_modules(probe):
+            error = state.imports.get(module)
+            if error:
+                raise StudentFault("import", import_message(module, error), error)
+            if module not in state.imports:
+                raise StudentFault("unavailable", f"{module.replace('.', '/')}.py is not part of this assignment")
+        try:
+            response = worker.request(probe, args, min(test_deadline, state.deadline) - now, "running your code")
+        except WorkerFault as exc:
+            fault = self._fault(state, exc, test_deadline, limits.test_seconds)
+            state.fault_test, state.fault = test_id, fault
+            raise fault from None
+        if response["ok"]:
+            return response.get("value")
+        error = response.get("error")
+        error = error if isinstance(error, dict) else {"type": "Error", "message": "unknown error"}
+        raise StudentFault("raised", f"your code {describe_error(error)}", error)
+
+    def _fault(self, state: PartState, exc: WorkerFault, test_deadline: float, test_seconds: float) -> StudentFault:
+        if isinstance(exc, WorkerTimeout):
+            assert state.deadline is not None
+            which = (
+                f"this test's time limit ({test_seconds:g} s)"
+                if test_deadline <= state.deadline
+                else "the time limit of the whole assignment"
+            )
+            return StudentFault(
+                "timeout", f"your code did not finish within {which}: an infinite loop, or an algorithm far too slow?"
+            )
+        if isinstance(exc, WorkerCrashed):
+            return StudentFault("crash", f"{exc} (a crash in your code, e.g. too deep a recursion or too much memory)")
+        return StudentFault("crash", str(exc))
+
+    def _worker(self, state: PartState) -> SandboxWorker:
+        if state.startup_fault is not None:
+            raise state.startup_fault
+        if state.worker is not None and state.worker.alive:
+            return state.worker
+        if state.worker is not None:
+            state.output += state.worker.output_excerpt(state.assignment.limits.output_kb * 1024)
+        worker = SandboxWorker(
+            self.runtime,
+            Path(state.part.code_dir),
+            Path(state.part.scratch),
+            state.assignment.modules,
+            state.assignment.limits,
+        )
+        state.worker = worker
+        try:
+            state.imports = worker.start()
+        except WorkerFault as exc:
+            reason = "importing your code took too long" if isinstance(exc, WorkerTimeout) else str(exc)
+            state.startup_fault = StudentFault("import", f"your code could not be loaded: {reason}")
+            raise state.startup_fault from None
+        return worker
+
+    def record(self, assignment_id: str, result: dict[str, Any]) -> None:
+        """Add one test's result."""
+        self.parts[assignment_id].results.append(result)
+
+    def finish(self) -> Path:
+        """Kill every worker and write ``<results_dir>/<index>.json`` atomically; return its path."""
+        summary: dict[str, Any] = {"id": self.job.id, "assignments": {}}
+        for aid, state in self.parts.items():
+            if state.worker is not None:
+                state.worker.kill()
+                state.output += state.worker.output_excerpt(state.assignment.limits.output_kb * 1024)
+            limit = state.assignment.limits.output_kb * 1024
+            summary["assignments"][aid] = {
+                "tests": state.results,
+                "error": state.part.error,
+                "imports": state.imports,
+                "startup": str(state.startup_fault) if state.startup_fault else "",
+                "program_output": state.output[-limit:],
+                "execution_time": round(time.monotonic() - state.started, 3) if state.started else 0.0,
+            }
+        self.finished = True
+        path = self.results_dir / f"{self.job.index}.json"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(summary), encoding="utf-8")
+        os.replace(tmp, path)
+        return path

@@ -1,0 +1,78 @@
+"""The manifest: what a judge process is asked to grade, and where to write.
+
+Written by the batch runner (:mod:`grader.batch`), read by the pytest plugin
+in the judge process. Plain JSON so the judge can be run by hand::
+
+    python -m pytest -p grader.plugin --grader-manifest manifest.json assignments/value_ops/tests
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Part:
+    """One submission staged for one assignment.
+
+    Attributes:
+        code_dir: Folder holding the staged ``micrograd/`` package, or "" when not staged.
+        scratch: Empty folder the sandbox worker may write to.
+        error: Why the submission cannot be graded on this assignment ("" if it can).
+    """
+
+    code_dir: str = ""
+    scratch: str = ""
+    error: str = ""
+
+
+@dataclass
+class Job:
+    """One submission to grade.
+
+    Attributes:
+        id: The student id (the submission entry's name).
+        index: Position in the batch; names the judge's results file.
+        parts: Assignment id to :class:`Part`.
+    """
+
+    id: str
+    index: int
+    parts: dict[str, Part] = field(default_factory=dict)
+
+
+@dataclass
+class Manifest:
+    """Everything a judge session needs.
+
+    Attributes:
+        course: The course directory (holds ``assignments/`` and ``reference/``).
+        runtime: Folder prepared by :func:`grader.worker_process.prepare_runtime`.
+        results_dir: Where the judge writes ``<index>.json`` per submission.
+        assignments: Assignment ids to grade, in order.
+        include_hidden: Run hidden tests too (False for a student self-check).
+        jobs: The submissions.
+    """
+
+    course: str
+    runtime: str
+    results_dir: str
+    assignments: list[str]
+    include_hidden: bool = True
+    jobs: list[Job] = field(default_factory=list)
+
+    def dump(self, path: Path) -> None:
+        """Write the manifest as JSON."""
+        path.write_text(json.dumps(asdict(self), indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Manifest":
+        """Read a manifest written by :meth:`dump`."""
+        raw: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+        jobs = [
+            Job(j["id"], j["index"], {a: Part(**p) for a, p in j["parts"].items()}) for j in raw.pop("jobs")
+        ]
+        return cls(**raw, jobs=jobs)

@@ -1,0 +1,311 @@
+"""The grader's pytest plugin: the judge side of grading.
+
+Loaded with ``-p grader.plugin``. With ``--grader-manifest FILE`` (ini:
+``grader_manifest``) it grades the submissions the manifest lists:
+
+* every test that uses the ``student`` fixture is parametrized over the
+  submissions (session scope) and the items are ordered submission by
+  submission, so each submission's sandbox workers are started once and
+  reused by all its tests;
+* ``student(probe, *args)`` runs a probe in the submission's sandbox worker,
+  ``reference(probe, *args)`` on the reference solution in this process,
+  ``check`` collects soft assertions for partial credit;
+* each test's outcome becomes a result (points, status, student-facing
+  feedback); when a submission's last test ends its workers are killed and
+  its results file is written.
+
+Markers: ``points(n)`` (required on every graded test), ``task("1.2")``,
+``visibility("visible"|"hidden"|"after_due_date"|"after_published")``.
+Tests under ``tests/public/`` default to visible, others to the
+assignment's ``visibility``.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from .config import VISIBILITIES, Assignment, Course
+from .judge_session import SubmissionRun
+from .manifest import Manifest
+from .reference import load_reference, run_probe
+from .testing import Check, Failure
+
+MARKERS = (
+    "points(n): points the test is worth (partial credit by the share of `check` cases passed)",
+    "task(id): the handout task the test grades, e.g. task('1.2')",
+    f"visibility(v): Gradescope visibility, one of {', '.join(VISIBILITIES)}",
+)
+SUBMISSION = "grader_submission"
+MAX_CASES_SHOWN = 3
+
+
+class GradingState:
+    """Per-session grading state, kept in ``config.stash``."""
+
+    def __init__(self, manifest: Manifest) -> None:
+        self.manifest = manifest
+        self.course = Course(Path(manifest.course))
+        self.assignments: dict[str, Assignment] = {a: self.course.assignment(a) for a in manifest.assignments}
+        self.runs = {
+            job.id: SubmissionRun(job, self.assignments, Path(manifest.runtime), Path(manifest.results_dir))
+            for job in manifest.jobs
+        }
+        self.order = {job.id: job.index for job in manifest.jobs}
+        self._reference: Any = None
+
+    @property
+    def reference(self) -> Any:
+        if self._reference is None:
+            if not self.manifest.include_hidden:
+                raise RuntimeError("the reference solution is not available in a self-check")
+            self._reference = load_reference(self.course.reference_dir)
+        return self._reference
+
+    def assignment_of(self, item: pytest.Item) -> Assignment:
+        path = Path(str(item.path)).resolve()
+        for assignment in self.assignments.values():
+            if assignment.root.resolve() in path.parents:
+                return assignment
+        raise pytest.UsageError(f"{item.nodeid}: test is not inside a graded assignment's folder")
+
+
+STATE = pytest.StashKey[GradingState]()
+CHECK = pytest.StashKey[Check]()
+STARTED = pytest.StashKey[float]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("grader", "micrograd grader")
+    group.addoption(
+        "--grader-manifest",
+        dest="grader_manifest",
+        default=None,
+        help="grade the submissions listed in this manifest (written by `grader grade`)",
+    )
+    parser.addini("grader_manifest", "default for --grader-manifest", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for marker in MARKERS:
+        config.addinivalue_line("markers", marker)
+    path = config.getoption("grader_manifest") or config.getini("grader_manifest")
+    if path:
+        config.stash[STATE] = GradingState(Manifest.load(path))
+        from hypothesis import HealthCheck, settings
+
+        settings.register_profile(
+            "grader",
+            derandomize=True,
+            database=None,
+            deadline=None,
+            print_blob=False,
+            suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+        )
+        settings.load_profile("grader")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return []
+    manifest = config.getoption("grader_manifest") or config.getini("grader_manifest")
+    return [
+        f"grader: {len(state.manifest.jobs)} submission(s), assignments {', '.join(state.manifest.assignments)}",
+        f"grader: repeat with: python -m pytest -p grader.plugin --grader-manifest {manifest}",
+    ]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    state = metafunc.config.stash.get(STATE, None)
+    if state is not None and SUBMISSION in metafunc.fixturenames:
+        ids = [job.id for job in state.manifest.jobs]
+        metafunc.parametrize(SUBMISSION, ids, ids=ids, scope="session")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    for item in items:
+        if item.get_closest_marker("points") is None:
+            raise pytest.UsageError(f"{item.nodeid}: every graded test needs @pytest.mark.points(n)")
+        limit = state.assignment_of(item).limits.test_seconds
+        item.add_marker(pytest.mark.timeout(limit * 3 + 30))
+    position = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda it: (state.order.get(submission_of(it), -1), position[id(it)]))
+
+
+def submission_of(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get(SUBMISSION) if callspec is not None else None
+
+
+@pytest.fixture(scope="session")
+def grader_submission() -> str:
+    """The id of the submission being graded (parametrized by the plugin)."""
+    raise pytest.UsageError("no submission to grade: run through `grader grade` or pass --grader-manifest")
+
+
+@pytest.fixture
+def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[..., Any]:
+    """``student(probe, *args)``: run a probe on the submission, in its sandbox.
+
+    Raises (from the call) :class:`~grader.testing.StudentFault` when the
+    student's code raises, crashes, times out or cannot be imported.
+    """
+    state = request.config.stash[STATE]
+    run = state.runs[grader_submission]
+    assignment = state.assignment_of(request.node)
+    deadline = time.monotonic() + assignment.limits.test_seconds
+    test_id = request.node.nodeid
+
+    def call(probe: str, *args: Any) -> Any:
+        return run.call(assignment.id, probe, list(args), test_id, deadline)
+
+    return call
+
+
+@pytest.fixture
+def reference(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    """``reference(probe, *args)``: run a probe on the reference solution (hidden tests only)."""
+    state = request.config.stash[STATE]
+    mg = state.reference
+    return lambda probe, *args: run_probe(mg, probe, list(args))
+
+
+@pytest.fixture
+def check(request: pytest.FixtureRequest) -> Check:
+    """Soft assertions with partial credit; see :class:`grader.testing.Check`."""
+    result = Check()
+    request.node.stash[CHECK] = result
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    state = item.config.stash.get(STATE, None)
+    item.stash[STARTED] = time.monotonic()
+    try:
+        return (yield)
+    finally:
+        sub = submission_of(item)
+        if state is not None and sub is not None and (nextitem is None or submission_of(nextitem) != sub):
+            state.runs[sub].finish()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    state = item.config.stash.get(STATE, None)
+    sub = submission_of(item)
+    if state is None or sub is None:
+        return report
+    if report.when == "call" or (report.when == "setup" and report.failed):
+        result = make_result(state, item, call, report)
+        state.runs[sub].record(state.assignment_of(item).id, result)
+    return report
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    state = session.config.stash.get(STATE, None)
+    if state is not None:
+        for run in state.runs.values():
+            if not run.finished:
+                run.finish()
+
+
+# --- turning an outcome into a result ----------------------------------------
+
+def find_failure(exc: BaseException) -> Failure | None:
+    """The first :class:`Failure` in ``exc`` (looking inside exception groups)."""
+    if isinstance(exc, Failure):
+        return exc
+    for inner in getattr(exc, "exceptions", ()) or ():
+        found = find_failure(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def test_name(item: pytest.Item) -> str:
+    """The test's title: its docstring's first line (``{param}`` placeholders filled), else its name."""
+    func = getattr(item, "function", None)
+    doc = (getattr(func, "__doc__", None) or "").strip().splitlines()
+    params = {k: v for k, v in getattr(getattr(item, "callspec", None), "params", {}).items() if k != SUBMISSION}
+    if doc:
+        try:
+            return doc[0].strip().format(**params)
+        except (KeyError, IndexError, ValueError):
+            return doc[0].strip()
+    return getattr(item, "originalname", item.name)
+
+
+def test_key(item: pytest.Item, sub: str) -> str:
+    """A stable id of the test across submissions: ``path::name[params]`` without the submission."""
+    name = item.name
+    suffix = f"[{sub}]"
+    if name.endswith(suffix):
+        name = name[: -len(suffix)]
+    elif name.endswith(f"-{sub}]"):
+        name = name[: -len(sub) - 2] + "]"
+    return f"{item.nodeid.split('::')[0]}::{name}"
+
+
+def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> dict[str, Any]:
+    """Score one test and write its feedback; mark the report failed if a case failed."""
+    assignment = state.assignment_of(item)
+    points = float(item.get_closest_marker("points").args[0])  # type: ignore[union-attr]
+    task = item.get_closest_marker("task")
+    public = assignment.public_tests.resolve() in Path(str(item.path)).resolve().parents
+    vis_marker = item.get_closest_marker("visibility")
+    visibility = vis_marker.args[0] if vis_marker else ("visible" if public else assignment.visibility)
+    checks = item.stash.get(CHECK, None) or Check()
+    lines: list[str] = []
+    internal = ""
+    escaped: Failure | None = None
+    if call.excinfo is not None and not report.passed:
+        exc = call.excinfo.value
+        escaped = find_failure(exc)
+        if escaped is None:
+            text = str(exc)
+            if text.startswith("Timeout"):
+                escaped = Failure("this test took longer than the grader allows")
+            else:
+                escaped = Failure("the grader hit an internal error in this test (not your fault); your instructor can see it")
+                internal = "".join(traceback.format_exception(exc))
+    failed_cases = checks.failures
+    total = len(checks.cases) + (1 if escaped and checks.cases else 0)
+    fraction = (len(checks.cases) - len(failed_cases)) / total if total else (0.0 if escaped else 1.0)
+    for case in failed_cases[:MAX_CASES_SHOWN]:
+        lines.append(f"✗ {case.title}\n  " + str(case.failure).replace("\n", "\n  "))
+    if len(failed_cases) > MAX_CASES_SHOWN:
+        lines.append(f"... and {len(failed_cases) - MAX_CASES_SHOWN} more failing case(s)")
+    if escaped is not None:
+        lines.append(str(escaped))
+    if checks.cases and (failed_cases or escaped):
+        lines.insert(0, f"{len(checks.cases) - len(failed_cases)} of {total} case(s) passed.")
+    passed = not failed_cases and escaped is None and report.passed
+    if report.passed and not passed:
+        report.outcome = "failed"
+        report.longrepr = "\n".join(lines)
+    return {
+        "key": test_key(item, submission_of(item) or ""),
+        "name": test_name(item),
+        "task": str(task.args[0]) if task else "",
+        "max_score": points,
+        "score": round(points * fraction, 4) if not passed else points,
+        "status": "passed" if passed else "failed",
+        "visibility": visibility,
+        "public": public,
+        "output": "\n".join(lines),
+        "methods": sorted({c.failure.method for c in failed_cases if c.failure and c.failure.method}),
+        "internal_error": internal,
+        "duration": round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),
+    }

@@ -1,0 +1,138 @@
+"""Per-submission outputs: Gradescope ``results.json`` and ``feedback.md``.
+
+The input is the judge's record of one submission on one assignment (see
+:meth:`grader.judge_session.SubmissionRun.finish`): the tests' results, the
+intake error if any, import errors and a capped excerpt of what the program
+printed. The output follows Gradescope's autograder results specification
+(``results.json``: top-level ``score``, ``execution_time``, ``output``,
+``tests[]`` with ``name``, ``number``, ``score``, ``max_score``, ``status``,
+``output``, ``visibility``, ``tags``).
+
+Only student-facing text is written: test titles and failure messages, never
+a test's source; the program's own output only as a capped, marked excerpt.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .config import Assignment
+from .testing import describe_error
+
+OUTPUT_EXCERPT = 2000
+"""Characters of the program's own output quoted in feedback."""
+
+
+def problems(record: dict[str, Any]) -> list[str]:
+    """One-line reasons why (part of) the submission could not be graded."""
+    reasons = []
+    if record.get("error"):
+        reasons.append(str(record["error"]))
+    for module, error in (record.get("imports") or {}).items():
+        if error:
+            first = describe_error(error).splitlines()
+            where = error.get("where") or {}
+            at = f" ({where.get('file')} line {where.get('line')})" if isinstance(where, dict) and where else ""
+            reasons.append(f"{module.replace('.', '/')}.py could not be imported: {first[0]}{at}")
+    if record.get("startup"):
+        reasons.append(str(record["startup"]))
+    return reasons
+
+
+def score_of(record: dict[str, Any]) -> tuple[float, float]:
+    """(score, max score) summed over the record's tests."""
+    tests = record.get("tests", [])
+    return round(sum(t["score"] for t in tests), 4), round(sum(t["max_score"] for t in tests), 4)
+
+
+def program_output(record: dict[str, Any]) -> str:
+    """A capped excerpt of what the program printed, or ""."""
+    text = str(record.get("program_output") or "").strip()
+    if len(text) > OUTPUT_EXCERPT:
+        text = "..." + text[-OUTPUT_EXCERPT:]
+    return text
+
+
+def gradescope_results(assignment: Assignment, record: dict[str, Any]) -> dict[str, Any]:
+    """The Gradescope ``results.json`` document for one submission."""
+    score, max_score = score_of(record)
+    output = [f"{assignment.title}: {score:g} / {max_score:g} points."]
+    output += [f"Could not grade: {p}" for p in problems(record)]
+    excerpt = program_output(record)
+    if excerpt:
+        output.append(f"Your program's own output (last {OUTPUT_EXCERPT} characters at most):\n{excerpt}")
+    tests = []
+    for t in record.get("tests", []):
+        test = {
+            "name": t["name"],
+            "score": t["score"],
+            "max_score": t["max_score"],
+            "status": t["status"],
+            "output": t["output"],
+            "visibility": t["visibility"],
+            "tags": [f"task {t['task']}"] if t.get("task") else [],
+        }
+        if t.get("task"):
+            test["number"] = t["task"]
+        tests.append(test)
+    return {
+        "score": score,
+        "execution_time": record.get("execution_time", 0.0),
+        "output": "\n\n".join(output),
+        "visibility": "visible",
+        "stdout_visibility": "hidden",
+        "tests": tests,
+    }
+
+
+def feedback_markdown(assignment: Assignment, student: str, record: dict[str, Any]) -> str:
+    """A readable Markdown feedback page for one submission."""
+    score, max_score = score_of(record)
+    lines = [f"# {assignment.title}", "", f"Student: `{student}` — **{score:g} / {max_score:g} points**", ""]
+    for problem in problems(record):
+        lines += [f"> **Could not grade:** {problem}", ""]
+    failed = [t for t in record.get("tests", []) if t["status"] != "passed"]
+    passed = [t for t in record.get("tests", []) if t["status"] == "passed"]
+    if failed:
+        lines += ["## What to fix", ""]
+        for t in failed:
+            task = f" (task {t['task']})" if t.get("task") else ""
+            lines += [f"### ✗ {t['name']}{task}: {t['score']:g} / {t['max_score']:g}", ""]
+            if t["output"]:
+                lines += ["```text", t["output"], "```", ""]
+    if passed:
+        lines += ["## Passed", ""]
+        lines += [f"- ✓ {t['name']} ({t['max_score']:g} / {t['max_score']:g})" for t in passed]
+        lines.append("")
+    excerpt = program_output(record)
+    if excerpt:
+        lines += ["## Your program's own output", "", "(the last part of what your code printed)", "",
+                  "```text", excerpt, "```", ""]
+    return "\n".join(lines)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_submission(out: Path, assignment: Assignment, student: str, record: dict[str, Any]) -> None:
+    """Write ``out/<assignment>/<student>/results.json`` and ``feedback.md``.
+
+    ``results.json`` is written last, so its presence means the pair is complete.
+    """
+    folder = out / assignment.id / student
+    write_atomic(folder / "feedback.md", feedback_markdown(assignment, student, record))
+    internal = [t for t in record.get("tests", []) if t.get("internal_error")]
+    if internal:  # tracebacks quote hidden tests: kept out of the student's folder
+        write_atomic(
+            out / "_instructor" / "judge-errors" / f"{assignment.id}--{student}.log",
+            "\n\n".join(f"{t['key']}\n{t['internal_error']}" for t in internal),
+        )
+    write_atomic(folder / "results.json", json.dumps(gradescope_results(assignment, record), indent=2))

@@ -1,0 +1,94 @@
+"""Turning student objects and exceptions into plain data.
+
+Student objects may be anything: a float subclass whose ``__eq__`` lies, a
+``Value`` where a number was expected, an object whose ``__repr__`` raises.
+These helpers produce only exact ``float``/``str``/``list``/``dict`` values,
+so that what the judge receives means what it says and encoding it cannot
+run student code.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import traceback
+from typing import Any
+
+MAX_TEXT = 500
+"""Longest string (in characters) kept from a student-provided text."""
+
+NONNUMERIC = "nonnumeric"
+"""Key marking a value that should have been a number but was not."""
+
+
+def text(obj: object, limit: int = MAX_TEXT) -> str:
+    """Return ``str(obj)`` capped at ``limit`` characters; never raises."""
+    try:
+        s = obj if type(obj) is str else str(obj)
+        s = str.__str__(s) if isinstance(s, str) else "<unprintable>"
+    except BaseException:  # noqa: BLE001 - student __str__ may raise anything
+        s = "<unprintable>"
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
+def short_repr(obj: object, limit: int = 120) -> str:
+    """Return ``repr(obj)`` capped at ``limit`` characters; never raises."""
+    try:
+        r = repr(obj)
+        r = str.__str__(r) if isinstance(r, str) else "<unprintable>"
+    except BaseException:  # noqa: BLE001
+        r = f"<{type(obj).__name__} object>"
+    return r if len(r) <= limit else r[: limit - 3] + "..."
+
+
+def number(x: object) -> Any:
+    """Return ``x`` as an exact float, or a ``{"nonnumeric": ...}`` marker.
+
+    ``int``, ``float`` and ``bool`` (and their subclasses, read through the
+    base type so overridden methods are ignored) become floats. Anything
+    else, a ``Value`` for example, becomes a marker naming its type so the
+    judge can say "grad is a Value, not a number".
+    """
+    kind = type(x)  # type(), not isinstance(): a __class__ property cannot fake it
+    if issubclass(kind, bool):
+        return 1.0 if int.__index__(x) else 0.0
+    if issubclass(kind, float):
+        return float.__float__(x)
+    if issubclass(kind, int):
+        try:
+            return float(int.__index__(x))
+        except OverflowError:
+            return math.inf if int.__gt__(x, 0) else -math.inf
+    return {NONNUMERIC: type(x).__name__, "repr": short_repr(x)}
+
+
+def exception_info(exc: BaseException, code_dir: str | None) -> dict[str, Any]:
+    """Describe an exception raised by student code as plain data.
+
+    Args:
+        exc: The exception.
+        code_dir: The directory holding the student's files; the innermost
+            traceback frame inside it is reported as ``where``.
+
+    Returns:
+        ``{"type", "message", "where"}`` where ``where`` is
+        ``{"file", "line", "function", "source"}`` or None.
+    """
+    where = None
+    try:
+        frames = traceback.extract_tb(exc.__traceback__)
+        if isinstance(exc, SyntaxError) and exc.filename:
+            frames.append(
+                traceback.FrameSummary(exc.filename, exc.lineno or 0, "<module>", line=exc.text or "")
+            )
+        for frame in frames:
+            if code_dir and frame.filename and os.path.abspath(frame.filename).startswith(code_dir + os.sep):
+                where = {
+                    "file": os.path.relpath(frame.filename, code_dir),
+                    "line": int(frame.lineno or 0),
+                    "function": text(frame.name, 100),
+                    "source": text((frame.line or "").strip(), 200),
+                }
+    except BaseException:  # noqa: BLE001 - a hostile traceback must not break reporting
+        where = None
+    return {"type": text(type(exc).__name__, 100), "message": text(exc), "where": where}

@@ -1,0 +1,232 @@
+"""Submission intake: discovering, reading and staging student submissions.
+
+One entry of the submissions folder is one student's submission; the
+student id is the entry's name (without ``.zip``/``.ipynb``):
+
+* a folder, in package layout (``micrograd/engine.py``) or flat layout
+  (``engine.py``), possibly one folder deeper, or holding one notebook;
+* a ``.zip`` of such a folder (read in memory, never extracted: absolute
+  paths, ``..`` entries and symbolic links are ignored, sizes are capped);
+* a ``.ipynb`` notebook (code cells; IPython syntax is never run).
+
+Reading never executes anything. Staging writes only the files the
+assignment names into a fresh ``micrograd/`` package with an empty
+``__init__.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from .errors import GraderError, SubmissionError
+from .notebook import notebook_code
+
+MAX_FILE_BYTES = 1 << 20
+"""Largest source file read from a submission, in bytes."""
+MAX_TOTAL_BYTES = 20 << 20
+"""Largest total of the files read from one submission, in bytes."""
+MAX_ENTRIES = 5000
+"""Most files or zip members looked at in one submission."""
+SKIP_DIRS = {"__pycache__", "__MACOSX", ".git", ".ipynb_checkpoints", "node_modules", ".venv", "venv"}
+READ_SUFFIXES = (".py", ".ipynb")
+
+
+@dataclass
+class Submission:
+    """One student's submission as read from disk.
+
+    Attributes:
+        id: The student id.
+        source: The entry it was read from.
+        files: Relative POSIX path to content, for ``.py``/``.ipynb`` files.
+        notes: Things skipped while reading (symbolic links, unsafe zip entries).
+        error: Why it cannot be read at all ("" if it can).
+    """
+
+    id: str
+    source: Path
+    files: dict[str, bytes] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+def discover(folder: Path) -> list[Path]:
+    """List the submission entries of ``folder``, sorted by student id.
+
+    Folders, ``.zip`` and ``.ipynb`` files count; hidden entries and other
+    files (a README, a CSV) are not submissions.
+
+    Raises:
+        GraderError: If ``folder`` is not a directory, or two entries give the same student id.
+    """
+    if not folder.is_dir():
+        raise GraderError(f"{folder} is not a folder of submissions")
+    entries: dict[str, Path] = {}
+    for entry in sorted(folder.iterdir()):
+        if entry.name.startswith(".") or entry.name in SKIP_DIRS:
+            continue
+        if entry.is_symlink():
+            continue
+        if entry.is_dir() or entry.suffix.lower() in (".zip", ".ipynb"):
+            sid = student_id(entry)
+            if sid in entries:
+                raise GraderError(f"two submissions for student {sid!r}: {entries[sid].name} and {entry.name}")
+            entries[sid] = entry
+    return [entries[k] for k in sorted(entries)]
+
+
+def student_id(entry: Path) -> str:
+    """The student id of a submission entry: its name without ``.zip``/``.ipynb``."""
+    return entry.stem if entry.is_file() else entry.name
+
+
+def read_submission(entry: Path) -> Submission:
+    """Read a submission entry into memory; problems go to ``Submission.error``."""
+    sub = Submission(student_id(entry), entry)
+    try:
+        if entry.is_dir():
+            _read_folder(entry, sub)
+        elif entry.suffix.lower() == ".zip":
+            _read_zip(entry, sub)
+        else:
+            sub.files[entry.name] = _read_capped(entry)
+    except SubmissionError as exc:
+        sub.error = str(exc)
+    if not sub.error and not sub.files:
+        sub.error = "the submission is empty (no .py or .ipynb file found)"
+    return sub
+
+
+def _read_capped(path: Path) -> bytes:
+    size = path.stat().st_size
+    if size > MAX_FILE_BYTES:
+        raise SubmissionError(f"{path.name} is {size} bytes, more than the {MAX_FILE_BYTES} allowed")
+    return path.read_bytes()
+
+
+def _read_folder(root: Path, sub: Submission) -> None:
+    total = count = 0
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            count += 1
+            if count > MAX_ENTRIES:
+                raise SubmissionError(f"the submission has more than {MAX_ENTRIES} files")
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                sub.notes.append(f"ignored symbolic link {rel}")
+                continue
+            if not stat.S_ISREG(mode) or not name.endswith(READ_SUFFIXES):
+                continue
+            data = _read_capped(path)
+            total += len(data)
+            if total > MAX_TOTAL_BYTES:
+                raise SubmissionError(f"the submission's source files exceed {MAX_TOTAL_BYTES} bytes")
+            sub.files[rel] = data
+
+
+def _read_zip(path: Path, sub: Submission) -> None:
+    try:
+        with zipfile.ZipFile(path) as zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_ENTRIES:
+                raise SubmissionError(f"the zip has more than {MAX_ENTRIES} entries")
+            total = 0
+            for info in infos:
+                name = info.filename
+                parts = PurePosixPath(name.replace("\\", "/")).parts
+                if info.is_dir() or not name.endswith(READ_SUFFIXES):
+                    continue
+                if name.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
+                    sub.notes.append(f"ignored unsafe zip entry {name!r}")
+                    continue
+                if any(p in SKIP_DIRS or p.startswith(".") for p in parts[:-1]):
+                    continue
+                if stat.S_ISLNK(info.external_attr >> 16):
+                    sub.notes.append(f"ignored symbolic link {name!r} in the zip")
+                    continue
+                if info.file_size > MAX_FILE_BYTES:
+                    raise SubmissionError(f"{name} in the zip is larger than {MAX_FILE_BYTES} bytes")
+                with zf.open(info) as member:
+                    data = member.read(MAX_FILE_BYTES + 1)
+                if len(data) > MAX_FILE_BYTES:
+                    raise SubmissionError(f"{name} in the zip is larger than {MAX_FILE_BYTES} bytes")
+                total += len(data)
+                if total > MAX_TOTAL_BYTES:
+                    raise SubmissionError(f"the zip's source files exceed {MAX_TOTAL_BYTES} bytes")
+                sub.files["/".join(parts)] = data
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, RuntimeError) as exc:
+        raise SubmissionError(f"{path.name} is not a readable zip file ({exc})") from None
+    except OSError as exc:
+        raise SubmissionError(f"{path.name} could not be read ({exc.strerror or exc})") from None
+
+
+def _depth(rel: str) -> int:
+    return rel.count("/")
+
+
+def _pick(candidates: list[str], what: str) -> str | None:
+    if not candidates:
+        return None
+    shallowest = min(_depth(c) for c in candidates)
+    best = sorted(c for c in candidates if _depth(c) == shallowest)
+    if len(best) > 1:
+        raise SubmissionError(f"found several {what} files at the same level: {', '.join(best)}; keep only one")
+    return best[0]
+
+
+def resolve(sub: Submission, wanted: tuple[str, ...]) -> dict[str, str]:
+    """Map each wanted package path (``micrograd/engine.py``) to its source text.
+
+    Looks for the package layout first (``.../micrograd/engine.py``), then the
+    flat layout (``.../engine.py``), shallowest first. A submission with none
+    of them but exactly one notebook is read as that notebook: its code
+    becomes ``engine.py`` and ``nn.py`` re-exports it.
+
+    Raises:
+        SubmissionError: If a file is missing, ambiguous, or not UTF-8 text.
+    """
+    if sub.error:
+        raise SubmissionError(sub.error)
+    found: dict[str, str] = {}
+    for target in wanted:
+        base = target.rsplit("/", 1)[-1]
+        package = [p for p in sub.files if p == target or p.endswith("/" + target)]
+        flat = [p for p in sub.files if p.rsplit("/", 1)[-1] == base and p not in package]
+        chosen = _pick(package, target) or _pick(flat, base)
+        if chosen is not None:
+            found[target] = _decode(sub.files[chosen], chosen)
+    if len(found) == len(wanted):
+        return found
+    notebooks = [p for p in sub.files if p.endswith(".ipynb")]
+    if not found and len(notebooks) == 1:
+        code = notebook_code(sub.files[notebooks[0]], notebooks[0])
+        return {t: (code if t.endswith("engine.py") else "from .engine import *  # noqa\n") for t in wanted}
+    missing = [t for t in wanted if t not in found]
+    seen = ", ".join(sorted(sub.files)[:8]) or "nothing"
+    raise SubmissionError(
+        f"missing {', '.join(missing)} (looked for {' or '.join(m.rsplit('/', 1)[-1] for m in missing)} "
+        f"in a micrograd/ folder or at the top level; found {seen})"
+    )
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SubmissionError(f"{name} is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+
+
+def stage(sources: dict[str, str], code_dir: Path) -> None:
+    """Write the resolved files into ``code_dir/micrograd/`` with an empty ``__init__.py``."""
+    package = code_dir / "micrograd"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    for target, text in sources.items():
+        (code_dir / target).write_text(text, encoding="utf-8")
