@@ -179,10 +179,16 @@ def compare_graph(
             )
 
 
-def graph_text(spec: dict[str, Any]) -> str:
-    """A readable listing of a graph spec, one node per clause."""
+def expression(spec: dict[str, Any]) -> str:
+    """The nodes of a graph spec, e.g. ``n1 = x0 * 2; n2 = n1.tanh()``."""
     leaves = len(spec["leaves"])
-    body = "; ".join(f"n{i} = {describe_node(spec, i)}" for i in range(leaves, leaves + len(spec["nodes"])))
+    return "; ".join(f"n{i} = {describe_node(spec, i)}" for i in range(leaves, leaves + len(spec["nodes"])))
+
+
+def graph_text(spec: dict[str, Any]) -> str:
+    """A readable listing of a graph spec and how its backward pass was run."""
+    leaves = len(spec["leaves"])
+    body = expression(spec)
     mode = spec.get("mode", "backward")
     if mode == "local":
         how = f"set n{(spec.get('output', -1)) % (leaves + len(spec['nodes']))}.grad = {spec.get('seed', 1.0)!r} and ran the _backward closures"

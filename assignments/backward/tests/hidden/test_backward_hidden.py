@@ -1,0 +1,147 @@
+"""Hidden tests for assignment 2: the nonlinearities' local gradients and
+``backward()`` (seed, topological order, each node once, accumulation), on
+hand-built traps and on hypothesis-generated random graphs checked against
+the reference and against central finite differences.
+"""
+
+import random
+
+import pytest
+from hypothesis import given, settings
+
+from grader import graphs
+from grader.graphs import const
+from grader.strategies import expression_graphs
+from grader.testing import Failure, compare_graph, expression, relative_error
+
+BACKWARD_HINT = "order the nodes topologically (each once), set self.grad = 1.0, then call _backward in reverse order"
+UNARY = {
+    "tanh": ("Value.tanh", "d tanh(x)/dx = 1 - t**2 with t = tanh(x), the output; and multiply by out.grad",
+             lambda r: r.uniform(-3, 3)),
+    "relu": ("Value.relu", "relu's gradient is out.grad where the input is > 0 and 0 elsewhere",
+             lambda r: r.choice([-1, 1]) * r.uniform(0.1, 3)),
+    "exp": ("Value.exp", "d e**x/dx = e**x (the output), times out.grad", lambda r: r.uniform(-3, 3)),
+    "log": ("Value.log", "d ln(x)/dx = 1/x (of the input), times out.grad", lambda r: r.uniform(0.2, 5)),
+    "sigmoid": ("Value.sigmoid", "ds/dx = s * (1 - s) with s the output, times out.grad", lambda r: r.uniform(-4, 4)),
+}
+
+
+@pytest.mark.points(3)
+@pytest.mark.task("2.1-2.5")
+@pytest.mark.parametrize("op", list(UNARY))
+def test_unary_local_gradient(student, reference, check, op):
+    """Value.{op}: forward value and local gradient on random inputs"""
+    method, hint, draw = UNARY[op]
+    rng = random.Random(f"unary-{op}")
+    for _ in range(6):
+        x, seed = draw(rng), rng.choice([1.0, rng.uniform(-2, 2)])
+        spec = graphs.unary(op, x, seed=seed)
+        with check.case(f"{op}({x!r}) with out.grad = {seed!r}", method=method, hint=hint):
+            compare_graph(student("graph", spec), reference("graph", spec), spec)
+    x = rng.uniform(0.5, 1.5)
+    spec = graphs.spec([x], [[op, 0], [op, 0], ["add", 1, 2]], mode="local")
+    with check.case(f"{expression(spec)} at x0={x!r}", method=method,
+                    hint="x feeds two nodes: its gradient must accumulate (+=), not be overwritten"):
+        compare_graph(student("graph", spec), reference("graph", spec), spec)
+
+
+@pytest.mark.points(3)
+@pytest.mark.task("2.1-2.5")
+def test_no_overflow(student, reference, check):
+    """tanh, sigmoid and exp stay finite for large inputs"""
+    for op, x, method, hint in [
+        ("tanh", 800.0, "Value.tanh", "math.tanh never overflows; (e**2x - 1)/(e**2x + 1) does for x > 354"),
+        ("tanh", -800.0, "Value.tanh", "math.tanh never overflows; (e**2x - 1)/(e**2x + 1) does for x > 354"),
+        ("sigmoid", -800.0, "Value.sigmoid", "for x < 0 use e**x / (1 + e**x) so that e**-x never overflows"),
+        ("sigmoid", 800.0, "Value.sigmoid", "for x < 0 use e**x / (1 + e**x) so that e**-x never overflows"),
+        ("exp", -800.0, "Value.exp", "e**-800 is simply 0.0"),
+        ("exp", 700.0, "Value.exp", "e**700 is finite (about 1e304)"),
+    ]:
+        spec = graphs.unary(op, x)
+        with check.case(f"{op}({x})", method=method, hint=hint):
+            compare_graph(student("graph", spec), reference("graph", spec), spec)
+
+
+@pytest.mark.points(3)
+@pytest.mark.task("2.6")
+def test_seed_gradient(student, reference, check):
+    """backward() seeds the output's gradient with 1"""
+    rng = random.Random("seed")
+    c = rng.uniform(1.5, 4.0)
+    spec = graphs.spec([rng.uniform(-2, 2)], [["mul", 0, const(c)]])
+    with check.case(f"{expression(spec)}; n1.backward()", method="Value.backward",
+                    hint="backward() must start with self.grad = 1.0 (d out / d out = 1)"):
+        compare_graph(student("graph", spec), reference("graph", spec), spec, grad_nodes=[1, 0])
+
+
+@pytest.mark.points(5)
+@pytest.mark.task("2.6")
+def test_accumulation_traps(student, reference, check):
+    """Gradients accumulate: a + a, a * a, a diamond, two graphs sharing a leaf"""
+    rng = random.Random("accumulate")
+    a, b, c = (rng.uniform(0.5, 2.0) for _ in range(3))
+    cases = [
+        ("a + a", graphs.spec([a], [["add", 0, 0]])),
+        ("a * a", graphs.spec([a], [["mul", 0, 0]])),
+        ("diamond: d = a * b; e = d + d * a", graphs.spec([a, b], [["mul", 0, 1], ["mul", 2, 0], ["add", 2, 3]])),
+        ("diamond through tanh: t = tanh(a); t * t + t", graphs.spec([a], [["tanh", 0], ["mul", 1, 1], ["add", 2, 1]])),
+        ("two graphs sharing a leaf: (a*b).backward(); (a*c).backward()",
+         graphs.spec([a, b, c], [["mul", 0, 1], ["mul", 0, 2]], backward=[3, 4])),
+    ]
+    for title, spec in cases:
+        with check.case(f"{title} ({expression(spec)})", method="Value.backward",
+                        hint="every _backward must add (+=) into the parents' grad, and backward() must not "
+                             "reset gradients, so contributions from every path (and every graph) add up"):
+            compare_graph(student("graph", spec), reference("graph", spec), spec)
+
+
+@pytest.mark.points(4)
+@pytest.mark.task("2.6")
+def test_each_node_visited_once(student, reference, check):
+    """backward() visits each node once: a graph with 2**40 paths finishes quickly"""
+    rng = random.Random("paths")
+    nodes, prev = [], 0
+    for _ in range(40):
+        nodes += [["mul", prev, const(round(rng.uniform(0.5, 1.5), 3))], ["add", prev + 1, prev]]
+        prev += 2
+    spec = graphs.spec([rng.uniform(0.9, 1.1)], nodes)
+    with check.case("n_{k+1} = n_k * c_k + n_k, 40 times (2**40 paths from the output to x0)",
+                    method="Value.backward",
+                    hint="keep a visited set in the topological sort so each node is added once; "
+                         "without it the work doubles at every level"):
+        compare_graph(student("graph", spec), reference("graph", spec), spec, data_nodes=[len(nodes)])
+
+
+def assert_matches_finite_differences(result, spec):
+    n = len(spec["leaves"]) + len(spec["nodes"])
+    grads = result.get("grad") if isinstance(result, dict) else None
+    if not isinstance(grads, list) or len(grads) != n:
+        raise Failure("the sandbox returned malformed data")
+    for i in range(len(spec["leaves"])):
+        fd = graphs.central_difference(spec, i)
+        got = grads[i]
+        if not isinstance(got, (int, float)) or abs(got - fd) > 1e-5 * max(1.0, abs(fd)):
+            raise Failure(
+                f"{expression(spec)}; backward() on the last node\n  with "
+                + ", ".join(f"x{k}={v!r}" for k, v in enumerate(spec["leaves"]))
+                + f": x{i}.grad was {got!r}, but the central finite difference gives {fd!r}"
+                + (f" (relative error {relative_error(float(got), fd):.2g})" if isinstance(got, (int, float)) else "")
+            )
+
+
+@pytest.mark.points(5)
+@pytest.mark.task("2.1-2.6")
+@settings(max_examples=40)
+@given(spec=expression_graphs())
+def test_random_graphs_match_finite_differences(student, spec):
+    """Random expression graphs: gradients match central finite differences"""
+    assert_matches_finite_differences(student("graph", spec), spec)
+
+
+@pytest.mark.points(5)
+@pytest.mark.task("2.1-2.6")
+@settings(max_examples=40)
+@given(spec=expression_graphs())
+def test_random_graphs_match_reference(student, reference, spec):
+    """Random expression graphs: forward values and gradients match the reference"""
+    compare_graph(student("graph", spec), reference("graph", spec), spec)
