@@ -138,8 +138,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{item.nodeid}: every graded test needs @pytest.mark.points(n)")
         limit = state.assignment_of(item).limits.test_seconds
         item.add_marker(pytest.mark.timeout(limit * 3 + 30))
+    if state.manifest.include_hidden and state.manifest.jobs:
+        check_points(state, [it for it in items if submission_of(it) == state.manifest.jobs[0].id])
     position = {id(item): i for i, item in enumerate(items)}
     items.sort(key=lambda it: (state.order.get(submission_of(it), -1), position[id(it)]))
+
+
+def check_points(state: GradingState, items: list[pytest.Item]) -> None:
+    """Fail the session if an assignment's tests do not add up to its declared points."""
+    totals = dict.fromkeys(state.assignments, 0.0)
+    for item in items:
+        totals[state.assignment_of(item).id] += float(item.get_closest_marker("points").args[0])  # type: ignore[union-attr]
+    for aid, total in totals.items():
+        declared = state.assignments[aid].points
+        if abs(total - declared) > 1e-9:
+            raise pytest.UsageError(
+                f"{state.assignments[aid].root / 'assignment.yaml'}: points: declares {declared:g} "
+                f"but the tests' @pytest.mark.points add up to {total:g}"
+            )
 
 
 def submission_of(item: pytest.Item) -> str | None:
