@@ -77,6 +77,19 @@ def collect(job: Job, results_dir: Path, assignments: list[Assignment], status: 
         return {a.id: {"tests": [], "error": job.parts[a.id].error or reason} for a in assignments}
 
 
+def record_grade(out: Path, assignments: list[Assignment], student: str, records: dict[str, dict]) -> StudentGrade:
+    """Write one student's outputs; return their grade, with each distinct problem noted once."""
+    grade_ = StudentGrade(student)
+    where: dict[str, list[str]] = {}
+    for a in assignments:
+        write_submission(out, a, student, records[a.id])
+        grade_.scores[a.id] = score_of(records[a.id])
+        for problem in problems(records[a.id]):
+            where.setdefault(problem, []).append(a.id)
+    grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in where.items()]
+    return grade_
+
+
 def grade(
     course: Course,
     submissions: Path,
@@ -122,19 +135,22 @@ def grade(
             status = run_judge(manifest, tmp / f"manifest-{k}.json", out / "_instructor" / "logs" / f"judge-{k}.log")
             return chunk, status
 
+        failed_judges: list[tuple[int, int]] = []
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             futures = [pool.submit(run, k, chunk) for k, chunk in enumerate(chunks)]
             for future in as_completed(futures):
                 chunk, status = future.result()
+                if status not in (0, 1):
+                    failed_judges.append((futures.index(future), status))
                 for job in chunk:
                     records = collect(job, results_dir, assignments, status)
-                    grade_ = StudentGrade(job.id)
-                    for a in assignments:
-                        write_submission(out, a, job.id, records[a.id])
-                        grade_.scores[a.id] = score_of(records[a.id])
-                        grade_.notes += [f"{a.id}: {p}" for p in problems(records[a.id])]
-                    grades.append(grade_)
+                    grades.append(record_grade(out, assignments, job.id, records))
                     if progress is not None:
                         progress(len(grades), len(all_jobs), job.id)
     write_csv(out / "grades.csv", assignments, grades)
+    if failed_judges:
+        k, status = failed_judges[0]
+        log = out / "_instructor" / "logs" / f"judge-{k}.log"
+        tail = "\n".join(log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
+        raise GraderError(f"{len(failed_judges)} judge process(es) failed (status {status}); see {log}:\n{tail}")
     return assignments, grades

@@ -3,6 +3,7 @@
 Example (every key but ``title``, ``files`` and ``points`` is optional)::
 
     title: "Value operations: forward values and local gradients"
+    order: 1                         # position in the course (default: after numbered ones)
     files: [micrograd/engine.py]     # what students submit, as package paths
     points: 30                       # must equal the sum of the tests' points
     visibility: after_due_date       # default for hidden tests (Gradescope values)
@@ -79,6 +80,7 @@ class Assignment:
         visibility: Default Gradescope visibility of hidden tests.
         limits: Resource limits.
         root: The assignment folder.
+        order: Position in the course; assignments are listed by (order, id).
     """
 
     id: str
@@ -88,6 +90,7 @@ class Assignment:
     visibility: str
     limits: Limits
     root: Path
+    order: int = 1000
 
     @property
     def public_tests(self) -> Path:
@@ -143,7 +146,7 @@ def load_assignment(root: Path) -> Assignment:
         raise ConfigError(path, "", f"not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
         raise ConfigError(path, "", "expected a mapping at the top level")
-    known = {"title", "files", "points", "visibility", "limits", "id"}
+    known = {"title", "files", "points", "visibility", "limits", "id", "order"}
     for key in raw:
         if key not in known:
             raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(sorted(known))}")
@@ -164,8 +167,12 @@ def load_assignment(root: Path) -> Assignment:
     visibility = raw.get("visibility", "after_due_date")
     if visibility not in VISIBILITIES:
         raise ConfigError(path, "visibility", f"expected one of {list(VISIBILITIES)}, got {visibility!r}")
+    order = raw.get("order", 1000)
+    if isinstance(order, bool) or not isinstance(order, int):
+        raise ConfigError(path, "order", f"expected a whole number, got {order!r}")
     return Assignment(
         id=root.name,
+        order=order,
         title=title.strip(),
         files=tuple(files),
         points=points,
@@ -219,8 +226,17 @@ class Course:
         return load_assignment(self.assignments_dir / assignment_id)
 
     def assignments(self, ids: list[str] | None = None) -> list[Assignment]:
-        """Load the given assignments (default: all), in the given or sorted order."""
-        return [self.assignment(i) for i in (ids or self.assignment_ids())]
+        """Load the given assignments (default: all), in the given order or by (order, id).
+
+        Raises:
+            GraderError: If an id is unknown or repeated.
+        """
+        if ids:
+            repeated = sorted({i for i in ids if ids.count(i) > 1})
+            if repeated:
+                raise GraderError(f"assignment {repeated[0]!r} given more than once")
+            return [self.assignment(i) for i in ids]
+        return sorted((self.assignment(i) for i in self.assignment_ids()), key=lambda a: (a.order, a.id))
 
 
 def find_course(start: Path | None = None) -> Course:

@@ -16,6 +16,11 @@ from pathlib import Path
 from .config import Assignment
 
 
+def points(x: float) -> str:
+    """Points for display: at most two decimals, no trailing zeros (``35.71``, ``40``)."""
+    return f"{round(x, 2):g}"
+
+
 @dataclass
 class StudentGrade:
     """One student's scores.
@@ -41,8 +46,8 @@ def write_csv(path: Path, assignments: list[Assignment], grades: list[StudentGra
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", *[a.id for a in assignments], "total", "notes"])
     for g in sorted(grades, key=lambda g: g.student):
-        row = [f"{g.scores[a.id][0]:g}" if a.id in g.scores else "" for a in assignments]
-        writer.writerow([g.student, *row, f"{g.total:g}", "; ".join(g.notes)])
+        row = [points(g.scores[a.id][0]) if a.id in g.scores else "" for a in assignments]
+        writer.writerow([g.student, *row, points(g.total), "; ".join(g.notes)])
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(buffer.getvalue(), encoding="utf-8")
@@ -57,7 +62,7 @@ def table(assignments: list[Assignment], grades: list[StudentGrade], note_width:
         note = "; ".join(g.notes)
         if len(note) > note_width:
             note = note[: note_width - 3] + "..."
-        rows.append([g.student, *[f"{g.scores[a.id][0]:g}" if a.id in g.scores else "-" for a in assignments], f"{g.total:g}", note])
+        rows.append([g.student, *[points(g.scores[a.id][0]) if a.id in g.scores else "-" for a in assignments], points(g.total), note])
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     def fmt(row: list[str]) -> str:
         cells = [c.ljust(w) if i in (0, len(row) - 1) else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]

@@ -31,10 +31,15 @@ def problems(record: dict[str, Any]) -> list[str]:
     reasons = []
     if record.get("error"):
         reasons.append(str(record["error"]))
+    failed_files: set[str] = set()
     for module, error in (record.get("imports") or {}).items():
         if error:
-            first = describe_error(error).splitlines()
             where = error.get("where") or {}
+            own = module.replace(".", "/") + ".py"
+            if isinstance(where, dict) and where.get("file") in failed_files and where.get("file") != own:
+                continue  # e.g. nn.py failing only because engine.py does: reported once
+            failed_files.add(own)
+            first = describe_error(error).splitlines()
             at = f" ({where.get('file')} line {where.get('line')})" if isinstance(where, dict) and where else ""
             reasons.append(f"{module.replace('.', '/')}.py could not be imported: {first[0]}{at}")
     if record.get("startup"):
