@@ -47,9 +47,9 @@ def intake(entries: list[Path], assignments: list[Assignment], stage_root: Path)
             base = stage_root / str(index) / a.id
             try:
                 stage(resolve(sub, a.files), base / "code")
-                job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"))
+                job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=sub.notes[:20])
             except SubmissionError as exc:
-                job.parts[a.id] = Part(error=str(exc))
+                job.parts[a.id] = Part(error=str(exc), notes=sub.notes[:20])
         jobs.append(job)
     return jobs
 

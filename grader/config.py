@@ -21,6 +21,7 @@ Validation errors name the file and the key (:class:`~grader.errors.ConfigError`
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -109,7 +110,7 @@ class Assignment:
 
 
 def _positive(path: Path, key: str, value: Any, kind: type) -> Any:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise ConfigError(path, key, f"expected a positive number, got {value!r}")
     if kind is int and value != int(value):
         raise ConfigError(path, key, f"expected a whole number, got {value!r}")

@@ -168,6 +168,7 @@ class SubmissionRun:
             summary["assignments"][aid] = {
                 "tests": state.results,
                 "error": state.part.error,
+                "notes": state.part.notes,
                 "imports": state.imports,
                 "startup": str(state.startup_fault) if state.startup_fault else "",
                 "program_output": state.output[-limit:],

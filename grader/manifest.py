@@ -22,11 +22,13 @@ class Part:
         code_dir: Folder holding the staged ``micrograd/`` package, or "" when not staged.
         scratch: Empty folder the sandbox worker may write to.
         error: Why the submission cannot be graded on this assignment ("" if it can).
+        notes: What was skipped while reading the submission (symbolic links, unsafe zip entries).
     """
 
     code_dir: str = ""
     scratch: str = ""
     error: str = ""
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass

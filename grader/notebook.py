@@ -11,7 +11,9 @@ meaningful.
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 
 import nbformat
 
@@ -20,11 +22,28 @@ from .errors import SubmissionError
 IPYTHON_LINE = re.compile(r"^\s*([%!?]|\w+\s*=\s*[%!])|^\s*[\w.]+\?{1,2}\s*$")
 
 
+def _continues(lines: list[str]) -> bool:
+    """Whether the code in ``lines`` ends inside a bracket, a string or after a backslash,
+    so that the next line continues a statement instead of starting one."""
+    try:
+        for _ in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            pass
+    except (tokenize.TokenError, SyntaxError):
+        return True  # "EOF in multi-line statement/string": the statement is still open
+    except IndentationError:
+        return False
+    return False
+
+
 def strip_ipython(source: str) -> str:
-    """Return ``source`` with IPython-only lines replaced by ``pass``."""
-    lines = []
+    """Return ``source`` with IPython-only lines replaced by ``pass``.
+
+    A line that continues an open statement (``% x`` after an open bracket,
+    as black formats long expressions) is Python, not a magic, and is kept.
+    """
+    lines: list[str] = []
     for line in source.splitlines():
-        if IPYTHON_LINE.search(line):
+        if IPYTHON_LINE.search(line) and not _continues(lines):
             indent = line[: len(line) - len(line.lstrip())]
             lines.append(f"{indent}pass  # removed by the grader: {line.strip()[:60]}")
         else:

@@ -66,6 +66,7 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any]) -> dict[s
     score, max_score = score_of(record)
     output = [f"{assignment.title}: {score:g} / {max_score:g} points."]
     output += [f"Could not grade: {p}" for p in problems(record)]
+    output += [f"Note: {n}" for n in record.get("notes", [])]
     excerpt = program_output(record)
     if excerpt:
         output.append(f"Your program's own output (last {OUTPUT_EXCERPT} characters at most):\n{excerpt}")
@@ -99,6 +100,8 @@ def feedback_markdown(assignment: Assignment, student: str, record: dict[str, An
     lines = [f"# {assignment.title}", "", f"Student: `{student}` — **{score:g} / {max_score:g} points**", ""]
     for problem in problems(record):
         lines += [f"> **Could not grade:** {problem}", ""]
+    for note in record.get("notes", []):
+        lines += [f"> Note: {note}", ""]
     failed = [t for t in record.get("tests", []) if t["status"] != "passed"]
     passed = [t for t in record.get("tests", []) if t["status"] == "passed"]
     if failed:

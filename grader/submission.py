@@ -111,7 +111,12 @@ def _read_capped(path: Path) -> bytes:
 def _read_folder(root: Path, sub: Submission) -> None:
     total = count = 0
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for d in dirnames:
+            if (Path(dirpath) / d).is_symlink():
+                sub.notes.append(f"ignored symbolic link {(Path(dirpath) / d).relative_to(root).as_posix()}")
+        dirnames[:] = sorted(
+            d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".") and not (Path(dirpath) / d).is_symlink()
+        )
         for name in sorted(filenames):
             count += 1
             if count > MAX_ENTRIES:
