@@ -1,0 +1,7 @@
+"""``python -m grader``: the same as the ``grader`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
