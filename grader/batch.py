@@ -58,7 +58,7 @@ def run_judge(manifest: Manifest, path: Path, log: Path) -> int:
     """Run one judge process on ``manifest`` (saved at ``path``); its output goes to ``log``."""
     manifest.dump(path)
     log.parent.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HYPOTHESIS_STORAGE_DIRECTORY=str(path.parent / "hypothesis"))
     with open(log, "wb") as out:
         return subprocess.run(
             [sys.executable, "-m", "grader.judge", str(path)],

@@ -107,6 +107,25 @@ def pytest_configure(config: pytest.Config) -> None:
             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
         )
         settings.load_profile("grader")
+        _no_local_constants()
+
+
+def _no_local_constants() -> None:
+    """Make hypothesis's examples independent of which modules happen to be loaded.
+
+    Hypothesis (>= 6.131) mixes in literals collected from "local" modules,
+    which differ between an editable and a regular install of the grader and
+    with the order modules are imported; the same submission must always get
+    the same examples, so the pool is emptied. Guarded: if hypothesis changes
+    this internal, examples merely stay as hypothesis makes them.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover
+        return
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
+        empty = providers.Constants()
+        providers._get_local_constants = lambda: empty
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -142,3 +142,19 @@ def test_template_example_is_the_committed_template():
     assert sorted(p.name for p in example.glob("*.py")) == sorted(p.name for p in template.glob("*.py"))
     for path in template.glob("*.py"):
         assert (example / path.name).read_text(encoding="utf-8") == path.read_text(encoding="utf-8"), path.name
+
+
+def test_grading_changes_nothing_in_the_course_or_the_submissions(tmp_path):
+    course = tmp_path / "course"
+    for part in ("assignments", "reference", "student_template"):
+        shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    subs = tmp_path / "subs"
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct_recursive", subs / "alice")
+
+    def snapshot(root: Path) -> dict[str, bytes]:
+        return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+    before = (snapshot(course), snapshot(subs))
+    assert main(["--course", str(course), "grade", str(subs), "-a", "backward", "-o", str(tmp_path / "out")]) == 0
+    assert (snapshot(course), snapshot(subs)) == before
+    assert sorted(p.name for p in course.iterdir()) == ["assignments", "reference", "student_template"]
