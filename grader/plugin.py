@@ -318,10 +318,15 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
     failed_cases = checks.failures
     total = len(checks.cases) + (1 if escaped and checks.cases else 0)
     fraction = (len(checks.cases) - len(failed_cases)) / total if total else (0.0 if escaped else 1.0)
-    for case in failed_cases[:MAX_CASES_SHOWN]:
-        lines.append(f"✗ {case.title}\n  " + str(case.failure).replace("\n", "\n  "))
-    if len(failed_cases) > MAX_CASES_SHOWN:
-        lines.append(f"... and {len(failed_cases) - MAX_CASES_SHOWN} more failing case(s)")
+    groups: dict[str, list[str]] = {}  # one message, the cases that failed with it
+    for case in failed_cases:
+        groups.setdefault(str(case.failure), []).append(case.title)
+    for message, titles in list(groups.items())[:MAX_CASES_SHOWN]:
+        also = f"\n  (the same for {len(titles) - 1} more case(s))" if len(titles) > 1 else ""
+        lines.append(f"✗ {titles[0]}\n  " + message.replace("\n", "\n  ") + also)
+    hidden_groups = list(groups.values())[MAX_CASES_SHOWN:]
+    if hidden_groups:
+        lines.append(f"... and {sum(len(t) for t in hidden_groups)} more failing case(s)")
     if escaped is not None:
         lines.append(str(escaped))
     if checks.cases and (failed_cases or escaped):
