@@ -58,7 +58,8 @@ def run_judge(manifest: Manifest, path: Path, log: Path) -> int:
     """Run one judge process on ``manifest`` (saved at ``path``); its output goes to ``log``."""
     manifest.dump(path)
     log.parent.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HYPOTHESIS_STORAGE_DIRECTORY=str(path.parent / "hypothesis"))
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HYPOTHESIS_STORAGE_DIRECTORY=str(path.parent / "hypothesis"),
+               GRADER_PARENT_PID=str(os.getpid()))
     with open(log, "wb") as out:
         return subprocess.run(
             [sys.executable, "-m", "grader.judge", str(path)],
@@ -131,7 +132,8 @@ def grade(
         chunks = [all_jobs[i : i + size] for i in range(0, len(all_jobs), size)]
 
         def run(k: int, chunk: list[Job]) -> tuple[list[Job], int]:
-            manifest = Manifest(str(course.root), str(runtime), str(results_dir), [a.id for a in assignments], True, chunk)
+            manifest = Manifest(str(course.root), str(runtime), str(results_dir), [a.id for a in assignments], True, chunk,
+                                hide=[str(course.root), str(submissions.resolve()), str(out.resolve()), str(tmp)])
             status = run_judge(manifest, tmp / f"manifest-{k}.json", out / "_instructor" / "logs" / f"judge-{k}.log")
             return chunk, status
 

@@ -14,7 +14,9 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
       cpu_seconds: 120               # CPU time per sandbox worker
       memory_mb: 1024                # address space per sandbox worker
       file_mb: 16                    # largest file a worker may write
+      processes: 64                  # processes (and threads) a worker may run
       output_kb: 8                   # captured output kept for feedback
+    allow_network: false             # true: the sandbox keeps network access
 
 Validation errors name the file and the key (:class:`~grader.errors.ConfigError`).
 """
@@ -49,6 +51,7 @@ class Limits:
         cpu_seconds: CPU-time limit of one sandbox worker process, in seconds.
         memory_mb: Address-space limit of one sandbox worker, in MiB.
         file_mb: Largest file a sandbox worker may write, in MiB.
+        processes: Processes and threads one sandbox worker may run.
         output_kb: How much of the program's own output is kept for feedback, in KiB.
     """
 
@@ -58,6 +61,7 @@ class Limits:
     cpu_seconds: int = 120
     memory_mb: int = 1024
     file_mb: int = 16
+    processes: int = 64
     output_kb: int = 8
 
     def for_worker(self) -> dict[str, int]:
@@ -66,6 +70,7 @@ class Limits:
             "memory_bytes": self.memory_mb * 1024 * 1024,
             "cpu_seconds": self.cpu_seconds,
             "file_bytes": self.file_mb * 1024 * 1024,
+            "processes": self.processes,
         }
 
 
@@ -82,6 +87,7 @@ class Assignment:
         limits: Resource limits.
         root: The assignment folder.
         order: Position in the course; assignments are listed by (order, id).
+        allow_network: Whether the sandbox keeps network access (default: no network).
     """
 
     id: str
@@ -92,6 +98,7 @@ class Assignment:
     limits: Limits
     root: Path
     order: int = 1000
+    allow_network: bool = False
 
     @property
     def public_tests(self) -> Path:
@@ -147,7 +154,7 @@ def load_assignment(root: Path) -> Assignment:
         raise ConfigError(path, "", f"not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
         raise ConfigError(path, "", "expected a mapping at the top level")
-    known = {"title", "files", "points", "visibility", "limits", "id", "order"}
+    known = {"title", "files", "points", "visibility", "limits", "id", "order", "allow_network"}
     for key in raw:
         if key not in known:
             raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(sorted(known))}")
@@ -171,9 +178,13 @@ def load_assignment(root: Path) -> Assignment:
     order = raw.get("order", 1000)
     if isinstance(order, bool) or not isinstance(order, int):
         raise ConfigError(path, "order", f"expected a whole number, got {order!r}")
+    allow_network = raw.get("allow_network", False)
+    if not isinstance(allow_network, bool):
+        raise ConfigError(path, "allow_network", f"expected true or false, got {allow_network!r}")
     return Assignment(
         id=root.name,
         order=order,
+        allow_network=allow_network,
         title=title.strip(),
         files=tuple(files),
         points=points,

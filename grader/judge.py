@@ -10,6 +10,7 @@ ran to completion, whatever the students' scores).
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 
 from .config import Course
 from .manifest import Manifest
+from .sandbox.isolation import die_with_parent
 
 INI = "[pytest]\naddopts =\npython_files = test_*.py\n"
 
@@ -51,6 +53,9 @@ def pytest_args(manifest_path: Path, manifest: Manifest) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Grade the manifest named by ``argv[0]``; return pytest's exit status."""
     args = sys.argv[1:] if argv is None else argv
+    parent = os.environ.get("GRADER_PARENT_PID")
+    if parent and parent.isdigit():  # die with `grader grade`, so a kill -9 leaves nothing running
+        die_with_parent(int(parent))
     manifest_path = Path(args[0]).resolve()
     manifest = Manifest.load(manifest_path)
     return int(pytest.main(pytest_args(manifest_path, manifest)))

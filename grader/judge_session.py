@@ -51,6 +51,7 @@ class PartState:
     started: float | None = None
     results: list[dict[str, Any]] = field(default_factory=list)
     output: str = ""
+    isolation: dict[str, str] = field(default_factory=dict)
 
 
 class SubmissionRun:
@@ -61,10 +62,14 @@ class SubmissionRun:
         assignments: Assignment id to configuration.
         runtime: The sandbox runtime folder.
         results_dir: Where :meth:`finish` writes ``<index>.json``.
+        hide: Folders the sandbox must not see.
     """
 
-    def __init__(self, job: Job, assignments: dict[str, Assignment], runtime: Path, results_dir: Path) -> None:
+    def __init__(
+        self, job: Job, assignments: dict[str, Assignment], runtime: Path, results_dir: Path, hide: list[str] | None = None
+    ) -> None:
         self.job = job
+        self.hide = list(hide or [])
         self.runtime = runtime
         self.results_dir = results_dir
         self.parts = {aid: PartState(assignments[aid], part) for aid, part in job.parts.items()}
@@ -143,11 +148,15 @@ class SubmissionRun:
             Path(state.part.scratch),
             state.assignment.modules,
             state.assignment.limits,
+            hide=self.hide,
+            network=state.assignment.allow_network,
         )
         state.worker = worker
         try:
             state.imports = worker.start()
+            state.isolation = worker.isolation
         except WorkerFault as exc:
+            state.isolation = worker.isolation or state.isolation
             reason = "importing your code took too long" if isinstance(exc, WorkerTimeout) else str(exc)
             state.startup_fault = StudentFault("import", f"your code could not be loaded: {reason}")
             raise state.startup_fault from None
@@ -172,6 +181,7 @@ class SubmissionRun:
                 "imports": state.imports,
                 "startup": str(state.startup_fault) if state.startup_fault else "",
                 "program_output": state.output[-limit:],
+                "isolation": state.isolation,
                 "execution_time": round(time.monotonic() - state.started, 3) if state.started else 0.0,
             }
         self.finished = True

@@ -57,6 +57,7 @@ class Manifest:
         assignments: Assignment ids to grade, in order.
         include_hidden: Run hidden tests too (False for a student self-check).
         jobs: The submissions.
+        hide: Folders sandbox workers must not see (course, submissions, output, working folder).
     """
 
     course: str
@@ -65,6 +66,7 @@ class Manifest:
     assignments: list[str]
     include_hidden: bool = True
     jobs: list[Job] = field(default_factory=list)
+    hide: list[str] = field(default_factory=list)
 
     def dump(self, path: Path) -> None:
         """Write the manifest as JSON."""

@@ -30,6 +30,8 @@ from .sandbox import protocol
 
 BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from _grader_sandbox.worker import main; main(sys.argv[2:])"
 RUNTIME_PACKAGE = "_grader_sandbox"
+HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm")
+"""Shared writable folders each worker gets a private, empty copy of (the judge's home is hidden too)."""
 
 
 class WorkerFault(Exception):
@@ -78,16 +80,41 @@ class SandboxWorker:
         scratch: Empty writable directory: the worker's cwd, HOME and TMPDIR.
         modules: Student modules to import, in order (``micrograd.engine``...).
         limits: Resource limits.
+        hide: Folders the worker must not see (the course, the submissions,
+            the output, the grader's working folder); hidden by a mount
+            namespace where available, and outside Landlock's allowlist.
+        network: Leave the network reachable (``allow_network`` in assignment.yaml).
+        isolate: Use namespaces (tests of the fallback path turn them off).
+
+    Attributes:
+        isolation: The layers the worker reported as active, before it ran
+            any student code: layer name to ``"on ..."`` or ``"off: reason"``.
     """
 
-    def __init__(self, runtime: Path, code_dir: Path, scratch: Path, modules: list[str], limits: Limits) -> None:
+    def __init__(
+        self,
+        runtime: Path,
+        code_dir: Path,
+        scratch: Path,
+        modules: list[str],
+        limits: Limits,
+        *,
+        hide: list[str] | None = None,
+        network: bool = False,
+        isolate: bool = True,
+    ) -> None:
         self.runtime = runtime
         self.code_dir = code_dir
         self.scratch = scratch
         self.modules = modules
         self.limits = limits
+        self.hide = list(hide or [])
+        self.network = network
+        self.isolate = isolate
         self.proc: subprocess.Popen[bytes] | None = None
         self.imports: dict[str, Any] = {}
+        self.isolation: dict[str, str] = {}
+        self._pidfd = -1
         self.output_path = scratch / ".output"
         self._buf = b""
         self._next_id = 0
@@ -119,12 +146,22 @@ class SandboxWorker:
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONIOENCODING": "utf-8",
         }
+        config = {
+            "code_dir": str(self.code_dir),
+            "scratch": str(self.scratch),
+            "runtime": str(self.runtime),
+            "request_fd": req_r,
+            "response_fd": resp_w,
+            "limits": self.limits.for_worker(),
+            "modules": self.modules,
+            "hide": [*self.hide, *HIDDEN_ALWAYS, str(Path.home())],
+            "network": self.network,
+            "isolate": self.isolate,
+            "parent": os.getpid(),
+        }
         with open(self.output_path, "ab") as out:
             self.proc = subprocess.Popen(
-                [
-                    sys.executable, "-I", "-S", "-B", "-c", BOOT, str(self.runtime), str(self.code_dir),
-                    str(req_r), str(resp_w), json.dumps(self.limits.for_worker()), *self.modules,
-                ],
+                [sys.executable, "-I", "-S", "-B", "-c", BOOT, str(self.runtime), json.dumps(config)],
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=subprocess.STDOUT,
@@ -137,7 +174,21 @@ class SandboxWorker:
         os.close(resp_w)
         self._rfd, self._wfd = resp_r, req_w
         self._buf = b""
-        hello = self._read(time.monotonic() + self.limits.startup_seconds, "importing your code")
+        deadline = time.monotonic() + self.limits.startup_seconds
+        launcher = self._read(deadline, "starting the sandbox").get("launcher")
+        if not isinstance(launcher, dict) or not isinstance(launcher.get("pid"), int):
+            self.kill()
+            raise WorkerProtocolError("the sandbox did not start properly (no launcher message)")
+        try:
+            self._pidfd = os.pidfd_open(launcher["pid"])
+        except OSError:
+            self._pidfd = -1
+        isolation = self._read(deadline, "starting the sandbox").get("isolation")
+        if not isinstance(isolation, dict):
+            self.kill()
+            raise WorkerProtocolError("the sandbox did not report its isolation")
+        self.isolation = {str(k): str(v) for k, v in isolation.items()}
+        hello = self._read(deadline, "importing your code")
         imports = hello.get("imports")
         if hello.get("hello") != 1 or not isinstance(imports, dict):
             self.kill()
@@ -236,7 +287,25 @@ class SandboxWorker:
     def kill(self) -> None:
         """Kill the worker's whole process group and release its pipes. Idempotent."""
         proc, self.proc = self.proc, None
+        if self._pidfd >= 0:  # the namespace's init (all its processes die) or the worker itself
+            try:
+                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
+            except OSError:
+                pass
+            os.close(self._pidfd)
+            self._pidfd = -1
+        for fd in (self._rfd, self._wfd):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._rfd = self._wfd = -1
         if proc is not None:
+            try:  # the launcher reaps, kills re-parented orphans, and exits
+                proc.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                pass
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):

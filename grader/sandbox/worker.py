@@ -2,9 +2,9 @@
 
 Started by the judge (see ``grader.worker_process``) as::
 
-    python -I -S -B -c BOOT RUNTIME CODE_DIR REQUEST_FD RESPONSE_FD LIMITS_JSON MODULE...
+    python -I -S -B -c BOOT RUNTIME CONFIG_JSON
 
-It applies its resource limits before any student code runs, imports the
+It isolates itself (:mod:`.isolation`) before any student code runs, imports the
 student's modules (``micrograd.engine`` then ``micrograd.nn``, each also
 reachable under its short name so ``from engine import Value`` in ``nn.py``
 gets the same class), sends a hello message with the import results, then
@@ -24,7 +24,7 @@ import random
 import sys
 from typing import Any
 
-from . import protocol
+from . import isolation, protocol
 from .graph import Context
 from .plain import exception_info, text
 from .probes import PROBES
@@ -56,31 +56,6 @@ class Micrograd:
     @property
     def nn(self) -> Any:
         return self._get("micrograd.nn")
-
-
-def apply_limits(limits: dict[str, int]) -> None:
-    """Apply POSIX resource limits to this process (and so to its children).
-
-    Args:
-        limits: ``{"memory_bytes", "cpu_seconds", "file_bytes", "processes"}``;
-            a missing or zero entry leaves that limit unchanged.
-    """
-    import resource
-
-    table = {
-        "memory_bytes": resource.RLIMIT_AS,
-        "cpu_seconds": resource.RLIMIT_CPU,
-        "file_bytes": resource.RLIMIT_FSIZE,
-        "processes": resource.RLIMIT_NPROC,
-    }
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    for key, which in table.items():
-        value = int(limits.get(key) or 0)
-        if value > 0:
-            soft, hard = resource.getrlimit(which)
-            if hard != resource.RLIM_INFINITY:
-                value = min(value, hard)
-            resource.setrlimit(which, (value, value if key != "cpu_seconds" else value + 1))
 
 
 def import_submission(code_dir: str, names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -123,16 +98,172 @@ def serve(rfile: Any, wfile: Any, mg: Micrograd, code_dir: str) -> None:
         wfile.flush()
 
 
+def _exit_like(status: int) -> None:
+    """Exit the way a child with wait status ``status`` ended (re-raising its signal)."""
+    import signal
+
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if os.getpid() != 1:  # a PID namespace's init cannot be killed by its own signal
+            signal.signal(sig, signal.SIG_DFL)
+            os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    code = os.waitstatus_to_exitcode(status)
+    if os.getpid() != 1 and code > 128:  # a code 128+N from an init below: that init's child got signal N
+        import signal
+
+        signal.signal(code - 128, signal.SIG_DFL)
+        os.kill(os.getpid(), code - 128)
+    os._exit(code)
+
+
+def _wait_for(pid: int) -> int:
+    """Reap children until ``pid`` ends; return its wait status."""
+    while True:
+        try:
+            done, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            return 0
+        if done == pid:
+            return status
+
+
+def _kill_orphans() -> None:
+    """As a subreaper: kill every remaining child (orphans re-parented to us) until none is left."""
+    import signal
+
+    me = str(os.getpid())
+    for _ in range(1000):
+        children = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if fields[1] == me:
+                    children.append(int(entry))
+        if not children:
+            return
+        for child in children:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except OSError:
+                pass
+        for child in children:
+            try:
+                os.waitpid(child, 0)
+            except OSError:
+                pass
+
+
 def main(argv: list[str]) -> None:
-    """Entry point; see the module docstring for the arguments."""
-    code_dir, request_fd, response_fd, limits_json, *names = argv
-    code_dir = os.path.abspath(code_dir)
-    rfile = os.fdopen(int(request_fd), "rb")
-    wfile = os.fdopen(int(response_fd), "wb")
-    apply_limits(json.loads(limits_json))
+    """Entry point: ``argv[0]`` is the JSON configuration written by the judge.
+
+    Process tree (see :mod:`.isolation`): the *launcher* (started by the
+    judge) enters new namespaces and forks; in a PID namespace its child is
+    the namespace's init, which makes the mounts and forks the *worker*; the
+    worker drops privileges, applies Landlock and the limits, reports the
+    active isolation layers, and only then imports student code. Without
+    namespaces the launcher forks the worker directly and, as a subreaper,
+    kills whatever the worker left behind.
+    """
+    cfg = json.loads(argv[0])
+    code_dir = os.path.abspath(cfg["code_dir"])
+    rfd, wfd = int(cfg["request_fd"]), int(cfg["response_fd"])
+    isolation.die_with_parent(int(cfg["parent"]))
+    host_root = os.geteuid() == 0
+    report: dict[str, str] = {}
+    user_ns = False
+    if cfg.get("isolate", True):
+        ns_report, user_ns = isolation.enter_namespaces(bool(cfg.get("network")))
+        report.update(ns_report)
+    else:
+        report["namespaces"] = "off: disabled by the grader"
+    in_pid_ns = report.get("pid namespace") == "on"
+    if not in_pid_ns:
+        isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
+        report["process reaper"] = "on (orphans are killed when the worker ends)"
+    worker_uid = 10_000_000 + os.getpid() if host_root else None
+    sync_r, sync_w = os.pipe()
+    launcher = os.getpid()
+    child = os.fork()
+    if child:  # the launcher
+        os.close(sync_r)
+        os.write(wfd, protocol.encode({"launcher": {"pid": child, "pid_namespace": in_pid_ns}}))
+        os.write(sync_w, b"x")
+        for fd in (sync_w, rfd, wfd):
+            os.close(fd)
+        status = _wait_for(child)
+        if not in_pid_ns:
+            _kill_orphans()
+        _exit_like(status)
+    os.close(sync_w)
+    os.read(sync_r, 1)
+    os.close(sync_r)
+    isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)
+    if in_pid_ns:
+        _namespace_init(cfg, report, code_dir, worker_uid, rfd, wfd)
+    elif os.getppid() != launcher:
+        os._exit(1)
+    _worker(cfg, report, code_dir, worker_uid, user_ns, rfd, wfd)
+
+
+def _namespace_init(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_uid: int | None,
+                    rfd: int, wfd: int) -> None:
+    """As PID 1 of the new namespace: mount, fork the worker, and wait (returns in the worker)."""
+    try:
+        keep = {cfg["runtime"]: False, code_dir: False, cfg["scratch"]: True}
+        keep.update({p: False for p in isolation.python_paths()})
+        isolation.hide_paths(list(cfg.get("hide", [])), keep)
+        isolation.mount_proc()
+        report["mount namespace"] = "on (private /tmp; course, submissions and output hidden)"
+    except OSError as exc:
+        report["mount namespace"] = f"off: {exc.strerror or exc}"
+    if worker_uid is not None:
+        os.chown(cfg["scratch"], worker_uid, worker_uid)
+    child = os.fork()
+    if child:
+        isolation.prctl(isolation.PR_SET_DUMPABLE, 0)
+        for fd in (rfd, wfd):
+            os.close(fd)
+        _exit_like(_wait_for(child))
+    isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)
+
+
+def _worker(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_uid: int | None, user_ns: bool,
+            rfd: int, wfd: int) -> None:
+    """Drop privileges, restrict, report, then import the submission and serve probes."""
+    network = bool(cfg.get("network"))
+    if worker_uid is not None and not all(isolation.readable_by_others(p) for p in isolation.python_paths()):
+        report["separate user"] = "off: the Python installation is not readable by other users"
+        worker_uid = None
+    elif worker_uid is not None:
+        if report.get("pid namespace") != "on":
+            os.chown(cfg["scratch"], worker_uid, worker_uid)
+        isolation.drop_user(worker_uid)
+        report["separate user"] = f"on (uid {worker_uid})"
+    else:
+        report["separate user"] = "off: the grader does not run as root"
+    if user_ns:
+        isolation.drop_capabilities()
+        report["capabilities"] = "dropped"
+    isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)
+    try:
+        read = isolation.system_read_paths() + [cfg["runtime"], code_dir]
+        report["landlock"] = isolation.landlock(read, [cfg["scratch"], "/dev"], network)
+    except OSError as exc:
+        report["landlock"] = f"off: {exc.strerror or exc}"
+    report["resource limits"] = isolation.apply_limits(cfg["limits"], own_user=worker_uid is not None)
+    rfile = os.fdopen(rfd, "rb")
+    wfile = os.fdopen(wfd, "wb")
+    wfile.write(protocol.encode({"isolation": isolation.status(report)}))
+    wfile.flush()
     random.seed(0)
     sys.dont_write_bytecode = True
     sys.path.insert(0, code_dir)
+    names = list(cfg["modules"])
     modules, errors = import_submission(code_dir, names)
     wfile.write(protocol.encode({"hello": 1, "imports": {n: errors.get(n) for n in names}}))
     wfile.flush()
