@@ -1,23 +1,28 @@
-"""Grading a batch: intake, staging, parallel judge processes, outputs.
+"""Grading a batch: intake, staging, parallel judge processes, resumable outputs.
 
-:func:`grade` reads every submission (never executing it), stages the files
-each assignment names into a private temporary folder, splits the class into
-chunks and runs one judge process per chunk (``-j`` at a time). Each judge
-grades its chunk submission by submission; as soon as a chunk is done its
-submissions' ``results.json`` and ``feedback.md`` are written, then
-``grades.csv``. A submission that cannot be read or staged still gets its
-tests (all failed, with the reason), so the batch always completes.
+:func:`grade` reads every submission (never executing it), skips those whose
+results are already complete for the same content (unless ``force``), stages
+the files each assignment names into a working folder inside the output
+folder, splits the class into chunks and runs one judge process per chunk
+(``-j`` at a time). Each judge writes a submission's ``results.json`` and
+``feedback.md`` atomically as soon as that submission is graded, so an
+interrupted run (Ctrl-C, ``kill -9``) loses at most the submissions being
+graded at that moment, and running again finishes the class. Judges and
+sandboxes die with the grader. A submission that cannot be read or staged
+still gets its tests (all failed, with the reason), so the batch always
+completes; ``grades.csv`` is rebuilt from the results files at the end.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import math
 import os
+import shutil
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -25,11 +30,30 @@ from .config import Assignment, Course
 from .errors import GraderError, SubmissionError
 from .gradebook import StudentGrade, write_csv
 from .manifest import Job, Manifest, Part
-from .results import problems, score_of, write_submission
-from .submission import discover, read_submission, resolve, stage
+from .results import grader_data, read_results, write_submission
+from .submission import Submission, discover, read_submission, resolve, stage, student_id
 from .worker_process import prepare_runtime
 
 Progress = Callable[[int, int, str], None]
+
+
+@dataclass
+class GradeRun:
+    """What :func:`grade` did.
+
+    Attributes:
+        assignments: The assignments graded, in order.
+        grades: One grade per submission (graded now or before).
+        graded: Student ids graded in this run.
+        skipped: Student ids whose complete results were kept from an earlier run.
+        isolation: Sandbox layer name to the set of statuses reported by the workers.
+    """
+
+    assignments: list[Assignment]
+    grades: list[StudentGrade] = field(default_factory=list)
+    graded: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    isolation: dict[str, set[str]] = field(default_factory=dict)
 
 
 def chunk_size(n: int, jobs: int) -> int:
@@ -37,29 +61,46 @@ def chunk_size(n: int, jobs: int) -> int:
     return max(1, min(25, math.ceil(n / max(1, 2 * jobs))))
 
 
-def intake(entries: list[Path], assignments: list[Assignment], stage_root: Path) -> list[Job]:
-    """Read and stage every submission for every assignment."""
-    jobs = []
-    for index, entry in enumerate(entries):
-        sub = read_submission(entry)
-        job = Job(sub.id, index)
-        for a in assignments:
-            base = stage_root / str(index) / a.id
-            try:
-                stage(resolve(sub, a.files), base / "code")
-                job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=sub.notes[:20])
-            except SubmissionError as exc:
-                job.parts[a.id] = Part(error=str(exc), notes=sub.notes[:20])
-        jobs.append(job)
-    return jobs
+def fingerprint(sub: Submission) -> str:
+    """SHA-256 over what was read from a submission (paths, contents, read error)."""
+    digest = hashlib.sha256(sub.error.encode())
+    for path in sorted(sub.files):
+        digest.update(b"\0" + path.encode() + b"\0" + hashlib.sha256(sub.files[path]).digest())
+    return digest.hexdigest()
+
+
+def is_complete(out: Path, assignments: list[Assignment], student: str, print_: str) -> bool:
+    """Whether every assignment has a results.json for this very content."""
+    for a in assignments:
+        doc = read_results(out, a, student)
+        if doc is None or grader_data(doc).get("fingerprint") != print_:
+            return False
+    return True
+
+
+def intake(sub: Submission, index: int, assignments: list[Assignment], stage_root: Path, print_: str) -> Job:
+    """Stage one read submission for every assignment."""
+    job = Job(sub.id, index, fingerprint=print_)
+    for a in assignments:
+        base = stage_root / str(index) / a.id
+        try:
+            stage(resolve(sub, a.files), base / "code")
+            job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=sub.notes[:20])
+        except SubmissionError as exc:
+            job.parts[a.id] = Part(error=str(exc), notes=sub.notes[:20])
+    return job
 
 
 def run_judge(manifest: Manifest, path: Path, log: Path) -> int:
     """Run one judge process on ``manifest`` (saved at ``path``); its output goes to ``log``."""
     manifest.dump(path)
     log.parent.mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1", HYPOTHESIS_STORAGE_DIRECTORY=str(path.parent / "hypothesis"),
-               GRADER_PARENT_PID=str(os.getpid()))
+    env = dict(
+        os.environ,
+        PYTHONDONTWRITEBYTECODE="1",
+        HYPOTHESIS_STORAGE_DIRECTORY=str(path.parent / "hypothesis"),
+        GRADER_PARENT_PID=str(os.getpid()),
+    )
     with open(log, "wb") as out:
         return subprocess.run(
             [sys.executable, "-m", "grader.judge", str(path)],
@@ -67,28 +108,26 @@ def run_judge(manifest: Manifest, path: Path, log: Path) -> int:
         ).returncode
 
 
-def collect(job: Job, results_dir: Path, assignments: list[Assignment], status: int) -> dict[str, dict]:
-    """The judge's records for ``job``, or failure records if the judge wrote none."""
-    path = results_dir / f"{job.index}.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {a.id: data["assignments"][a.id] for a in assignments}
-    except (OSError, ValueError, KeyError):
-        reason = f"internal grader error: the judge process ended with status {status} before grading this submission"
-        return {a.id: {"tests": [], "error": job.parts[a.id].error or reason} for a in assignments}
-
-
-def record_grade(out: Path, assignments: list[Assignment], student: str, records: dict[str, dict]) -> StudentGrade:
-    """Write one student's outputs; return their grade, with each distinct problem noted once."""
+def grade_from_results(out: Path, assignments: list[Assignment], student: str) -> StudentGrade:
+    """A student's grade read back from their results files, each distinct problem noted once."""
     grade_ = StudentGrade(student)
     where: dict[str, list[str]] = {}
     for a in assignments:
-        write_submission(out, a, student, records[a.id])
-        grade_.scores[a.id] = score_of(records[a.id])
-        for problem in problems(records[a.id]):
-            where.setdefault(problem, []).append(a.id)
+        doc = read_results(out, a, student) or {"tests": []}
+        tests = doc["tests"]
+        grade_.scores[a.id] = (round(sum(t["score"] for t in tests), 4), round(sum(t["max_score"] for t in tests), 4))
+        for problem in grader_data(doc).get("problems", []):
+            where.setdefault(str(problem), []).append(a.id)
     grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in where.items()]
     return grade_
+
+
+def clean_stale_work(instructor: Path) -> None:
+    """Remove working folders left by grader runs that no longer exist (e.g. after kill -9)."""
+    for work in instructor.glob("work-*"):
+        pid = work.name.removeprefix("work-")
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def grade(
@@ -98,7 +137,8 @@ def grade(
     out: Path,
     jobs: int,
     progress: Progress | None = None,
-) -> tuple[list[Assignment], list[StudentGrade]]:
+    force: bool = False,
+) -> GradeRun:
     """Grade every submission in ``submissions`` on the chosen assignments.
 
     Args:
@@ -106,53 +146,78 @@ def grade(
         submissions: Folder of submission entries (see :mod:`grader.submission`).
         assignment_ids: Assignments to grade; None for all.
         out: Output folder: ``<assignment>/<student>/results.json``,
-            ``feedback.md``, ``grades.csv``; judge logs in ``_instructor/``.
+            ``feedback.md``, ``grades.csv``; logs and working files in ``_instructor/``.
         jobs: Judge processes run in parallel.
         progress: Called as ``progress(done, total, student)`` after each submission.
+        force: Re-grade submissions that already have complete results.
 
     Returns:
-        The assignments and one :class:`StudentGrade` per submission.
+        A :class:`GradeRun`.
 
     Raises:
-        GraderError: For instructor errors (no submissions, bad configuration).
+        GraderError: For instructor errors (no submissions, bad configuration,
+            a judge that failed).
     """
     assignments = course.assignments(assignment_ids)
     entries = discover(submissions)
     if not entries:
         raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
-    out.mkdir(parents=True, exist_ok=True)
-    grades: list[StudentGrade] = []
-    with tempfile.TemporaryDirectory(prefix="grader-") as tmp_name:
-        tmp = Path(tmp_name)
-        runtime = prepare_runtime(tmp / "runtime")
-        results_dir = tmp / "results"
-        results_dir.mkdir()
-        all_jobs = intake(entries, assignments, tmp / "stage")
-        size = chunk_size(len(all_jobs), jobs)
-        chunks = [all_jobs[i : i + size] for i in range(0, len(all_jobs), size)]
+    instructor = out / "_instructor"
+    instructor.mkdir(parents=True, exist_ok=True)
+    clean_stale_work(instructor)
+    run = GradeRun(assignments)
+    work = instructor / f"work-{os.getpid()}"
+    shutil.rmtree(work, ignore_errors=True)
+    failed_judges: list[tuple[int, int]] = []
+    try:
+        runtime = prepare_runtime(work / "runtime")
+        results_dir = work / "results"
+        results_dir.mkdir(parents=True)
+        todo: list[Job] = []
+        for index, entry in enumerate(entries):
+            sub = read_submission(entry)
+            print_ = fingerprint(sub)
+            if not force and is_complete(out, assignments, sub.id, print_):
+                run.skipped.append(sub.id)
+                continue
+            todo.append(intake(sub, index, assignments, work / "stage", print_))
+        size = chunk_size(len(todo), jobs)
+        chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+        hide = [str(course.root), str(submissions.resolve()), str(out.resolve())]
 
-        def run(k: int, chunk: list[Job]) -> tuple[list[Job], int]:
-            manifest = Manifest(str(course.root), str(runtime), str(results_dir), [a.id for a in assignments], True, chunk,
-                                hide=[str(course.root), str(submissions.resolve()), str(out.resolve()), str(tmp)])
-            status = run_judge(manifest, tmp / f"manifest-{k}.json", out / "_instructor" / "logs" / f"judge-{k}.log")
-            return chunk, status
+        def judge(k: int, chunk: list[Job]) -> tuple[int, list[Job], int]:
+            manifest = Manifest(str(course.root), str(runtime), str(results_dir), [a.id for a in assignments], True,
+                                chunk, hide=hide, out=str(out))
+            return k, chunk, run_judge(manifest, work / f"manifest-{k}.json", instructor / "logs" / f"judge-{k}.log")
 
-        failed_judges: list[tuple[int, int]] = []
+        done = 0
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = [pool.submit(run, k, chunk) for k, chunk in enumerate(chunks)]
-            for future in as_completed(futures):
-                chunk, status = future.result()
+            for future in as_completed([pool.submit(judge, k, chunk) for k, chunk in enumerate(chunks)]):
+                k, chunk, status = future.result()
                 if status not in (0, 1):
-                    failed_judges.append((futures.index(future), status))
+                    failed_judges.append((k, status))
                 for job in chunk:
-                    records = collect(job, results_dir, assignments, status)
-                    grades.append(record_grade(out, assignments, job.id, records))
+                    if not is_complete(out, assignments, job.id, job.fingerprint):
+                        reason = f"internal grader error: the judge process ended with status {status} first"
+                        for a in assignments:
+                            record = {"tests": [], "error": job.parts[a.id].error or reason}
+                            write_submission(out, a, job.id, record, job.fingerprint)
+                    run.graded.append(job.id)
+                    done += 1
                     if progress is not None:
-                        progress(len(grades), len(all_jobs), job.id)
-    write_csv(out / "grades.csv", assignments, grades)
+                        progress(done, len(todo), job.id)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    for entry in entries:
+        run.grades.append(grade_from_results(out, assignments, student_id(entry)))
+        for a in assignments:
+            doc = read_results(out, a, run.grades[-1].student) or {}
+            for layer, status_ in (grader_data(doc).get("isolation") or {}).items():
+                run.isolation.setdefault(layer, set()).add(str(status_).split(" (")[0])
+    write_csv(out / "grades.csv", assignments, run.grades)
     if failed_judges:
         k, status = failed_judges[0]
-        log = out / "_instructor" / "logs" / f"judge-{k}.log"
+        log = instructor / "logs" / f"judge-{k}.log"
         tail = "\n".join(log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
         raise GraderError(f"{len(failed_judges)} judge process(es) failed (status {status}); see {log}:\n{tail}")
-    return assignments, grades
+    return run

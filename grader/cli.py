@@ -44,15 +44,28 @@ def cmd_grade(args: argparse.Namespace) -> int:
     def progress(done: int, total: int, student: str) -> None:
         print(f"[{done}/{total}] graded {student}", file=sys.stderr, flush=True)
 
-    assignments, grades = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress)
+    run = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress, force=args.force)
     elapsed = time.monotonic() - started
-    print(table(assignments, grades))
+    print(table(run.assignments, run.grades))
+    kept = f" (kept {len(run.skipped)} complete result(s) from an earlier run; --force re-grades them)" if run.skipped else ""
     print(
-        f"\nGraded {len(grades)} submission(s) on {len(assignments)} assignment(s) in {elapsed:.1f} s "
-        f"with {args.jobs} job(s).\nGradebook: {out / 'grades.csv'}; per-student results.json and "
+        f"\nGraded {len(run.graded)} submission(s) on {len(run.assignments)} assignment(s) in {elapsed:.1f} s "
+        f"with {args.jobs} job(s){kept}.\nGradebook: {out / 'grades.csv'}; per-student results.json and "
         f"feedback.md in {out}/<assignment>/<student>/"
     )
+    print(isolation_summary(run.isolation))
     return 0
+
+
+def isolation_summary(layers: dict[str, set[str]]) -> str:
+    """One line naming the sandbox layers that were on, and why any was off."""
+    if not layers:
+        return "Sandbox isolation: no sandbox was started in this run."
+    on = [name for name, states in layers.items() if states and all(s.startswith(("on", "dropped")) for s in states)]
+    off = [f"{name} ({'; '.join(sorted(s for s in states if not s.startswith(('on', 'dropped'))))})"
+           for name, states in layers.items() if name not in on]
+    line = f"Sandbox isolation: {', '.join(on) or 'none'}."
+    return line + (f" Not active: {', '.join(off)}." if off else "")
 
 
 def cmd_template(args: argparse.Namespace) -> int:
@@ -87,6 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to grade (repeatable; default: all)")
     p.add_argument("-o", "--output", default="grading-output", metavar="OUT", help="output folder (default: %(default)s)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="parallel judges (default: cores)")
+    p.add_argument("--force", action="store_true", help="re-grade submissions that already have complete results in OUT")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("template", help="generate student_template/ from reference/ (solution markers)")

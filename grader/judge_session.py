@@ -19,6 +19,7 @@ from typing import Any
 
 from .config import Assignment
 from .manifest import Job, Part
+from .results import write_submission
 from .testing import StudentFault, describe_error
 from .worker_process import SandboxWorker, WorkerCrashed, WorkerFault, WorkerTimeout
 
@@ -63,12 +64,20 @@ class SubmissionRun:
         runtime: The sandbox runtime folder.
         results_dir: Where :meth:`finish` writes ``<index>.json``.
         hide: Folders the sandbox must not see.
+        out: Output folder for results.json and feedback.md (written by :meth:`finish`), or None.
     """
 
     def __init__(
-        self, job: Job, assignments: dict[str, Assignment], runtime: Path, results_dir: Path, hide: list[str] | None = None
+        self,
+        job: Job,
+        assignments: dict[str, Assignment],
+        runtime: Path,
+        results_dir: Path,
+        hide: list[str] | None = None,
+        out: Path | None = None,
     ) -> None:
         self.job = job
+        self.out = out
         self.hide = list(hide or [])
         self.runtime = runtime
         self.results_dir = results_dir
@@ -167,7 +176,7 @@ class SubmissionRun:
         self.parts[assignment_id].results.append(result)
 
     def finish(self) -> Path:
-        """Kill every worker and write ``<results_dir>/<index>.json`` atomically; return its path."""
+        """Kill every worker, write the outputs and ``<results_dir>/<index>.json`` atomically; return its path."""
         summary: dict[str, Any] = {"id": self.job.id, "assignments": {}}
         for aid, state in self.parts.items():
             if state.worker is not None:
@@ -185,6 +194,9 @@ class SubmissionRun:
                 "execution_time": round(time.monotonic() - state.started, 3) if state.started else 0.0,
             }
         self.finished = True
+        if self.out is not None:
+            for aid, state in self.parts.items():
+                write_submission(self.out, state.assignment, self.job.id, summary["assignments"][aid], self.job.fingerprint)
         path = self.results_dir / f"{self.job.index}.json"
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(summary), encoding="utf-8")

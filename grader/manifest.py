@@ -39,11 +39,14 @@ class Job:
         id: The student id (the submission entry's name).
         index: Position in the batch; names the judge's results file.
         parts: Assignment id to :class:`Part`.
+        fingerprint: SHA-256 of what was read from the submission; stored in
+            results.json so a re-run knows whether a result is for this content.
     """
 
     id: str
     index: int
     parts: dict[str, Part] = field(default_factory=dict)
+    fingerprint: str = ""
 
 
 @dataclass
@@ -58,6 +61,8 @@ class Manifest:
         include_hidden: Run hidden tests too (False for a student self-check).
         jobs: The submissions.
         hide: Folders sandbox workers must not see (course, submissions, output, working folder).
+        out: The output folder: the judge writes each submission's results.json
+            and feedback.md there as soon as the submission is graded ("" to skip).
     """
 
     course: str
@@ -67,6 +72,7 @@ class Manifest:
     include_hidden: bool = True
     jobs: list[Job] = field(default_factory=list)
     hide: list[str] = field(default_factory=list)
+    out: str = ""
 
     def dump(self, path: Path) -> None:
         """Write the manifest as JSON."""
@@ -77,6 +83,7 @@ class Manifest:
         """Read a manifest written by :meth:`dump`."""
         raw: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
         jobs = [
-            Job(j["id"], j["index"], {a: Part(**p) for a, p in j["parts"].items()}) for j in raw.pop("jobs")
+            Job(j["id"], j["index"], {a: Part(**p) for a, p in j["parts"].items()}, j.get("fingerprint", ""))
+            for j in raw.pop("jobs")
         ]
         return cls(**raw, jobs=jobs)

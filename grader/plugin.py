@@ -52,7 +52,10 @@ class GradingState:
         self.course = Course(Path(manifest.course))
         self.assignments: dict[str, Assignment] = {a: self.course.assignment(a) for a in manifest.assignments}
         self.runs = {
-            job.id: SubmissionRun(job, self.assignments, Path(manifest.runtime), Path(manifest.results_dir), manifest.hide)
+            job.id: SubmissionRun(
+                job, self.assignments, Path(manifest.runtime), Path(manifest.results_dir), manifest.hide,
+                Path(manifest.out) if manifest.out else None,
+            )
             for job in manifest.jobs
         }
         self.order = {job.id: job.index for job in manifest.jobs}

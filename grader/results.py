@@ -19,6 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from . import __version__
 from .config import Assignment
 from .testing import describe_error
 
@@ -61,8 +62,14 @@ def program_output(record: dict[str, Any]) -> str:
     return text
 
 
-def gradescope_results(assignment: Assignment, record: dict[str, Any]) -> dict[str, Any]:
-    """The Gradescope ``results.json`` document for one submission."""
+def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerprint: str = "") -> dict[str, Any]:
+    """The Gradescope ``results.json`` document for one submission.
+
+    ``extra_data.grader`` (Gradescope keeps ``extra_data`` without showing it)
+    holds what the grader needs to resume a class and rebuild the gradebook:
+    the submission's ``fingerprint``, the one-line ``problems`` and the
+    sandbox ``isolation`` layers that were active.
+    """
     score, max_score = score_of(record)
     output = [f"{assignment.title}: {score:g} / {max_score:g} points."]
     output += [f"Could not grade: {p}" for p in problems(record)]
@@ -91,6 +98,14 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any]) -> dict[s
         "visibility": "visible",
         "stdout_visibility": "hidden",
         "tests": tests,
+        "extra_data": {
+            "grader": {
+                "version": __version__,
+                "fingerprint": fingerprint,
+                "problems": problems(record),
+                "isolation": record.get("isolation") or {},
+            }
+        },
     }
 
 
@@ -130,7 +145,7 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_submission(out: Path, assignment: Assignment, student: str, record: dict[str, Any]) -> None:
+def write_submission(out: Path, assignment: Assignment, student: str, record: dict[str, Any], fingerprint: str = "") -> None:
     """Write ``out/<assignment>/<student>/results.json`` and ``feedback.md``.
 
     ``results.json`` is written last, so its presence means the pair is complete.
@@ -143,4 +158,19 @@ def write_submission(out: Path, assignment: Assignment, student: str, record: di
             out / "_instructor" / "judge-errors" / f"{assignment.id}--{student}.log",
             "\n\n".join(f"{t['key']}\n{t['internal_error']}" for t in internal),
         )
-    write_atomic(folder / "results.json", json.dumps(gradescope_results(assignment, record), indent=2))
+    write_atomic(folder / "results.json", json.dumps(gradescope_results(assignment, record, fingerprint), indent=2))
+
+
+def read_results(out: Path, assignment: Assignment, student: str) -> dict[str, Any] | None:
+    """The results.json written for ``student``, or None if missing or unreadable."""
+    try:
+        doc = json.loads((out / assignment.id / student / "results.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("tests"), list) else None
+
+
+def grader_data(doc: dict[str, Any]) -> dict[str, Any]:
+    """The grader's own entry of a results.json's ``extra_data``."""
+    data = (doc.get("extra_data") or {}).get("grader")
+    return data if isinstance(data, dict) else {}

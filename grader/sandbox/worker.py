@@ -102,19 +102,17 @@ def _exit_like(status: int) -> None:
     """Exit the way a child with wait status ``status`` ended (re-raising its signal)."""
     import signal
 
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        if os.getpid() != 1:  # a PID namespace's init cannot be killed by its own signal
-            signal.signal(sig, signal.SIG_DFL)
-            os.kill(os.getpid(), sig)
-        os._exit(128 + sig)
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
     code = os.waitstatus_to_exitcode(status)
-    if os.getpid() != 1 and code > 128:  # a code 128+N from an init below: that init's child got signal N
-        import signal
-
-        signal.signal(code - 128, signal.SIG_DFL)
-        os.kill(os.getpid(), code - 128)
-    os._exit(code)
+    if not sig and code > 128 and os.getpid() != 1:  # 128+N from an init below: its child got signal N
+        sig = code - 128
+    if sig and os.getpid() != 1:  # a PID namespace's init cannot be killed by its own signal
+        try:
+            signal.signal(sig, signal.SIG_DFL)
+        except (OSError, ValueError):  # SIGKILL and SIGSTOP have no handler to reset
+            pass
+        os.kill(os.getpid(), sig)
+    os._exit(128 + sig if sig else code)
 
 
 def _wait_for(pid: int) -> int:
