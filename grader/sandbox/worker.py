@@ -241,7 +241,7 @@ def _worker(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_u
         if report.get("pid namespace") != "on":
             os.chown(cfg["scratch"], worker_uid, worker_uid)
         isolation.drop_user(worker_uid)
-        report["separate user"] = f"on (uid {worker_uid})"
+        report["separate user"] = "on (a user id of its own, no access to the grader's files)"
     else:
         report["separate user"] = "off: the grader does not run as root"
     if user_ns:
