@@ -24,6 +24,10 @@ from .testing import StudentFault, describe_error
 from .worker_process import SandboxWorker, WorkerCrashed, WorkerFault, WorkerTimeout
 
 
+MAX_RESTARTS_PER_TEST = 3
+"""Crashed workers restarted within one test before its remaining calls fail at once."""
+
+
 def needed_modules(probe: str) -> list[str]:
     """Student modules a probe needs: the engine, plus ``nn`` for ``nn_*`` probes."""
     if probe.startswith("nn_"):
@@ -49,6 +53,8 @@ class PartState:
     deadline: float | None = None
     fault_test: str | None = None
     fault: StudentFault | None = None
+    crash_test: str | None = None
+    crashes: int = 0
     started: float | None = None
     results: list[dict[str, Any]] = field(default_factory=list)
     output: str = ""
@@ -121,7 +127,12 @@ class SubmissionRun:
             response = worker.request(probe, args, min(test_deadline, state.deadline) - now, "running your code")
         except WorkerFault as exc:
             fault = self._fault(state, exc, test_deadline, limits.test_seconds)
-            state.fault_test, state.fault = test_id, fault
+            if state.crash_test != test_id:
+                state.crash_test, state.crashes = test_id, 0
+            state.crashes += 1
+            # a timeout used up this test's time; after a few crashes, the rest of the test fails at once
+            if isinstance(exc, WorkerTimeout) or state.crashes >= MAX_RESTARTS_PER_TEST:
+                state.fault_test, state.fault = test_id, fault
             raise fault from None
         if response["ok"]:
             return response.get("value")

@@ -323,7 +323,7 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
     fraction = (len(checks.cases) - len(failed_cases)) / total if total else (0.0 if escaped else 1.0)
     groups: dict[str, list[str]] = {}  # one message, the cases that failed with it
     for case in failed_cases:
-        groups.setdefault(str(case.failure), []).append(case.title)
+        groups.setdefault(case.message, []).append(case.title)
     for message, titles in list(groups.items())[:MAX_CASES_SHOWN]:
         also = f"\n  (the same for {len(titles) - 1} more case(s))" if len(titles) > 1 else ""
         lines.append(f"✗ {titles[0]}\n  " + message.replace("\n", "\n  ") + also)
@@ -348,7 +348,7 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         "visibility": visibility,
         "public": public,
         "output": "\n".join(lines),
-        "methods": sorted({c.failure.method for c in failed_cases if c.failure and c.failure.method}),
+        "methods": sorted({c.method for c in failed_cases if c.method}),
         "internal_error": internal,
         "duration": round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),
     }

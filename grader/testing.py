@@ -200,10 +200,19 @@ def graph_text(spec: dict[str, Any]) -> str:
 
 @dataclass
 class CaseResult:
-    """One case of a test: its title and, if it failed, the failure."""
+    """One case of a test: its title and, if it failed, the failure and its rendered message.
+
+    Attributes:
+        title: What the case checks, with its inputs.
+        failure: The failure raised in the case, or None if it passed.
+        method: The student's method named in the feedback.
+        message: The student-facing message: method, what went wrong, hint.
+    """
 
     title: str
     failure: Failure | None = None
+    method: str | None = None
+    message: str = ""
 
 
 @dataclass
@@ -231,13 +240,12 @@ class Check:
         try:
             yield
         except Failure as failure:
-            if failure.method is None:
-                failure.method = method
+            # the same fault object may be raised again by other cases: read it, never edit it
             not_written = isinstance(failure, StudentFault) and failure.error.get("type") == "NotImplementedError"
-            if failure.hint is None and not not_written:
-                failure.hint = hint
-            failure.args = (failure.render(),)
             result.failure = failure
+            result.method = failure.method or method
+            shown_hint = failure.hint if failure.hint is not None else (None if not_written else hint)
+            result.message = Failure(failure.message, result.method, shown_hint).render()
 
     @property
     def failures(self) -> list[CaseResult]:

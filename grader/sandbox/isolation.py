@@ -76,9 +76,11 @@ def mount(source: str | None, target: str, fstype: str | None, flags: int, data:
 
 
 def die_with_parent(expected_parent: int) -> None:
-    """Get SIGKILL when the parent dies; exit now if it already has."""
+    """Get SIGKILL when the parent dies; exit now if it already has. Never dump core."""
+    import resource
     import signal
 
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != expected_parent:
         os._exit(1)
@@ -282,6 +284,10 @@ def system_read_paths() -> list[str]:
 
 # --- resource limits ---------------------------------------------------------------
 
+STACK_BYTES = 8 << 20
+"""C stack of the worker: a runaway C recursion overflows it at once instead of filling memory."""
+
+
 def count_processes(uid: int) -> int:
     """How many processes ``uid`` runs now (RLIMIT_NPROC counts them all)."""
     count = 0
@@ -317,6 +323,9 @@ def apply_limits(limits: dict[str, int], own_user: bool) -> str:
         "processes": resource.RLIMIT_NPROC,
     }
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    hard_stack = resource.getrlimit(resource.RLIMIT_STACK)[1]
+    stack = STACK_BYTES if hard_stack == resource.RLIM_INFINITY else min(STACK_BYTES, hard_stack)
+    resource.setrlimit(resource.RLIMIT_STACK, (stack, hard_stack))
     done = []
     for key, which in table.items():
         value = int(limits.get(key) or 0)
@@ -329,7 +338,7 @@ def apply_limits(limits: dict[str, int], own_user: bool) -> str:
             value = min(value, hard)
         resource.setrlimit(which, (value, value if key != "cpu_seconds" else value + 1))
         done.append(key)
-    return "on (" + ", ".join(done + ["core dumps off"]) + ")"
+    return "on (" + ", ".join(done + ["8 MiB stack", "core dumps off"]) + ")"
 
 
 def status(report: dict[str, Any]) -> dict[str, str]:

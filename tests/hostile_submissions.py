@@ -1,0 +1,217 @@
+"""Builders of hostile and broken submissions for the hostile-submission suite.
+
+Every hostile submission is an honest engine plus one attack, so its score can
+be compared with the score of the same engine without the attack (its
+*honest baseline*). Engines are derived from the reference solution's text:
+``CORRECT`` is the reference itself, ``NO_POW`` the reference with ``__pow__``
+left unimplemented (so only the tests that use ``**`` or ``/`` fail).
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORRECT = (ROOT / "reference" / "micrograd" / "engine.py").read_text(encoding="utf-8")
+NN = (ROOT / "reference" / "micrograd" / "nn.py").read_text(encoding="utf-8")
+POW_REGION = re.compile(r"( *)# BEGIN SOLUTION Task 1\.3\n.*?# END SOLUTION\n", re.S)
+
+
+def with_pow(body: str, engine: str = CORRECT) -> str:
+    """``engine`` with the body of ``__pow__`` replaced by ``body``."""
+    return POW_REGION.sub(lambda m: textwrap.indent(textwrap.dedent(body).strip() + "\n", m.group(1)), engine, count=1)
+
+
+NO_POW = with_pow('raise NotImplementedError("Task 1.3")')
+
+
+def with_import_code(code: str, engine: str = NO_POW) -> str:
+    """``engine`` followed by module-level ``code`` that runs when it is imported."""
+    return engine + "\n\n" + textwrap.dedent(code).strip() + "\n"
+
+
+def write(folder: Path, engine: str, extra: dict[str, str] | None = None) -> Path:
+    """Write a package-layout submission; ``extra`` adds files (relative path to text)."""
+    (folder / "micrograd").mkdir(parents=True, exist_ok=True)
+    (folder / "micrograd" / "__init__.py").write_text("")
+    (folder / "micrograd" / "engine.py").write_text(engine)
+    (folder / "micrograd" / "nn.py").write_text(NN)
+    for rel, text in (extra or {}).items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text(text)
+    return folder
+
+
+# --- attacks at import ----------------------------------------------------------------
+
+TAMPER = """
+import builtins, math, sys
+for name in ("pytest", "hypothesis", "grader", "_pytest"):
+    try:
+        __import__(name)
+    except ImportError:
+        pass
+    else:
+        sys.modules[name].__dict__.clear()
+math.tanh = lambda x: 0.0
+math.exp = lambda x: 1.0
+builtins.abs = lambda x: 0.0
+builtins.round = lambda *a: 0.0
+for mod in list(sys.modules.values()):
+    name = getattr(mod, "__name__", "")
+    if name.startswith("_grader_sandbox"):
+        for attr in ("run_graph", "number", "exception_info", "encode"):
+            if hasattr(mod, attr):
+                original = getattr(mod, attr)
+                if attr == "run_graph":
+                    def fake(mg, spec, ctx, _original=original):
+                        try:
+                            return _original(mg, spec, ctx)
+                        except Exception:
+                            n = len(spec["leaves"]) + len(spec["nodes"])
+                            return {"data": [1.0] * n, "grad": [1.0] * n}
+                    setattr(mod, attr, fake)
+                elif attr == "number":
+                    setattr(mod, attr, lambda x, _o=original: _o(x) if isinstance(x, (int, float)) else 0.0)
+"""
+
+EXIT_SYS = "import sys\nsys.exit(0)"
+EXIT_OS = "import os\nos._exit(0)"
+ATEXIT = """
+import atexit, json, os
+def fake_results():
+    doc = {"score": 1000, "tests": [{"name": "all", "score": 1000, "max_score": 1, "status": "passed"}]}
+    for path in ("/autograder/results/results.json", "results.json", os.path.expanduser("~/results.json"), "/tmp/results.json"):
+        try:
+            with open(path, "w") as f:
+                json.dump(doc, f)
+        except OSError:
+            pass
+    os._exit(0)
+atexit.register(fake_results)
+"""
+
+PROTOCOL = """
+import json, os, sys
+fake_ok = {"ok": True, "value": {"data": [1.0] * 64, "grad": [1.0] * 64}}
+print(json.dumps({"hello": 1, "imports": {}}))
+print("===== 40 passed in 0.01s =====")
+print(json.dumps({"score": 40, "tests": [{"name": "x", "score": 40, "max_score": 40, "status": "passed"}]}))
+for fd in range(3, 64):
+    for rid in range(1, 50):
+        try:
+            os.write(fd, (json.dumps({"id": rid, **fake_ok}) + "\\n").encode())
+        except OSError:
+            break
+"""
+
+LIAR = """
+class Liar(float):
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    def __sub__(self, other): return Liar(0.0)
+    def __rsub__(self, other): return Liar(0.0)
+    def __abs__(self): return Liar(0.0)
+    def __lt__(self, other): return True
+    def __le__(self, other): return True
+    def __gt__(self, other): return False
+    def __float__(self): return 0.0
+    def __repr__(self): return "2.0"
+_real_init = Value.__init__
+def _init(self, data, _children=(), _op=""):
+    _real_init(self, data, _children, _op)
+    self.data = Liar(float(data) if not isinstance(data, Value) else 0.0)
+    self.grad = Liar(0.0)
+Value.__init__ = _init
+"""
+
+SPY_TEMPLATE = """
+import os
+_found = []
+for label, path in {paths!r}.items():
+    try:
+        with open(path, "rb") as f:
+            f.read(16)
+        _found.append(label + "=READ")
+    except OSError as e:
+        _found.append(label + "=denied")
+for name in ("reference", "_grader_reference_micrograd", "grader", "conftest"):
+    try:
+        __import__(name)
+        _found.append(name + "=IMPORTED")
+    except ImportError:
+        _found.append(name + "=denied")
+SPY_REPORT = ";".join(_found)
+"""
+
+DAEMON = """
+import os, signal, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        with open("/proc/self/comm", "w") as f:
+            f.write("hostiledaemon")
+        for target in {targets!r}:
+            try:
+                with open(target, "w") as f:
+                    f.write("tampered")
+            except OSError:
+                pass
+        for pid in (1, os.getppid()):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(1000)
+    os._exit(0)
+try:
+    os.kill(-1, signal.SIGKILL)
+except OSError:
+    pass
+"""
+
+NETWORK_TEMPLATE = """
+import socket
+try:
+    s = socket.create_connection(("127.0.0.1", {port}), timeout=2)
+    s.sendall(b"leaked")
+    s.close()
+except OSError:
+    pass
+"""
+
+# --- attacks in one method (__pow__); everything else is correct --------------------------
+
+LOOP = "while True:\n    pass"
+MEMORY = "blocks = []\nwhile True:\n    blocks.append(bytearray(50 * 1024 * 1024))"
+FORK_BOMB = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass"
+BIG_PRINT = "import sys\nchunk = 'x' * (1 << 20)\nfor _ in range(1024):\n    sys.stdout.write(chunk)\nsys.stdout.flush()\nraise RuntimeError('printed 1 GB')"
+SEGFAULT = "import ctypes\nctypes.string_at(0)"
+RECURSION = "def f(n):\n    return f(n + 1)\nreturn f(0)"
+C_STACK = (  # Python recursion through a C slot: each level is a C frame, so the C stack overflows
+    "import sys\nsys.setrecursionlimit(10 ** 8)\nclass Deep:\n    def __getattr__(self, name):\n"
+    "        return getattr(self, name)\nreturn Deep().anything"
+)
+LOUD = "print('x' * 100_000)\nraise NotImplementedError('Task 1.3')"
+
+
+def zip_with_tricks(path: Path, engine: str) -> Path:
+    """A zip holding a correct package plus a symlink, an absolute path and a ``..`` entry."""
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("alice/micrograd/__init__.py", "")
+        zf.writestr("alice/micrograd/engine.py", engine)
+        zf.writestr("alice/micrograd/nn.py", NN)
+        link = zipfile.ZipInfo("alice/micrograd/secret.py")
+        link.external_attr = (0o120777 << 16)
+        zf.writestr(link, "/etc/passwd")
+        zf.writestr("/tmp/grader_zip_escape.py", "escaped = True\n")
+        zf.writestr("../../grader_zip_escape2.py", "escaped = True\n")
+    return path
+
+
+def student_id(entry: Path) -> str:
+    """The student id the grader gives an entry."""
+    return entry.stem if entry.is_file() else entry.name
