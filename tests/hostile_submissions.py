@@ -152,8 +152,8 @@ import os, signal, time
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
-        with open("/proc/self/comm", "w") as f:
-            f.write("hostiledaemon")
+        import ctypes
+        ctypes.CDLL(None).prctl(15, b"hostiledaemon", 0, 0, 0)  # PR_SET_NAME: /proc/self/comm may be read-only
         for target in {targets!r}:
             try:
                 with open(target, "w") as f:

@@ -159,3 +159,24 @@ def test_grading_changes_nothing_in_the_course_or_the_submissions(tmp_path):
     assert main(["--course", str(course), "grade", str(subs), "-a", "backward", "-o", str(tmp_path / "out")]) == 0
     assert (snapshot(course), snapshot(subs)) == before
     assert sorted(p.name for p in course.iterdir()) == ["assignments", "reference", "student_template"]
+
+
+def test_rerun_keeps_complete_results_regrades_changed_submissions_and_force_regrades_all(tmp_path, capsys):
+    subs = tmp_path / "subs"
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct_recursive", subs / "alice")
+    shutil.copytree(ROOT / "examples" / "submissions" / "bug_overwritten_grad", subs / "bob")
+    out = tmp_path / "out"
+    args = ["--course", str(ROOT), "grade", str(subs), "-a", "value_ops", "-o", str(out)]
+    assert main(args) == 0
+    first = (out / "value_ops" / "bob" / "results.json").read_text()
+    capsys.readouterr()
+    assert main(args) == 0
+    assert "Graded 0 submission(s)" in capsys.readouterr().out
+    engine = subs / "bob" / "micrograd" / "engine.py"  # bob fixes his bug: new content, new grade
+    engine.write_text((ROOT / "examples" / "submissions" / "correct_recursive" / "micrograd" / "engine.py").read_text())
+    assert main(args) == 0
+    assert "Graded 1 submission(s)" in capsys.readouterr().out
+    assert (out / "value_ops" / "bob" / "results.json").read_text() != first
+    assert grades(out)["bob"]["value_ops"] == "40"
+    assert main([*args, "--force"]) == 0
+    assert "Graded 2 submission(s)" in capsys.readouterr().out

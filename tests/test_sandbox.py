@@ -178,3 +178,136 @@ def test_import_time_hang_is_bounded_by_startup_seconds(worker_factory):
     with pytest.raises(WorkerTimeout):
         worker.start()
     assert not worker.alive
+
+
+def daemon_engine() -> str:
+    return GOOD_ENGINE + textwrap.dedent(
+        """
+        import os, time
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                import ctypes
+                ctypes.CDLL(None).prctl(15, b"sandboxdaemon", 0, 0, 0)  # PR_SET_NAME: /proc/self/comm may be read-only
+                time.sleep(1000)
+            os._exit(0)
+        """
+    )
+
+
+def daemons() -> list[str]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if Path(f"/proc/{entry}/comm").read_text().strip() == "sandboxdaemon":
+                    found.append(entry)
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.parametrize("isolate", [True, False], ids=["namespaces", "no-namespaces"])
+def test_a_setsid_daemon_dies_with_the_worker(worker_factory, isolate, tmp_path):
+    worker = make_worker(tmp_path / ("ns" if isolate else "plain"), daemon_engine())
+    worker.isolate = isolate
+    try:
+        worker.start()
+        assert worker.request("graph", [ADD_SPEC], 5.0, "test")["ok"]
+        for _ in range(100):  # the daemon runs on its own schedule
+            if daemons():
+                break
+            time.sleep(0.02)
+        assert len(daemons()) == 1
+    finally:
+        worker.kill()
+    for _ in range(50):
+        if not daemons():
+            break
+        time.sleep(0.05)
+    assert daemons() == []
+    if not isolate:
+        assert worker.isolation["process reaper"].startswith("on")
+        assert worker.isolation["namespaces"].startswith("off")
+
+
+def test_without_namespaces_landlock_still_hides_the_course(tmp_path):
+    engine = with_add(
+        f"""
+        try:
+            open({str(ROOT / 'reference' / 'micrograd' / 'engine.py')!r}).read()
+            raise RuntimeError("READ")
+        except OSError as exc:
+            raise RuntimeError(f"denied: {{exc.strerror}}")
+        """
+    )
+    worker = make_worker(tmp_path, engine)
+    worker.isolate = False
+    try:
+        worker.start()
+        assert worker.isolation["landlock"].startswith("on")
+        message = worker.request("graph", [ADD_SPEC], 5.0, "test")["error"]["message"]
+    finally:
+        worker.kill()
+    assert message.startswith("denied")
+
+
+@pytest.mark.parametrize("network", [False, True], ids=["no-network", "allow_network"])
+def test_network_is_off_unless_the_course_allows_it(tmp_path, network):
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    received = []
+
+    def accept():
+        server.settimeout(5)
+        try:
+            conn, _ = server.accept()
+            received.append(conn.recv(10))
+            conn.close()
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=accept)
+    thread.start()
+    engine = with_add(
+        f"""
+        import socket
+        try:
+            socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"hi")
+            raise RuntimeError("connected")
+        except OSError as exc:
+            raise RuntimeError(f"blocked: {{exc}}")
+        """
+    )
+    worker = make_worker(tmp_path, engine)
+    worker.network = network
+    try:
+        worker.start()
+        message = worker.request("graph", [ADD_SPEC], 10.0, "test")["error"]["message"]
+    finally:
+        worker.kill()
+        server.close()
+        thread.join()
+    if network:
+        assert message == "connected" and received == [b"hi"]
+    else:
+        assert message.startswith("blocked") and received == []
+
+
+def test_nothing_crosses_the_boundary_as_pickle():
+    """Only JSON crosses: no grader module imports pickle, marshal, shelve or dill."""
+    import ast
+
+    for path in (ROOT / "grader").rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            for name in names:
+                assert name.split(".")[0] not in {"pickle", "marshal", "shelve", "dill", "cloudpickle"}, path

@@ -62,7 +62,13 @@ def _check(result: int, what: str) -> int:
     return result
 
 
+LINUX = sys.platform.startswith("linux")
+
+
 def prctl(option: int, arg: int = 0) -> None:
+    """``prctl(2)``; a no-op where it does not exist (not Linux)."""
+    if not LINUX:
+        return
     _check(_libc.prctl(option, ctypes.c_ulong(arg), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)), "prctl")
 
 
@@ -97,6 +103,8 @@ def enter_namespaces(network: bool) -> tuple[dict[str, str], bool]:
         dropped after mounting).
     """
     report: dict[str, str] = {}
+    if not LINUX:
+        return {"namespaces": "off: not Linux"}, False
     root = os.geteuid() == 0
     flags = CLONE_NEWPID | CLONE_NEWNS | (0 if network else CLONE_NEWNET)
     uid, gid = os.geteuid(), os.getegid()
@@ -209,6 +217,8 @@ def drop_user(uid: int) -> None:
 
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version, or 0 when Landlock is unavailable."""
+    if not LINUX:
+        return 0
     try:
         return max(0, int(_libc.syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
                                         ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))))
@@ -291,6 +301,8 @@ STACK_BYTES = 8 << 20
 def count_processes(uid: int) -> int:
     """How many processes ``uid`` runs now (RLIMIT_NPROC counts them all)."""
     count = 0
+    if not os.path.isdir("/proc"):
+        return 256
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
