@@ -87,6 +87,7 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
             "output": t["output"],
             "visibility": t["visibility"],
             "tags": [f"task {t['task']}"] if t.get("task") else [],
+            "extra_data": {"key": t.get("key", ""), "methods": t.get("methods", [])},
         }
         if t.get("task"):
             test["number"] = t["task"]
