@@ -29,6 +29,8 @@ from typing import Callable
 from .config import Assignment, Course
 from .errors import GraderError, SubmissionError
 from .gradebook import StudentGrade, write_csv
+from .item_analysis import Item, analyse
+from .item_analysis import write_csv as write_items
 from .manifest import Job, Manifest, Part
 from .results import grader_data, read_results, write_submission
 from .submission import Submission, discover, read_submission, resolve, stage, student_id
@@ -47,6 +49,7 @@ class GradeRun:
         graded: Student ids graded in this run.
         skipped: Student ids whose complete results were kept from an earlier run.
         isolation: Sandbox layer name to the set of statuses reported by the workers.
+        items: Per-test statistics over the class, worst first.
     """
 
     assignments: list[Assignment]
@@ -54,6 +57,7 @@ class GradeRun:
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     isolation: dict[str, set[str]] = field(default_factory=dict)
+    items: list[Item] = field(default_factory=list)
 
 
 def chunk_size(n: int, jobs: int) -> int:
@@ -215,6 +219,8 @@ def grade(
             for layer, status_ in (grader_data(doc).get("isolation") or {}).items():
                 run.isolation.setdefault(layer, set()).add(str(status_).split(" (")[0])
     write_csv(out / "grades.csv", assignments, run.grades)
+    run.items = analyse(out, assignments, [g.student for g in run.grades])
+    write_items(out / "item_analysis.csv", run.items)
     if failed_judges:
         k, status = failed_judges[0]
         log = instructor / "logs" / f"judge-{k}.log"

@@ -10,6 +10,7 @@ Subcommands:
 * ``grader grade SUBMISSIONS [-a ID]... [-o OUT] [-j N]``: grade a class.
 * ``grader template [--check]``: regenerate ``student_template/`` from the
   reference's solution markers (or check that it is up to date).
+* ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .batch import grade
 from .config import Course, find_course
 from .errors import GraderError
 from .gradebook import table
+from .item_analysis import summary
 
 
 def _course(args: argparse.Namespace) -> Course:
@@ -53,6 +55,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         f"with {args.jobs} job(s){kept}.\nGradebook: {out / 'grades.csv'}; per-student results.json and "
         f"feedback.md in {out}/<assignment>/<student>/"
     )
+    if len(run.grades) > 1:
+        print(summary(run.items) + f"\n  (all tests: {out / 'item_analysis.csv'})")
     print(isolation_summary(run.isolation))
     return 0
 
@@ -87,6 +91,17 @@ def cmd_template(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_validate(args: argparse.Namespace) -> int:
+    from .validate import render, validate
+
+    course = _course(args)
+    started = time.monotonic()
+    report = validate(course, args.assignment or None, args.jobs)
+    print(render(report))
+    print(f"\n(validated in {time.monotonic() - started:.1f} s)")
+    return 1 if report.misses else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="grader", description="Autograder for the micrograd course (sandboxed; see README)."
@@ -102,6 +117,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="parallel judges (default: cores)")
     p.add_argument("--force", action="store_true", help="re-grade submissions that already have complete results in OUT")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("validate", help="test the tests: reference, template, correct variants, catalogued bugs")
+    p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to validate (repeatable; default: all)")
+    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="parallel judges (default: cores)")
+    p.set_defaults(func=cmd_validate)
 
     p = sub.add_parser("template", help="generate student_template/ from reference/ (solution markers)")
     p.add_argument("--check", action="store_true", help="only check that student_template/ is up to date (exit 1 if not)")

@@ -71,7 +71,7 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
     sandbox ``isolation`` layers that were active.
     """
     score, max_score = score_of(record)
-    output = [f"{assignment.title}: {score:g} / {max_score:g} points."]
+    output = [f"{assignment.title}: {round(score, 2):g} / {max_score:g} points."]
     output += [f"Could not grade: {p}" for p in problems(record)]
     output += [f"Note: {n}" for n in record.get("notes", [])]
     excerpt = program_output(record)
@@ -110,21 +110,40 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
     }
 
 
+def likely_causes(failed: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """Methods named by failing tests, most often named first (ties: first named first)."""
+    counts: dict[str, int] = {}
+    for t in failed:
+        for method in t.get("methods", []):
+            counts[method] = counts.get(method, 0) + 1
+    return sorted(counts.items(), key=lambda kv: -kv[1])
+
+
 def feedback_markdown(assignment: Assignment, student: str, record: dict[str, Any]) -> str:
     """A readable Markdown feedback page for one submission."""
     score, max_score = score_of(record)
-    lines = [f"# {assignment.title}", "", f"Student: `{student}` — **{score:g} / {max_score:g} points**", ""]
+    lines = [f"# {assignment.title}", "", f"Student: `{student}` — **{round(score, 2):g} / {max_score:g} points**", ""]
     for problem in problems(record):
         lines += [f"> **Could not grade:** {problem}", ""]
     for note in record.get("notes", []):
         lines += [f"> Note: {note}", ""]
     failed = [t for t in record.get("tests", []) if t["status"] != "passed"]
     passed = [t for t in record.get("tests", []) if t["status"] == "passed"]
+    causes = likely_causes(failed)
+    if causes:
+        first, count = causes[0]
+        lines += ["## Start here", "",
+                  f"{count} of the failing tests point to `{first}`: fix it first, the others may follow."]
+        if len(causes) > 1:
+            lines.append("Then: " + ", ".join(f"`{m}` ({n})" for m, n in causes[1:4]) + ".")
+        lines.append("")
+        rank = {m: i for i, (m, _) in enumerate(causes)}
+        failed.sort(key=lambda t: min((rank[m] for m in t.get("methods", []) if m in rank), default=len(rank)))
     if failed:
         lines += ["## What to fix", ""]
         for t in failed:
             task = f" (task {t['task']})" if t.get("task") else ""
-            lines += [f"### ✗ {t['name']}{task}: {t['score']:g} / {t['max_score']:g}", ""]
+            lines += [f"### ✗ {t['name']}{task}: {round(t['score'], 2):g} / {t['max_score']:g}", ""]
             if t["output"]:
                 lines += ["```text", t["output"], "```", ""]
     if passed:

@@ -68,19 +68,19 @@ def test_local_gradients(student, reference, check, op):
 @pytest.mark.points(4)
 @pytest.mark.task("1.1-1.4")
 def test_sandwich(student, reference, check):
-    """Chain rule through each operation: op(2*x) * 3"""
+    """Chain rule through each operation: op(2*x, y) * 3"""
     rng = random.Random("sandwich")
     for op in ["add", "mul", "pow", "sub", "truediv", "neg"]:
         method, _ = HINTS[op]
-        x = rng.uniform(0.4, 1.5)
+        x, y = rng.uniform(0.4, 1.5), rng.uniform(0.4, 1.5)
         if op == "neg":
-            nodes = [["mul", 0, const(2)], ["neg", 1], ["mul", 2, const(3)]]
+            nodes = [["mul", 0, const(2)], ["neg", 2], ["mul", 3, const(3)]]
         elif op == "pow":
-            nodes = [["mul", 0, const(2)], ["pow", 1, const(3)], ["mul", 2, const(3)]]
+            nodes = [["mul", 0, const(2)], ["pow", 2, const(3)], ["mul", 3, const(3)]]
         else:
-            nodes = [["mul", 0, const(2)], [op, 1, 0], ["mul", 2, const(3)]]
-        spec = graphs.spec([x], nodes, mode="local")
-        with check.case(f"{expression(spec)} at x0={x!r}", method=method,
+            nodes = [["mul", 0, const(2)], [op, 2, 1], ["mul", 3, const(3)]]
+        spec = graphs.spec([x, y], nodes, mode="local")
+        with check.case(f"{expression(spec)} at x0={x!r}, x1={y!r}", method=method,
                         hint="the upstream gradient out.grad must multiply the local gradient (chain rule)"):
             compare_graph(student("graph", spec), reference("graph", spec), spec)
 

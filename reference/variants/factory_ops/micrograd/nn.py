@@ -1,0 +1,80 @@
+import random
+
+from micrograd.engine import Value
+
+
+class Module:
+
+    def zero_grad(self):
+        for p in self.parameters():
+            p.grad = 0.0
+
+    def parameters(self):
+        return []
+
+
+class Neuron(Module):
+
+    def __init__(self, nin, nonlin=True):
+        self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]
+        self.b = Value(0.0)
+        self.nonlin = nonlin
+
+    def __call__(self, x):
+        act = sum(wi * xi for wi, xi in zip(self.w, x)) + self.b
+        return act.tanh() if self.nonlin else act
+
+    def parameters(self):
+        return self.w + [self.b]
+
+    def zero_grad(self):
+        for w in self.w:
+            w.grad = 0.0
+        self.b.grad = 0.0
+
+    def __repr__(self):
+        return f"{'Tanh' if self.nonlin else 'Linear'}Neuron({len(self.w)})"
+
+
+class Layer(Module):
+
+    def __init__(self, nin, nout, **kwargs):
+        self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]
+
+    def __call__(self, x):
+        outs = [n(x) for n in self.neurons]
+        return outs[0] if len(outs) == 1 else outs
+
+    def parameters(self):
+        return [p for n in self.neurons for p in n.parameters()]
+
+    def zero_grad(self):
+        for n in self.neurons:
+            n.zero_grad()
+
+    def __repr__(self):
+        return f"Layer of [{', '.join(str(n) for n in self.neurons)}]"
+
+
+class MLP(Module):
+
+    def __init__(self, nin, nouts):
+        sizes = [nin] + list(nouts)
+        last = len(nouts) - 1
+        self.layers = [Layer(a, b, nonlin=(i != last))
+                       for i, (a, b) in enumerate(zip(sizes, sizes[1:]))]
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = layer([x] if isinstance(x, Value) else x)
+        return x
+
+    def parameters(self):
+        return [p for layer in self.layers for p in layer.parameters()]
+
+    def zero_grad(self):
+        for layer in self.layers:
+            layer.zero_grad()
+
+    def __repr__(self):
+        return f"MLP of [{', '.join(str(layer) for layer in self.layers)}]"
