@@ -180,3 +180,19 @@ def test_rerun_keeps_complete_results_regrades_changed_submissions_and_force_reg
     assert grades(out)["bob"]["value_ops"] == "40"
     assert main([*args, "--force"]) == 0
     assert "Graded 2 submission(s)" in capsys.readouterr().out
+
+
+def test_item_analysis_lists_every_test_with_the_class_pass_rate(graded_class):
+    with open(graded_class / "item_analysis.csv", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    students = len(grades(graded_class))
+    tests = {(a, t["extra_data"]["key"]) for a in ASSIGNMENTS
+             for t in json.loads((graded_class / a / "reference_solution" / "results.json").read_text())["tests"]}
+    assert len(rows) == len(tests)
+    rates = [float(r["pass_rate"]) for r in rows]
+    assert rates == sorted(rates)
+    for r in rows:
+        assert int(r["students"]) == students
+        assert float(r["pass_rate"]) == pytest.approx(int(r["passed"]) / students, abs=1e-3)
+    hardest = rows[0]
+    assert float(hardest["pass_rate"]) < 1.0
