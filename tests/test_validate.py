@@ -16,6 +16,22 @@ from grader.errors import ConfigError
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def test_the_real_course_validates_with_no_miss(capsys):
+    """Reference full marks, template 0, every correct variant full marks, every catalogued bug caught."""
+    status = main(["--course", str(ROOT), "validate"])
+    out = capsys.readouterr().out
+    assert status == 0, out[-4000:]
+    assert "No misses" in out
+
+
+def test_the_catalogue_is_large_and_covers_every_assignment():
+    course = Course(ROOT)
+    bugs = {a.id: load_bugs(a, course.reference_dir) for a in course.assignments()}
+    assert sum(len(b) for b in bugs.values()) >= 45
+    assert all(len(b) >= 8 for b in bugs.values())
+    assert len(list((ROOT / "reference" / "variants").glob("*/micrograd/engine.py"))) >= 6
+
+
 @pytest.fixture
 def small_course(tmp_path):
     course = tmp_path / "course"

@@ -72,6 +72,15 @@ def test_seed_gradient(student, reference, check):
     with check.case(f"{expression(spec)}; n1.backward()", method="Value.backward",
                     hint="backward() must start with self.grad = 1.0 (d out / d out = 1)"):
         compare_graph(student("graph", spec), reference("graph", spec), spec, grad_nodes=[1, 0])
+    spec = graphs.spec([rng.uniform(-2, 2), rng.uniform(-2, 2)], [["mul", 0, const(c)]], backward=[2])
+    with check.case(f"x1 is not used: {expression(spec)}; n2.backward()", method="Value.__init__",
+                    hint="a new Value starts with grad = 0.0; only backward() puts gradient into it"):
+        compare_graph(student("graph", spec), reference("graph", spec), spec, grad_nodes=[1, 0])
+    spec = graphs.spec([rng.uniform(0.5, 2)], [["mul", 0, const(2)], ["mul", 1, const(c)]], backward=[2, 1])
+    with check.case(f"{expression(spec)}; n2.backward(); then n1.backward() on the inner node",
+                    method="Value.backward",
+                    hint="the seed is set, not added: self.grad = 1.0 even if the node already has a gradient"):
+        compare_graph(student("graph", spec), reference("graph", spec), spec)
 
 
 @pytest.mark.points(5)
@@ -87,11 +96,14 @@ def test_accumulation_traps(student, reference, check):
         ("diamond through tanh: t = tanh(a); t * t + t", graphs.spec([a], [["tanh", 0], ["mul", 1, 1], ["add", 2, 1]])),
         ("two graphs sharing a leaf: (a*b).backward(); (a*c).backward()",
          graphs.spec([a, b, c], [["mul", 0, 1], ["mul", 0, 2]], backward=[3, 4])),
+        ("two different nodes with equal values: tanh(a) + tanh(a), then times b",
+         graphs.spec([a, b], [["tanh", 0], ["tanh", 0], ["add", 2, 3], ["mul", 4, 1]])),
     ]
     for title, spec in cases:
         with check.case(f"{title} ({expression(spec)})", method="Value.backward",
                         hint="every _backward must add (+=) into the parents' grad, and backward() must not "
-                             "reset gradients, so contributions from every path (and every graph) add up"):
+                             "reset gradients, so contributions from every path (and every graph) add up; "
+                             "the visited set must tell nodes apart by identity (no Value.__eq__/__hash__ by value)"):
             compare_graph(student("graph", spec), reference("graph", spec), spec)
 
 

@@ -164,10 +164,11 @@ def weight_values(data, nin, nouts):
 
 def check_initial(weights):
     if not all(isinstance(w, float) and -1.0 <= w <= 1.0 for w in weights):
-        raise Failure(f"initial weights must be numbers in [-1, 1]; got {[show(w) for w in weights[:6]]}...")
+        raise Failure(f"initial weights were {[show(w) for w in weights[:6]]}..., expected numbers in [-1, 1]")
     if len(set(weights)) < 0.9 * len(weights):
         raise Failure(f"initial weights are (nearly) constant: {len(set(weights))} distinct values among "
-                      f"{len(weights)} weights; all neurons would then learn the same thing")
+                      f"{len(weights)} weights, expected distinct random values in [-1, 1]; "
+                      "all neurons would then learn the same thing")
 
 
 @pytest.mark.points(4)
