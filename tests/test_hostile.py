@@ -39,12 +39,14 @@ def hostile_processes() -> list[int]:
     return found
 
 
-def sandbox_processes() -> list[int]:
+def sandbox_processes(out: Path) -> list[int]:
+    """Sandbox processes started for this class (their command line names its output folder)."""
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                if b"_grader_sandbox" in Path(f"/proc/{entry}/cmdline").read_bytes():
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+                if b"_grader_sandbox" in cmdline and str(out).encode() in cmdline:
                     found.append(int(entry))
             except OSError:
                 pass
@@ -216,7 +218,7 @@ def test_the_sandbox_cannot_read_or_import_the_answers(hostile_class):
 
 def test_nothing_outlives_grading_and_nothing_outside_scratch_changed(hostile_class):
     assert hostile_processes() == []
-    assert sandbox_processes() == []
+    assert sandbox_processes(hostile_class["out"]) == []
     for name, content in hostile_class["before"].items():
         assert Path(hostile_class["victims"][name]).read_bytes() == content, name
     assert "tampered" not in (hostile_class["out"] / "grades.csv").read_text()
