@@ -11,6 +11,8 @@ Subcommands:
 * ``grader template [--check]``: regenerate ``student_template/`` from the
   reference's solution markers (or check that it is up to date).
 * ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
+* ``grader check [PATH] [-a ID]... [--format text|json|junit|github]``: a
+  student's self-check on the public tests (exit 0 only when all pass).
 """
 
 from __future__ import annotations
@@ -55,6 +57,11 @@ def cmd_grade(args: argparse.Namespace) -> int:
         f"with {args.jobs} job(s){kept}.\nGradebook: {out / 'grades.csv'}; per-student results.json and "
         f"feedback.md in {out}/<assignment>/<student>/"
     )
+    if args.format == "junit":
+        from .formats import write_grade_junit
+
+        write_grade_junit(out / "grades.junit.xml", run.assignments, out, [g.student for g in run.grades])
+        print(f"JUnit gradebook: {out / 'grades.junit.xml'}")
     if len(run.grades) > 1:
         print(summary(run.items) + f"\n  (all tests: {out / 'item_analysis.csv'})")
     print(isolation_summary(run.isolation))
@@ -91,6 +98,17 @@ def cmd_template(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    from . import formats
+    from .check import check
+
+    course = _course(args)
+    result = check(course, Path(args.path), args.assignment or None)
+    render = {"text": formats.text, "json": formats.as_json, "junit": formats.check_junit, "github": formats.github}
+    print(render[args.format](result))
+    return 0 if result.passed else 1
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from .validate import render, validate
 
@@ -116,7 +134,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="grading-output", metavar="OUT", help="output folder (default: %(default)s)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N", help="parallel judges (default: cores)")
     p.add_argument("--force", action="store_true", help="re-grade submissions that already have complete results in OUT")
+    p.add_argument("--format", choices=["csv", "junit"], default="csv",
+                   help="gradebook: grades.csv (always) and, with junit, grades.junit.xml for other CI systems")
     p.set_defaults(func=cmd_grade)
+
+    p = sub.add_parser("check", help="self-check: run the public tests on your micrograd (exit 0 when all pass)")
+    p.add_argument("path", nargs="?", default=".", metavar="PATH",
+                   help="folder holding micrograd/ (or engine.py/nn.py), a .zip or a .ipynb (default: .)")
+    p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to check (repeatable; default: all)")
+    p.add_argument("--format", choices=["text", "json", "junit", "github"], default="text",
+                   help="output: text (default), json, junit XML, or github (annotations, job summary, classroom result)")
+    p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("validate", help="test the tests: reference, template, correct variants, catalogued bugs")
     p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to validate (repeatable; default: all)")

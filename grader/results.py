@@ -87,7 +87,7 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
             "output": t["output"],
             "visibility": t["visibility"],
             "tags": [f"task {t['task']}"] if t.get("task") else [],
-            "extra_data": {"key": t.get("key", ""), "methods": t.get("methods", [])},
+            "extra_data": {"key": t.get("key", ""), "methods": t.get("methods", []), "duration": t.get("duration", 0)},
         }
         if t.get("task"):
             test["number"] = t["task"]

@@ -1,0 +1,95 @@
+"""``grader check``: a student's self-check against the public tests.
+
+Grades one submission (a folder holding ``micrograd/`` or flat files, a
+``.zip`` or a notebook) on the public tests only, through the same judge and
+sandbox as ``grader grade``. It needs neither the hidden tests nor the
+reference solution, so it runs in a student's copy of the release, in
+classroom CI, or in Colab.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .batch import fingerprint, intake, run_judge
+from .config import Assignment, Course
+from .errors import GraderError
+from .manifest import Manifest
+from .results import grader_data, read_results
+from .submission import read_submission
+from .worker_process import prepare_runtime
+
+STUDENT = "self-check"
+
+
+@dataclass
+class CheckResult:
+    """The outcome of a self-check.
+
+    Attributes:
+        assignments: The assignments checked, in order.
+        results: Assignment id to its results.json document (Gradescope schema).
+        path: What was checked.
+    """
+
+    assignments: list[Assignment]
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    path: Path = Path(".")
+
+    def tests(self, assignment: Assignment) -> list[dict[str, Any]]:
+        return self.results.get(assignment.id, {}).get("tests", [])
+
+    def score(self, assignment: Assignment) -> tuple[float, float]:
+        tests = self.tests(assignment)
+        return round(sum(t["score"] for t in tests), 4), round(sum(t["max_score"] for t in tests), 4)
+
+    def problems(self, assignment: Assignment) -> list[str]:
+        return list(grader_data(self.results.get(assignment.id, {})).get("problems", []))
+
+    @property
+    def passed(self) -> bool:
+        """Every public test of every assignment passed (and there was at least one)."""
+        tests = [t for a in self.assignments for t in self.tests(a)]
+        return bool(tests) and all(t["status"] == "passed" for t in tests)
+
+    def tasks(self, assignment: Assignment) -> dict[str, tuple[float, float]]:
+        """Task to (score, max score) over the public tests."""
+        tasks: dict[str, tuple[float, float]] = {}
+        for t in self.tests(assignment):
+            score, most = tasks.get(t.get("number", ""), (0.0, 0.0))
+            tasks[t.get("number", "")] = (score + t["score"], most + t["max_score"])
+        return tasks
+
+
+def check(course: Course, path: Path, assignment_ids: list[str] | None = None) -> CheckResult:
+    """Run the public tests of the chosen assignments (default: all) on the submission at ``path``.
+
+    Raises:
+        GraderError: If ``path`` does not exist, or the judge fails.
+    """
+    if not path.exists():
+        raise GraderError(f"{path} does not exist (give the folder holding micrograd/, a .zip or a .ipynb)")
+    assignments = course.assignments(assignment_ids)
+    result = CheckResult(assignments, path=path)
+    with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp_name:
+        tmp = Path(tmp_name)
+        sub = read_submission(path)
+        sub.id = STUDENT
+        job = intake(sub, 0, assignments, tmp / "stage", fingerprint(sub))
+        out = tmp / "out"
+        manifest = Manifest(str(course.root), str(prepare_runtime(tmp / "runtime")), str(tmp / "results"),
+                            [a.id for a in assignments], False, [job], hide=[str(course.root), str(out)],
+                            out=str(out))
+        (tmp / "results").mkdir()
+        status = run_judge(manifest, tmp / "manifest.json", tmp / "judge.log")
+        if status not in (0, 1):
+            log = (tmp / "judge.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
+            raise GraderError(f"the self-check could not run (status {status}):\n" + "\n".join(log))
+        for a in assignments:
+            doc = read_results(out, a, STUDENT)
+            if doc is not None:
+                result.results[a.id] = doc
+    return result
