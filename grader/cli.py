@@ -11,6 +11,8 @@ Subcommands:
 * ``grader template [--check]``: regenerate ``student_template/`` from the
   reference's solution markers (or check that it is up to date).
 * ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
+* ``grader release OUT``: the student release (template, notebooks,
+  handouts, public tests, the grader, a classroom workflow).
 * ``grader check [PATH] [-a ID]... [--format text|json|junit|github]``: a
   student's self-check on the public tests (exit 0 only when all pass).
 """
@@ -109,6 +111,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if result.passed else 1
 
 
+def cmd_release(args: argparse.Namespace) -> int:
+    from .release import build_release
+
+    course = _course(args)
+    files = build_release(course, Path(args.out))
+    print(f"wrote the student release to {args.out} ({len(files)} files): micrograd/ template, notebooks/, "
+          "assignments/<id>/ (handout, public tests), grader/, README.md, .github/workflows/classroom.yml")
+    return 0
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from .validate import render, validate
 
@@ -145,6 +157,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["text", "json", "junit", "github"], default="text",
                    help="output: text (default), json, junit XML, or github (annotations, job summary, classroom result)")
     p.set_defaults(func=cmd_check)
+
+    p = sub.add_parser("release", help="build what students receive (template, notebooks, handouts, public tests)")
+    p.add_argument("out", metavar="OUT", help="new folder for the release")
+    p.set_defaults(func=cmd_release)
 
     p = sub.add_parser("validate", help="test the tests: reference, template, correct variants, catalogued bugs")
     p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to validate (repeatable; default: all)")
