@@ -13,6 +13,8 @@ Subcommands:
 * ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
 * ``grader release OUT``: the student release (template, notebooks,
   handouts, public tests, the grader, a classroom workflow).
+* ``grader gradescope -a ID -o autograder.zip``: a Gradescope autograder;
+  ``grader autograde`` is what its ``run_autograder`` calls.
 * ``grader check [PATH] [-a ID]... [--format text|json|junit|github]``: a
   student's self-check on the public tests (exit 0 only when all pass).
 """
@@ -121,6 +123,25 @@ def cmd_release(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_gradescope(args: argparse.Namespace) -> int:
+    from .gradescope import build_zip
+
+    course = _course(args)
+    members = build_zip(course, args.assignment, Path(args.output))
+    print(f"wrote {args.output} ({len(members)} files): upload it as the autograder of a Gradescope "
+          f"programming assignment; students submit micrograd/engine.py (and nn.py), flat files or a notebook")
+    return 0
+
+
+def cmd_autograde(args: argparse.Namespace) -> int:
+    from .gradescope import autograde
+
+    course = _course(args)
+    score = autograde(course, Path(args.submission), args.assignment, Path(args.results))
+    print(f"score {score:g}; results written to {args.results}")
+    return 0
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from .validate import render, validate
 
@@ -161,6 +182,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("release", help="build what students receive (template, notebooks, handouts, public tests)")
     p.add_argument("out", metavar="OUT", help="new folder for the release")
     p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("gradescope", help="build a Gradescope autograder zip for one assignment")
+    p.add_argument("-a", "--assignment", required=True, metavar="ID", help="the assignment")
+    p.add_argument("-o", "--output", default="autograder.zip", metavar="ZIP", help="zip to write (default: %(default)s)")
+    p.set_defaults(func=cmd_gradescope)
+
+    p = sub.add_parser("autograde", help="(inside Gradescope) grade one submission folder into results.json")
+    p.add_argument("submission", metavar="SUBMISSION", help="the submission folder (/autograder/submission)")
+    p.add_argument("-a", "--assignment", required=True, metavar="ID", help="the assignment")
+    p.add_argument("--results", required=True, metavar="FILE", help="where to write results.json")
+    p.set_defaults(func=cmd_autograde)
 
     p = sub.add_parser("validate", help="test the tests: reference, template, correct variants, catalogued bugs")
     p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to validate (repeatable; default: all)")
