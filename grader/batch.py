@@ -21,7 +21,8 @@ import os
 import shutil
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -37,6 +38,8 @@ from .submission import Submission, discover, read_submission, resolve, stage, s
 from .worker_process import prepare_runtime
 
 Progress = Callable[[int, int, str], None]
+PROGRESS_POLL_SECONDS = 0.5
+"""How often the batch looks for newly written results, to report progress."""
 
 
 @dataclass
@@ -78,6 +81,17 @@ def is_complete(out: Path, assignments: list[Assignment], student: str, print_: 
     for a in assignments:
         doc = read_results(out, a, student)
         if doc is None or grader_data(doc).get("fingerprint") != print_:
+            return False
+    return True
+
+
+def written_since(out: Path, assignments: list[Assignment], student: str, since: float) -> bool:
+    """Whether every assignment's results.json of ``student`` was written at or after ``since`` (epoch seconds)."""
+    for a in assignments:
+        try:
+            if (out / a.id / student / "results.json").stat().st_mtime < since:
+                return False
+        except OSError:
             return False
     return True
 
@@ -194,22 +208,34 @@ def grade(
                                 chunk, hide=hide, out=str(out))
             return k, chunk, run_judge(manifest, work / f"manifest-{k}.json", instructor / "logs" / f"judge-{k}.log")
 
-        done = 0
+        reported: set[str] = set()
+
+        def report(job: Job) -> None:
+            if job.id not in reported:
+                reported.add(job.id)
+                run.graded.append(job.id)
+                if progress is not None:
+                    progress(len(reported), len(todo), job.id)
+
+        started = time.time()
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            for future in as_completed([pool.submit(judge, k, chunk) for k, chunk in enumerate(chunks)]):
-                k, chunk, status = future.result()
-                if status not in (0, 1):
-                    failed_judges.append((k, status))
-                for job in chunk:
-                    if not is_complete(out, assignments, job.id, job.fingerprint):
-                        reason = f"internal grader error: the judge process ended with status {status} first"
-                        for a in assignments:
-                            record = {"tests": [], "error": job.parts[a.id].error or reason}
-                            write_submission(out, a, job.id, record, job.fingerprint)
-                    run.graded.append(job.id)
-                    done += 1
-                    if progress is not None:
-                        progress(done, len(todo), job.id)
+            pending = {pool.submit(judge, k, chunk) for k, chunk in enumerate(chunks)}
+            while pending:
+                finished, pending = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
+                for job in todo:  # judges write results as they go: report each as soon as it is there
+                    if job.id not in reported and written_since(out, assignments, job.id, started):
+                        report(job)
+                for future in finished:
+                    k, chunk, status = future.result()
+                    if status not in (0, 1):
+                        failed_judges.append((k, status))
+                    for job in chunk:
+                        if not is_complete(out, assignments, job.id, job.fingerprint):
+                            reason = f"internal grader error: the judge process ended with status {status} first"
+                            for a in assignments:
+                                record = {"tests": [], "error": job.parts[a.id].error or reason}
+                                write_submission(out, a, job.id, record, job.fingerprint)
+                        report(job)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for entry in entries:

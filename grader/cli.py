@@ -33,6 +33,7 @@ from .config import Course, find_course
 from .errors import GraderError
 from .gradebook import table
 from .item_analysis import summary
+from .progress import Progress
 
 
 def _course(args: argparse.Namespace) -> Course:
@@ -49,10 +50,9 @@ def cmd_grade(args: argparse.Namespace) -> int:
     out = Path(args.output)
     started = time.monotonic()
 
-    def progress(done: int, total: int, student: str) -> None:
-        print(f"[{done}/{total}] graded {student}", file=sys.stderr, flush=True)
-
-    run = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress, force=args.force)
+    with Progress(sys.stderr) as progress:
+        run = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress,
+                    force=args.force)
     elapsed = time.monotonic() - started
     print(table(run.assignments, run.grades))
     kept = f" (kept {len(run.skipped)} complete result(s) from an earlier run; --force re-grades them)" if run.skipped else ""

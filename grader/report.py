@@ -48,10 +48,10 @@ UNFINISHED = "NotImplementedError"
 BINS = 10
 """Bars per histogram: equal-width bins from 0 to the assignment's points."""
 
-WIDTH, HEIGHT = 420, 220
+WIDTH, HEIGHT = 520, 240
 """Size of a histogram, in SVG user units."""
 
-LEFT, RIGHT, TOP, BOTTOM = 44, 12, 12, 44
+LEFT, RIGHT, TOP, BOTTOM = 44, 14, 26, 44
 """Histogram margins: room for the axis labels."""
 
 
@@ -143,20 +143,24 @@ def first_hint(output: str) -> str:
     return match.group(1) if match else ""
 
 
-def shows_bug(bug: Bug, doc: dict[str, Any], feedback: str) -> bool:
+def shows_bug(bug: Bug, doc: dict[str, Any]) -> bool:
     """Whether one student's results on ``bug.assignment`` show the bug's signature.
 
     A heuristic: every ``caught_by`` entry names a test the student failed
-    (as ``grader validate`` checks the mutants), and ``bug.method`` is named by
-    one of the student's failing tests or in their feedback. Failures quoting
-    ``NotImplementedError`` (unfinished work) do not count.
+    (as ``grader validate`` checks the mutants), and ``bug.method`` is named
+    by one of the failing tests (``extra_data.methods``) or in their feedback
+    (title and output; hint lines do not count, as hints name other methods as
+    advice). Failures quoting ``NotImplementedError`` (unfinished work) do not
+    count.
     """
     failed = [t for t in doc.get("tests", []) if t.get("status") != "passed" and UNFINISHED not in str(t.get("output"))]
     keys = [str((t.get("extra_data") or {}).get("key", "")) for t in failed]
     if not all(any(bug.catches(k) == entry for k in keys) for entry in bug.caught_by):
         return False
-    named = any(bug.method in ((t.get("extra_data") or {}).get("methods") or []) for t in failed)
-    return named or bug.method in feedback
+    if any(bug.method in ((t.get("extra_data") or {}).get("methods") or []) for t in failed):
+        return True
+    feedback = "\n".join(f"{t.get('name', '')}\n{t.get('output', '')}" for t in failed)
+    return bug.method in HINT.sub("", feedback)
 
 
 def read_gradebook(out: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -222,10 +226,8 @@ def class_data(out: Path, course: Course) -> dict[str, Any]:
                     hints.setdefault((a.id, key), Counter())[hint] += 1
             if grader_data(doc).get("problems"):
                 continue  # not importable or not readable: every test failed, whatever the bug
-            feedback_md = out / a.id / student / "feedback.md"
-            feedback = feedback_md.read_text(encoding="utf-8", errors="replace") if feedback_md.is_file() else ""
             for lb in bugs:
-                if shows_bug(lb.bug, doc, feedback):
+                if shows_bug(lb.bug, doc):
                     lb.students.append(student)
         likely += [lb for lb in bugs if lb.students]
     likely.sort(key=lambda lb: -len(lb.students))  # stable: assignment then catalogue order on ties
