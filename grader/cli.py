@@ -13,6 +13,7 @@ Subcommands:
 * ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
 * ``grader release OUT``: the student release (template, notebooks,
   handouts, public tests, the grader, a classroom workflow).
+* ``grader report OUT``: the class report, ``OUT/report.html``.
 * ``grader gradescope -a ID -o autograder.zip``: a Gradescope autograder;
   ``grader autograde`` is what its ``run_autograder`` calls.
 * ``grader check [PATH] [-a ID]... [--format text|json|junit|github]``: a
@@ -142,6 +143,15 @@ def cmd_autograde(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    course = _course(args)
+    path = write_report(Path(args.out), course)
+    print(f"wrote {path}: one self-contained page (score distributions, tests by pass rate, likely bugs, students)")
+    return 0
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from .validate import render, validate
 
@@ -182,6 +192,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("release", help="build what students receive (template, notebooks, handouts, public tests)")
     p.add_argument("out", metavar="OUT", help="new folder for the release")
     p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("report", help="write OUT/report.html, the class report of a graded folder")
+    p.add_argument("out", metavar="OUT", help="the output folder of `grader grade`")
+    p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("gradescope", help="build a Gradescope autograder zip for one assignment")
     p.add_argument("-a", "--assignment", required=True, metavar="ID", help="the assignment")

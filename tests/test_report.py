@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 import shutil
+from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any, Iterator
 from urllib.parse import unquote, urlparse
 from urllib.request import url2pathname
 
@@ -151,8 +153,8 @@ def test_a_missing_gradebook_is_a_clear_error(tmp_path):
         write_report(tmp_path, Course(ROOT))
 
 
-@pytest.fixture
-def chromium(tmp_path: Path):
+@contextmanager
+def chromium(tmp_path: Path) -> Iterator[Any]:
     """A real headless Chromium driven by Selenium through the system chromedriver; fails (never skips) without it."""
     missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.is_file()]
     if missing:
@@ -177,7 +179,13 @@ def chromium(tmp_path: Path):
         driver.quit()
 
 
-def test_the_report_renders_in_chromium_with_visible_charts(report, chromium):
+def test_the_report_renders_in_chromium_with_visible_charts(report, tmp_path):
+    with chromium(tmp_path) as driver:
+        check_in_browser(report, driver)
+
+
+def check_in_browser(report: Path, chromium: Any) -> None:
+    """Open the report as a file:// URL; check the console, the charts, the escaping; save ``report.png``."""
     from selenium.webdriver.common.by import By
 
     chromium.get(report.as_uri())
