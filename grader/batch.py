@@ -176,6 +176,7 @@ def grade(
         GraderError: For instructor errors (no submissions, bad configuration,
             a judge that failed).
     """
+    out, submissions = out.resolve(), submissions.resolve()  # workers run elsewhere: no relative paths
     assignments = course.assignments(assignment_ids)
     entries = discover(submissions)
     if not entries:

@@ -119,9 +119,9 @@ class SandboxWorker:
         network: bool = False,
         isolate: bool = True,
     ) -> None:
-        self.runtime = runtime
-        self.code_dir = code_dir
-        self.scratch = scratch
+        self.runtime = runtime.resolve()
+        self.code_dir = code_dir.resolve()
+        self.scratch = scratch.resolve()
         self.modules = modules
         self.limits = limits
         self.hide = list(hide or [])

@@ -79,3 +79,14 @@ def test_jobs_must_be_positive(capsys, one_submission):
     with pytest.raises(SystemExit) as exc:
         main(["grade", str(one_submission), "-j", "0"])
     assert exc.value.code == 2
+
+
+def test_relative_paths_work_from_inside_the_course(tmp_path, monkeypatch, capsys):
+    """The README's quick start: `grader grade examples/submissions` run from the course folder."""
+    course = tmp_path / "course"
+    for part in ("assignments", "reference"):
+        shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__", "variants"))
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct_recursive", course / "subs" / "alice")
+    monkeypatch.chdir(course)
+    assert main(["grade", "subs", "-a", "value_ops", "-o", "grading-output"]) == 0
+    assert (course / "grading-output" / "grades.csv").read_text().splitlines()[1] == "alice,40,40,"
