@@ -331,13 +331,6 @@ class SandboxWorker:
                 proc.wait(timeout=5.0)
             except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL not delivered
                 pass
-        for fd in (self._rfd, self._wfd):
-            if fd >= 0:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        self._rfd = self._wfd = -1
         self._buf = b""
 
     def output_excerpt(self, limit: int) -> str:
