@@ -156,6 +156,7 @@ def grade(
     jobs: int,
     progress: Progress | None = None,
     force: bool = False,
+    shard: tuple[int, int] | None = None,
 ) -> GradeRun:
     """Grade every submission in ``submissions`` on the chosen assignments.
 
@@ -168,6 +169,7 @@ def grade(
         jobs: Judge processes run in parallel.
         progress: Called as ``progress(done, total, student)`` after each submission.
         force: Re-grade submissions that already have complete results.
+        shard: ``(K, N)``: grade only the students of shard K of N (see :mod:`grader.shard`).
 
     Returns:
         A :class:`GradeRun`.
@@ -181,6 +183,10 @@ def grade(
     entries = discover(submissions)
     if not entries:
         raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
+    if shard is not None:
+        from .shard import shard_of
+
+        entries = [e for e in entries if shard_of(student_id(e), shard[1]) == shard[0]]
     instructor = out / "_instructor"
     instructor.mkdir(parents=True, exist_ok=True)
     clean_stale_work(instructor)

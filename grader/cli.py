@@ -13,6 +13,7 @@ Subcommands:
 * ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
 * ``grader release OUT``: the student release (template, notebooks,
   handouts, public tests, the grader, a classroom workflow).
+* ``grader merge OUT... -o MERGED``: combine shard outputs (``grade --shard K/N``).
 * ``grader report OUT``: the class report, ``OUT/report.html``.
 * ``grader gradescope -a ID -o autograder.zip``: a Gradescope autograder;
   ``grader autograde`` is what its ``run_autograder`` calls.
@@ -35,6 +36,7 @@ from .errors import GraderError
 from .gradebook import table
 from .item_analysis import summary
 from .progress import Progress
+from .shard import parse_shard
 
 
 def _course(args: argparse.Namespace) -> Course:
@@ -53,7 +55,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
     with Progress(sys.stderr) as progress:
         run = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress,
-                    force=args.force)
+                    force=args.force, shard=parse_shard(args.shard) if args.shard else None)
     elapsed = time.monotonic() - started
     print(table(run.assignments, run.grades))
     kept = f" (kept {len(run.skipped)} complete result(s) from an earlier run; --force re-grades them)" if run.skipped else ""
@@ -152,6 +154,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_merge(args: argparse.Namespace) -> int:
+    from .report import write_report
+    from .shard import merge
+
+    course = _course(args)
+    dest = Path(args.output)
+    assignments, grades = merge(course, [Path(o) for o in args.outs], dest)
+    print(table(assignments, grades))
+    write_report(dest, course)
+    print(f"\nMerged {len(args.outs)} output folder(s): {len(grades)} student(s) in {dest / 'grades.csv'}, "
+          f"{dest / 'item_analysis.csv'} and {dest / 'report.html'}")
+    return 0
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     from .validate import render, validate
 
@@ -179,6 +195,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="re-grade submissions that already have complete results in OUT")
     p.add_argument("--format", choices=["csv", "junit"], default="csv",
                    help="gradebook: grades.csv (always) and, with junit, grades.junit.xml for other CI systems")
+    p.add_argument("--shard", metavar="K/N", help="grade only shard K of N (by a hash of the student id); "
+                   "combine the shards' outputs with `grader merge`")
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("check", help="self-check: run the public tests on your micrograd (exit 0 when all pass)")
@@ -192,6 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("release", help="build what students receive (template, notebooks, handouts, public tests)")
     p.add_argument("out", metavar="OUT", help="new folder for the release")
     p.set_defaults(func=cmd_release)
+
+    p = sub.add_parser("merge", help="merge the output folders of sharded `grader grade --shard K/N` runs")
+    p.add_argument("outs", nargs="+", metavar="OUT", help="output folders of the shards")
+    p.add_argument("-o", "--output", required=True, metavar="MERGED", help="folder for the merged outputs")
+    p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("report", help="write OUT/report.html, the class report of a graded folder")
     p.add_argument("out", metavar="OUT", help="the output folder of `grader grade`")
