@@ -33,7 +33,9 @@ from .config import VISIBILITIES, Assignment, Course
 from .judge_session import SubmissionRun
 from .manifest import Manifest
 from .reference import load_reference, run_probe
-from .testing import Check, Failure
+from hypothesis.control import currently_in_test_context
+
+from .testing import Check, Failure, StudentFault
 
 MARKERS = (
     "points(n): points the test is worth (partial credit by the share of `check` cases passed)",
@@ -205,9 +207,33 @@ def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[
     test_id = request.node.nodeid
 
     def call(probe: str, *args: Any) -> Any:
-        return run.call(assignment.id, probe, list(args), test_id, deadline)
+        try:
+            return run.call(assignment.id, probe, list(args), test_id, deadline)
+        except StudentFault as fault:
+            if input_independent(fault) and currently_in_test_context():
+                raise GiveUp(fault) from None  # no input can make it pass: hypothesis must not shrink
+            raise
 
     return call
+
+
+class GiveUp(BaseException):
+    """Ends a hypothesis test at once (not an ``Exception``, so hypothesis neither retries nor shrinks).
+
+    Raised for faults no input can change (unimplemented method, code that
+    cannot be imported, a time limit used up): shrinking would call the
+    student's code hundreds of times to find a "smallest" input that does
+    not exist.
+    """
+
+    def __init__(self, fault: StudentFault) -> None:
+        super().__init__(str(fault))
+        self.fault = fault
+
+
+def input_independent(fault: StudentFault) -> bool:
+    """Whether a fault would happen whatever the inputs."""
+    return fault.kind in ("import", "unavailable", "timeout") or fault.error.get("type") == "NotImplementedError"
 
 
 @pytest.fixture
@@ -265,6 +291,8 @@ def find_failure(exc: BaseException) -> Failure | None:
     """The first :class:`Failure` in ``exc`` (looking inside exception groups)."""
     if isinstance(exc, Failure):
         return exc
+    if isinstance(exc, GiveUp):
+        return exc.fault
     for inner in getattr(exc, "exceptions", ()) or ():
         found = find_failure(inner)
         if found is not None:
