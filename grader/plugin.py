@@ -22,6 +22,7 @@ assignment's ``visibility``.
 
 from __future__ import annotations
 
+import json
 import time
 import traceback
 from pathlib import Path
@@ -62,6 +63,7 @@ class GradingState:
         }
         self.order = {job.id: job.index for job in manifest.jobs}
         self._reference: Any = None
+        self.reference_cache: dict[str, str] = {}
 
     @property
     def reference(self) -> Any:
@@ -241,7 +243,15 @@ def reference(request: pytest.FixtureRequest) -> Callable[..., Any]:
     """``reference(probe, *args)``: run a probe on the reference solution (hidden tests only)."""
     state = request.config.stash[STATE]
     mg = state.reference
-    return lambda probe, *args: run_probe(mg, probe, list(args))
+
+    def call(probe: str, *args: Any) -> Any:
+        # every submission gets the same inputs, so the reference's answers are computed once per judge
+        key = json.dumps([probe, args], sort_keys=True)
+        if key not in state.reference_cache:
+            state.reference_cache[key] = json.dumps(run_probe(mg, probe, list(args)))
+        return json.loads(state.reference_cache[key])
+
+    return call
 
 
 @pytest.fixture
