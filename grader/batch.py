@@ -33,7 +33,7 @@ from .gradebook import StudentGrade, write_csv
 from .item_analysis import Item, analyse
 from .item_analysis import write_csv as write_items
 from .manifest import Job, Manifest, Part
-from .results import grader_data, read_results, write_submission
+from .results import grader_data, read_results, score_of, write_submission
 from .submission import Submission, discover, read_submission, resolve, stage, student_id
 from .worker_process import prepare_runtime
 
@@ -132,8 +132,7 @@ def grade_from_results(out: Path, assignments: list[Assignment], student: str) -
     where: dict[str, list[str]] = {}
     for a in assignments:
         doc = read_results(out, a, student) or {"tests": []}
-        tests = doc["tests"]
-        grade_.scores[a.id] = (round(sum(t["score"] for t in tests), 4), round(sum(t["max_score"] for t in tests), 4))
+        grade_.scores[a.id] = score_of(doc)
         for problem in grader_data(doc).get("problems", []):
             where.setdefault(str(problem), []).append(a.id)
     grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in where.items()]

@@ -18,7 +18,7 @@ from .batch import fingerprint, intake, run_judge
 from .config import Assignment, Course
 from .errors import GraderError
 from .manifest import Manifest
-from .results import grader_data, read_results
+from .results import grader_data, read_results, score_of
 from .submission import read_submission
 from .worker_process import prepare_runtime
 
@@ -43,8 +43,7 @@ class CheckResult:
         return self.results.get(assignment.id, {}).get("tests", [])
 
     def score(self, assignment: Assignment) -> tuple[float, float]:
-        tests = self.tests(assignment)
-        return round(sum(t["score"] for t in tests), 4), round(sum(t["max_score"] for t in tests), 4)
+        return score_of(self.results.get(assignment.id, {}))
 
     def problems(self, assignment: Assignment) -> list[str]:
         return list(grader_data(self.results.get(assignment.id, {})).get("problems", []))

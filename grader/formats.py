@@ -27,12 +27,9 @@ from typing import Any, Iterable
 
 from .check import CheckResult
 from .config import Assignment
+from .gradebook import points
 
 WHERE = re.compile(r"at (micrograd/\w+\.py) line (\d+)")
-
-
-def points(x: float) -> str:
-    return f"{round(x, 2):g}"
 
 
 def text(result: CheckResult) -> str:

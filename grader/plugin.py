@@ -62,6 +62,8 @@ class GradingState:
             for job in manifest.jobs
         }
         self.order = {job.id: job.index for job in manifest.jobs}
+        self._roots = {aid: a.root.resolve() for aid, a in self.assignments.items()}
+        self._by_file: dict[Path, Assignment] = {}
         self._reference: Any = None
         self.reference_cache: dict[str, str] = {}
 
@@ -74,11 +76,15 @@ class GradingState:
         return self._reference
 
     def assignment_of(self, item: pytest.Item) -> Assignment:
-        path = Path(str(item.path)).resolve()
-        for assignment in self.assignments.values():
-            if assignment.root.resolve() in path.parents:
-                return assignment
-        raise pytest.UsageError(f"{item.nodeid}: test is not inside a graded assignment's folder")
+        """The assignment whose folder holds the item's test file."""
+        path = Path(str(item.path))
+        if path not in self._by_file:
+            parents = Path(path).resolve().parents
+            found = [a for a, root in self._roots.items() if root in parents]
+            if not found:
+                raise pytest.UsageError(f"{item.nodeid}: test is not inside a graded assignment's folder")
+            self._by_file[path] = self.assignments[found[0]]
+        return self._by_file[path]
 
 
 STATE = pytest.StashKey[GradingState]()

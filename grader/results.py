@@ -49,7 +49,7 @@ def problems(record: dict[str, Any]) -> list[str]:
 
 
 def score_of(record: dict[str, Any]) -> tuple[float, float]:
-    """(score, max score) summed over the record's tests."""
+    """(score, max score) summed over the tests of a judge record or a results.json document."""
     tests = record.get("tests", [])
     return round(sum(t["score"] for t in tests), 4), round(sum(t["max_score"] for t in tests), 4)
 

@@ -25,7 +25,7 @@ from pathlib import Path
 from .batch import grade
 from .catalogue import Bug, load_bugs, write_mutant
 from .config import Assignment, Course
-from .results import read_results
+from .results import read_results, score_of
 
 REFERENCE, TEMPLATE = "_reference", "_template"
 
@@ -91,8 +91,7 @@ def check_assignment(course: Course, assignment: Assignment, work: Path, jobs: i
     grade(course, subs, [assignment.id], out, jobs, force=True)
 
     def total(student: str) -> tuple[float, float]:
-        tests = _tests(out, assignment, student)
-        return sum(t["score"] for t in tests), sum(t["max_score"] for t in tests)
+        return score_of({"tests": _tests(out, assignment, student)})
 
     got, full = total(REFERENCE)
     if got != full or full != assignment.points:

@@ -9,6 +9,7 @@ left unimplemented (so only the tests that use ``**`` or ``/`` fail).
 
 from __future__ import annotations
 
+import os
 import re
 import textwrap
 import zipfile
@@ -210,6 +211,19 @@ def zip_with_tricks(path: Path, engine: str) -> Path:
         zf.writestr("/tmp/grader_zip_escape.py", "escaped = True\n")
         zf.writestr("../../grader_zip_escape2.py", "escaped = True\n")
     return path
+
+
+def processes_named(comm: str) -> list[int]:
+    """Pids of the processes whose name (``/proc/PID/comm``) is ``comm``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if Path(f"/proc/{entry}/comm").read_text().strip() == comm:
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
 
 
 def student_id(entry: Path) -> str:

@@ -27,18 +27,6 @@ HANG_ATTACKS = {"loop": H.LOOP, "fork_bomb": H.FORK_BOMB, "memory_bomb": H.MEMOR
 METHOD_ATTACKS = {**CRASH_ATTACKS, **HANG_ATTACKS}
 
 
-def hostile_processes() -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if Path(f"/proc/{entry}/comm").read_text().strip() == "hostiledaemon":
-                    found.append(int(entry))
-            except OSError:
-                pass
-    return found
-
-
 def sandbox_processes(out: Path) -> list[int]:
     """Sandbox processes started for this class (their command line names its output folder)."""
     found = []
@@ -217,7 +205,7 @@ def test_the_sandbox_cannot_read_or_import_the_answers(hostile_class):
 
 
 def test_nothing_outlives_grading_and_nothing_outside_scratch_changed(hostile_class):
-    assert hostile_processes() == []
+    assert H.processes_named("hostiledaemon") == []
     assert sandbox_processes(hostile_class["out"]) == []
     for name, content in hostile_class["before"].items():
         assert Path(hostile_class["victims"][name]).read_bytes() == content, name

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader.config import Limits
+from hostile_submissions import processes_named
 from grader.worker_process import SandboxWorker, WorkerCrashed, WorkerTimeout, prepare_runtime
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -195,16 +196,8 @@ def daemon_engine() -> str:
     )
 
 
-def daemons() -> list[str]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if Path(f"/proc/{entry}/comm").read_text().strip() == "sandboxdaemon":
-                    found.append(entry)
-            except OSError:
-                pass
-    return found
+def daemons() -> list[int]:
+    return processes_named("sandboxdaemon")
 
 
 @pytest.mark.parametrize("isolate", [True, False], ids=["namespaces", "no-namespaces"])

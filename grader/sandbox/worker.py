@@ -227,7 +227,6 @@ def _namespace_init(cfg: dict[str, Any], report: dict[str, str], code_dir: str, 
         for fd in (rfd, wfd):
             os.close(fd)
         _exit_like(_wait_for(child))
-    isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)
 
 
 def _worker(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_uid: int | None, user_ns: bool,
@@ -247,7 +246,7 @@ def _worker(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_u
     if user_ns:
         isolation.drop_capabilities()
         report["capabilities"] = "dropped"
-    isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)
+    isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)  # (again) a change of user clears it
     try:
         read = isolation.system_read_paths() + [cfg["runtime"], code_dir]
         report["landlock"] = isolation.landlock(read, [cfg["scratch"], "/dev"], network)
