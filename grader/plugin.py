@@ -90,6 +90,7 @@ class GradingState:
 STATE = pytest.StashKey[GradingState]()
 CHECK = pytest.StashKey[Check]()
 STARTED = pytest.StashKey[float]()
+FAULT = pytest.StashKey[Failure]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -281,6 +282,24 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Any:
+    """Turn a student fault into a plain ``pytest.fail`` without a traceback.
+
+    The fault's message is the whole story (the feedback is built from it),
+    and pytest's traceback formatting, which parses the source of every
+    frame, cost more than the rest of a template submission's grading.
+    """
+    try:
+        return (yield)
+    except BaseException as exc:  # noqa: BLE001 - GiveUp and exception groups carry faults too
+        failure = find_failure(exc)
+        if failure is None:
+            raise
+        pyfuncitem.stash[FAULT] = failure
+        pytest.fail(str(failure), pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     state = item.config.stash.get(STATE, None)
@@ -354,7 +373,8 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
     escaped: Failure | None = None
     if call.excinfo is not None and not report.passed:
         exc = call.excinfo.value
-        escaped = find_failure(exc)
+        escaped = item.stash.get(FAULT, None) if call.when == "call" else None
+        escaped = escaped or find_failure(exc)
         if escaped is None:
             text = str(exc)
             if text.startswith("Timeout"):

@@ -14,6 +14,7 @@ next test, so one bad method costs only the tests that call it.
 
 from __future__ import annotations
 
+import compileall
 import json
 import os
 import select
@@ -54,13 +55,16 @@ def prepare_runtime(dest: Path) -> Path:
     """Copy the sandbox package into ``dest/_grader_sandbox``; return ``dest``.
 
     Only the sandbox's own modules are copied: nothing of the judge, the
-    reference or the tests is reachable from the worker's ``sys.path``.
+    reference or the tests is reachable from the worker's ``sys.path``. They
+    are compiled once here (workers run with ``-B`` and cannot write
+    bytecode), which saves every worker start about 10 ms of compiling.
     """
     source = Path(__file__).parent / "sandbox"
     target = dest / RUNTIME_PACKAGE
     target.mkdir(parents=True, exist_ok=True)
     for module in source.glob("*.py"):
         shutil.copyfile(module, target / module.name)
+    compileall.compile_dir(target, quiet=1)
     return dest
 
 
