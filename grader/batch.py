@@ -40,6 +40,8 @@ from .worker_process import prepare_runtime
 Progress = Callable[[int, int, str], None]
 PROGRESS_POLL_SECONDS = 0.5
 """How often the batch looks for newly written results, to report progress."""
+MAX_CHUNK = 25
+"""Most submissions one judge process grades (its pytest session and reports stay small)."""
 
 
 @dataclass
@@ -63,9 +65,33 @@ class GradeRun:
     items: list[Item] = field(default_factory=list)
 
 
-def chunk_size(n: int, jobs: int) -> int:
-    """Submissions per judge process: about two chunks per parallel slot, at most 25."""
-    return max(1, min(25, math.ceil(n / max(1, 2 * jobs))))
+def chunked(todo: list[Job], jobs: int) -> list[list[Job]]:
+    """Split the work into judge processes, largest chunks first (guided self-scheduling).
+
+    Each chunk takes the remaining submissions divided by ``2 * jobs``, at
+    most 25 (a judge's pytest session stays small) and at least 2 (a judge
+    costs about a second to start). Early chunks amortise that start; the
+    small chunks at the end keep every core busy until the class is done,
+    where equal chunks left one core idle while the other finished a chunk
+    holding a slow submission. With one job, every chunk is the largest.
+    (Polychronopoulos and Kuck, "Guided
+    self-scheduling", IEEE Trans. Computers, 1987.)
+
+    Args:
+        todo: The submissions to grade, in order.
+        jobs: Judge processes run in parallel.
+
+    Returns:
+        Consecutive slices of ``todo`` covering it exactly, non-increasing in size.
+    """
+    chunks: list[list[Job]] = []
+    start = 0
+    while start < len(todo):
+        remaining = len(todo) - start
+        size = MAX_CHUNK if jobs <= 1 else min(MAX_CHUNK, max(2, math.ceil(remaining / (2 * jobs))))
+        chunks.append(todo[start : start + size])
+        start += size
+    return chunks
 
 
 def fingerprint(sub: Submission) -> str:
@@ -205,8 +231,7 @@ def grade(
                 run.skipped.append(sub.id)
                 continue
             todo.append(intake(sub, index, assignments, work / "stage", print_))
-        size = chunk_size(len(todo), jobs)
-        chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
+        chunks = chunked(todo, jobs)
         hide = [str(course.root), str(submissions.resolve()), str(out.resolve())]
 
         def judge(k: int, chunk: list[Job]) -> tuple[int, list[Job], int]:
