@@ -126,7 +126,7 @@ def intake(sub: Submission, index: int, assignments: list[Assignment], stage_roo
     """Stage one read submission for every assignment."""
     job = Job(sub.id, index, fingerprint=print_)
     for a in assignments:
-        base = stage_root / str(index) / a.id
+        base = stage_root / f"{index:06d}" / a.id
         try:
             stage(resolve(sub, a.files), base / "code")
             job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=sub.notes[:20])
@@ -169,7 +169,7 @@ def clean_stale_work(instructor: Path) -> None:
     """Remove working folders left by grader runs that no longer exist (e.g. after kill -9)."""
     for work in instructor.glob("work-*"):
         pid = work.name.removeprefix("work-")
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+        if pid.isdigit() and not Path(f"/proc/{int(pid)}").exists():
             shutil.rmtree(work, ignore_errors=True)
 
 
@@ -216,7 +216,9 @@ def grade(
     instructor.mkdir(parents=True, exist_ok=True)
     clean_stale_work(instructor)
     run = GradeRun(assignments)
-    work = instructor / f"work-{os.getpid()}"
+    # Fixed-width names: the sandbox's paths have the same lengths on every run, and with them its heap
+    # and the addresses student objects get (a set of Values iterates by address).
+    work = instructor / f"work-{os.getpid():07d}"
     shutil.rmtree(work, ignore_errors=True)
     failed_judges: list[tuple[int, int]] = []
     try:

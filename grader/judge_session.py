@@ -21,6 +21,7 @@ from .config import Assignment
 from .manifest import Job, Part
 from .results import write_submission
 from .testing import StudentFault, describe_error
+from .forkserver import ForkServer
 from .worker_process import SandboxWorker, WorkerCrashed, WorkerFault, WorkerTimeout
 
 
@@ -71,6 +72,7 @@ class SubmissionRun:
         results_dir: Where :meth:`finish` writes ``<index>.json``.
         hide: Folders the sandbox must not see.
         out: Output folder for results.json and feedback.md (written by :meth:`finish`), or None.
+        forkserver: The judge's sandbox fork server (shared by all its runs); None: one per worker.
     """
 
     def __init__(
@@ -81,8 +83,10 @@ class SubmissionRun:
         results_dir: Path,
         hide: list[str] | None = None,
         out: Path | None = None,
+        forkserver: ForkServer | None = None,
     ) -> None:
         self.job = job
+        self.forkserver = forkserver
         self.out = out
         self.hide = list(hide or [])
         self.runtime = runtime
@@ -170,6 +174,7 @@ class SubmissionRun:
             state.assignment.limits,
             hide=self.hide,
             network=state.assignment.allow_network,
+            forkserver=self.forkserver,
         )
         state.worker = worker
         try:

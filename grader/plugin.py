@@ -31,6 +31,7 @@ from typing import Any, Callable
 import pytest
 
 from .config import VISIBILITIES, Assignment, Course
+from .forkserver import ForkServer
 from .judge_session import SubmissionRun
 from .manifest import Manifest
 from .reference import load_reference, run_probe
@@ -54,10 +55,11 @@ class GradingState:
         self.manifest = manifest
         self.course = Course(Path(manifest.course))
         self.assignments: dict[str, Assignment] = {a: self.course.assignment(a) for a in manifest.assignments}
+        self.forkserver = ForkServer(Path(manifest.runtime))  # every worker of this judge is forked from it
         self.runs = {
             job.id: SubmissionRun(
                 job, self.assignments, Path(manifest.runtime), Path(manifest.results_dir), manifest.hide,
-                Path(manifest.out) if manifest.out else None,
+                Path(manifest.out) if manifest.out else None, self.forkserver,
             )
             for job in manifest.jobs
         }
@@ -318,6 +320,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         for run in state.runs.values():
             if not run.finished:
                 run.finish()
+        state.forkserver.close()
 
 
 # --- turning an outcome into a result ----------------------------------------

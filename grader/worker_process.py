@@ -1,35 +1,32 @@
 """The judge's handle on one sandbox worker process.
 
-A :class:`SandboxWorker` starts ``grader/sandbox/worker.py`` from a private
-runtime copy (so the worker's ``sys.path`` never contains the course
-repository), in its own session and process group, with a minimal
-environment, its scratch directory as working directory and its output sent
-to a capture file. Requests and responses travel as JSON lines over two
+A :class:`SandboxWorker` has the fork server (:mod:`grader.forkserver`,
+running from a private runtime copy, so the worker's ``sys.path`` never
+contains the course repository) fork ``grader/sandbox/worker.py`` in its own
+session, with a minimal environment, its scratch directory as working
+directory and its output sent to a capture file. Requests and responses travel as JSON lines over two
 dedicated pipes (:mod:`grader.sandbox.protocol`); every read has a deadline.
 
-On a timeout, a crash or a protocol violation the whole process group is
-killed and the worker is marked dead; the caller starts a new one for the
+On a timeout, a crash or a protocol violation the worker (with its PID
+namespace, or its process group) is killed and marked dead; the caller starts a new one for the
 next test, so one bad method costs only the tests that call it.
 """
 
 from __future__ import annotations
 
 import compileall
-import json
 import os
 import select
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from .config import Limits
+from .forkserver import ForkServer, ForkServerError
 from .sandbox import protocol
 
-BOOT = "import sys; sys.path.insert(0, sys.argv[1]); from _grader_sandbox.worker import main; main(sys.argv[2:])"
 RUNTIME_PACKAGE = "_grader_sandbox"
 HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm")
 """Shared writable folders each worker gets a private, empty copy of (the judge's home is hidden too)."""
@@ -68,22 +65,6 @@ def prepare_runtime(dest: Path) -> Path:
     return dest
 
 
-def _fixed_addresses() -> None:
-    """In the child before exec: turn off address-space randomisation for the worker.
-
-    Student ``Value`` objects hash by address, so the iteration order of a set
-    of them (``_prev``, a visited set) follows the addresses; with fixed
-    addresses the same submission runs the same way every time, and a bug
-    whose effect depends on that order always gets the same score.
-    """
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).personality(0x0040000)  # ADDR_NO_RANDOMIZE
-    except (OSError, AttributeError):
-        pass
-
-
 def _signal_name(returncode: int) -> str:
     try:
         return signal.Signals(-returncode).name
@@ -105,6 +86,8 @@ class SandboxWorker:
             namespace where available, and outside Landlock's allowlist.
         network: Leave the network reachable (``allow_network`` in assignment.yaml).
         isolate: Use namespaces (tests of the fallback path turn them off).
+        forkserver: The judge's fork server; None starts a private one for
+            this worker (and stops it when the worker is killed).
 
     Attributes:
         isolation: The layers the worker reported as active, before it ran
@@ -122,6 +105,7 @@ class SandboxWorker:
         hide: list[str] | None = None,
         network: bool = False,
         isolate: bool = True,
+        forkserver: ForkServer | None = None,
     ) -> None:
         self.runtime = runtime.resolve()
         self.code_dir = code_dir.resolve()
@@ -131,7 +115,10 @@ class SandboxWorker:
         self.hide = list(hide or [])
         self.network = network
         self.isolate = isolate
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.forkserver = forkserver
+        self._own_server: ForkServer | None = None
+        self.pid: int | None = None
+        """The launcher's process id while the worker runs."""
         self.imports: dict[str, Any] = {}
         self.isolation: dict[str, str] = {}
         self._pidfd = -1
@@ -140,10 +127,12 @@ class SandboxWorker:
         self._next_id = 0
         self._rfd = -1
         self._wfd = -1
+        self._status_fd = -1
+        self._launcher_fd = -1
 
     @property
     def alive(self) -> bool:
-        return self.proc is not None
+        return self.pid is not None
 
     def start(self) -> dict[str, Any]:
         """Start the worker and wait for its hello (within ``startup_seconds``).
@@ -157,12 +146,13 @@ class SandboxWorker:
         self.scratch.mkdir(parents=True, exist_ok=True)
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
+        status_r, status_w = os.pipe()
         env = {
             "PATH": "/usr/bin:/bin",
             "HOME": str(self.scratch),
             "TMPDIR": str(self.scratch),
             "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": "0",
+            "PYTHONHASHSEED": "0",  # documents the fork server's seed, for the student's own subprocesses
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONIOENCODING": "utf-8",
         }
@@ -170,40 +160,40 @@ class SandboxWorker:
             "code_dir": str(self.code_dir),
             "scratch": str(self.scratch),
             "runtime": str(self.runtime),
-            "request_fd": req_r,
-            "response_fd": resp_w,
             "limits": self.limits.for_worker(),
             "modules": self.modules,
             "hide": [*self.hide, *HIDDEN_ALWAYS, str(Path.home())],
             "network": self.network,
             "isolate": self.isolate,
-            "parent": os.getpid(),
         }
-        with open(self.output_path, "ab") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", "-B", "-c", BOOT, str(self.runtime), json.dumps(config)],
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                pass_fds=(req_r, resp_w),
-                cwd=self.scratch,
-                env=env,
-                start_new_session=True,
-                preexec_fn=_fixed_addresses,
-            )
-        os.close(req_r)
-        os.close(resp_w)
-        self._rfd, self._wfd = resp_r, req_w
+        server = self.forkserver
+        if server is None:
+            server = self._own_server = ForkServer(self.runtime)
+        out = os.open(self.output_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            server.spawn(config, env, self.scratch, (req_r, resp_w, out, status_w))
+        except ForkServerError as exc:
+            for fd in (req_w, resp_r, status_r):
+                os.close(fd)
+            raise WorkerCrashed(f"the sandbox could not be started ({exc})") from None
+        finally:
+            for fd in (req_r, resp_w, out, status_w):
+                os.close(fd)
+        self._rfd, self._wfd, self._status_fd = resp_r, req_w, status_r
+        self.pid = -1  # running, launcher not yet known
         self._buf = b""
         deadline = time.monotonic() + self.limits.startup_seconds
         launcher = self._read(deadline, "starting the sandbox").get("launcher")
-        if not isinstance(launcher, dict) or not isinstance(launcher.get("pid"), int):
+        if (not isinstance(launcher, dict) or not isinstance(launcher.get("pid"), int)
+                or not isinstance(launcher.get("self"), int)):
             self.kill()
             raise WorkerProtocolError("the sandbox did not start properly (no launcher message)")
-        try:
-            self._pidfd = os.pidfd_open(launcher["pid"])
-        except OSError:
-            self._pidfd = -1
+        self.pid = launcher["self"]
+        for name, pid in (("_pidfd", launcher["pid"]), ("_launcher_fd", launcher["self"])):
+            try:
+                setattr(self, name, os.pidfd_open(pid))
+            except OSError:
+                setattr(self, name, -1)
         isolation = self._read(deadline, "starting the sandbox").get("isolation")
         if not isinstance(isolation, dict):
             self.kill()
@@ -233,7 +223,7 @@ class SandboxWorker:
             WorkerFault: On a timeout, a crash or a protocol violation; the
                 worker is dead afterwards.
         """
-        if self.proc is None:
+        if self.pid is None:
             raise WorkerCrashed("the sandbox worker is not running")
         self._next_id += 1
         rid = self._next_id
@@ -285,13 +275,7 @@ class SandboxWorker:
         raise WorkerTimeout(f"timed out while {during}")
 
     def _crashed(self, during: str) -> None:
-        proc = self.proc
-        code = None
-        if proc is not None:
-            try:
-                code = proc.wait(timeout=1.0)
-            except subprocess.TimeoutExpired:
-                code = None
+        code = self._returncode(1.0)
         self.kill()
         if code is None:
             how = "closed its connection"
@@ -305,9 +289,19 @@ class SandboxWorker:
             how = f"exited with status {code}"
         raise WorkerCrashed(f"the program {how} while {during}")
 
+    def _returncode(self, timeout: float) -> int | None:
+        """The returncode the launcher reports once the worker has ended (None if it has not within ``timeout``)."""
+        if self._status_fd < 0 or not select.select([self._status_fd], [], [], timeout)[0]:
+            return None
+        data = os.read(self._status_fd, 64)
+        try:
+            return int(data)
+        except ValueError:
+            return None
+
     def kill(self) -> None:
-        """Kill the worker's whole process group and release its pipes. Idempotent."""
-        proc, self.proc = self.proc, None
+        """Kill the worker with everything it started, and release its pipes. Idempotent."""
+        running, self.pid = self.pid is not None, None
         if self._pidfd >= 0:  # the namespace's init (all its processes die) or the worker itself
             try:
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
@@ -322,20 +316,42 @@ class SandboxWorker:
                 except OSError:
                     pass
         self._rfd = self._wfd = -1
-        if proc is not None:
-            try:  # the launcher reaps, kills re-parented orphans, and exits
-                proc.wait(timeout=2.0)
-            except subprocess.TimeoutExpired:
-                pass
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                proc.wait(timeout=5.0)
-            except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL not delivered
-                pass
+        if running and self._status_fd >= 0:
+            # The launcher reaps, kills re-parented orphans, reports and exits: its status pipe then
+            # becomes readable. If it does not, kill its process group while it is known to be alive.
+            if not select.select([self._status_fd], [], [], 2.0)[0] and self._launcher_fd >= 0:
+                launcher = self._launcher_pid()
+                if launcher is not None:
+                    try:
+                        os.killpg(launcher, signal.SIGKILL)
+                    except OSError:
+                        pass
+                try:
+                    signal.pidfd_send_signal(self._launcher_fd, signal.SIGKILL)
+                except OSError:
+                    pass
+        for fd in (self._status_fd, self._launcher_fd):
+            if fd >= 0:
+                os.close(fd)
+        self._status_fd = self._launcher_fd = -1
         self._buf = b""
+        if self._own_server is not None:
+            self._own_server.close()
+            self._own_server = None
+
+    def _launcher_pid(self) -> int | None:
+        """The launcher's pid if it is still alive (its pidfd not yet readable), else None."""
+        if self._launcher_fd < 0 or select.select([self._launcher_fd], [], [], 0)[0]:
+            return None
+        try:
+            with open(f"/proc/self/fdinfo/{self._launcher_fd}") as f:
+                for line in f:
+                    if line.startswith("Pid:"):
+                        pid = int(line.split()[1])
+                        return pid if pid > 0 else None
+        except (OSError, ValueError):
+            return None
+        return None
 
     def output_excerpt(self, limit: int) -> str:
         """The last ``limit`` bytes the program printed, decoded leniently."""

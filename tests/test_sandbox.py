@@ -78,7 +78,7 @@ def test_student_exception_names_the_method_and_line(worker_factory):
 def test_infinite_loop_times_out_and_leaves_no_process(worker_factory):
     worker = worker_factory(with_add("while True:\n    pass"))
     worker.start()
-    pid = worker.proc.pid
+    pid = worker.pid
     started = time.monotonic()
     with pytest.raises(WorkerTimeout):
         worker.request("graph", [ADD_SPEC], 0.5, "test")

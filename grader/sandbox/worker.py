@@ -1,10 +1,7 @@
 """The sandbox worker: imports one submission and runs probes on request.
 
-Started by the judge (see ``grader.worker_process``) as::
-
-    python -I -S -B -c BOOT RUNTIME CONFIG_JSON
-
-It isolates itself (:mod:`.isolation`) before any student code runs, imports the
+Forked by the fork server (:mod:`.forkserver`) on the judge's order, with the
+configuration written by ``grader.worker_process``. It isolates itself (:mod:`.isolation`) before any student code runs, imports the
 student's modules (``micrograd.engine`` then ``micrograd.nn``, each also
 reachable under its short name so ``from engine import Value`` in ``nn.py``
 gets the same class), sends a hello message with the import results, then
@@ -18,7 +15,6 @@ data).
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import random
 import sys
@@ -99,20 +95,19 @@ def serve(rfile: Any, wfile: Any, mg: Micrograd, code_dir: str) -> None:
 
 
 def _exit_like(status: int) -> None:
-    """Exit the way a child with wait status ``status`` ended (re-raising its signal)."""
-    import signal
-
-    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+    """Exit the way a child with wait status ``status`` ended (as the init of a PID namespace: 128 + signal)."""
     code = os.waitstatus_to_exitcode(status)
-    if not sig and code > 128 and os.getpid() != 1:  # 128+N from an init below: its child got signal N
-        sig = code - 128
-    if sig and os.getpid() != 1:  # a PID namespace's init cannot be killed by its own signal
-        try:
-            signal.signal(sig, signal.SIG_DFL)
-        except (OSError, ValueError):  # SIGKILL and SIGSTOP have no handler to reset
-            pass
-        os.kill(os.getpid(), sig)
-    os._exit(128 + sig if sig else code)
+    os._exit(128 - code if code < 0 else code)
+
+
+def _returncode(status: int, from_init: bool) -> int:
+    """A child's wait status as a returncode: minus the signal that killed it, else its exit code.
+
+    From the init of a PID namespace (``from_init``), an exit code above 128
+    means the worker below it got signal ``code - 128``.
+    """
+    code = os.waitstatus_to_exitcode(status)
+    return 128 - code if from_init and code > 128 else code
 
 
 def _wait_for(pid: int) -> int:
@@ -156,8 +151,8 @@ def _kill_orphans() -> None:
                 pass
 
 
-def main(argv: list[str]) -> None:
-    """Entry point: ``argv[0]`` is the JSON configuration written by the judge.
+def main(cfg: dict[str, Any]) -> None:
+    """Entry point, in a process forked by the fork server: ``cfg`` is the judge's configuration.
 
     Process tree (see :mod:`.isolation`): the *launcher* (started by the
     judge) enters new namespaces and forks; in a PID namespace its child is
@@ -165,11 +160,12 @@ def main(argv: list[str]) -> None:
     worker drops privileges, applies Landlock and the limits, reports the
     active isolation layers, and only then imports student code. Without
     namespaces the launcher forks the worker directly and, as a subreaper,
-    kills whatever the worker left behind.
+    kills whatever the worker left behind. When its child has ended (and,
+    without a PID namespace, the orphans are dead) the launcher writes the
+    child's returncode to the status pipe, which only it holds.
     """
-    cfg = json.loads(argv[0])
     code_dir = os.path.abspath(cfg["code_dir"])
-    rfd, wfd = int(cfg["request_fd"]), int(cfg["response_fd"])
+    rfd, wfd, status_fd = int(cfg["request_fd"]), int(cfg["response_fd"]), int(cfg["status_fd"])
     isolation.die_with_parent(int(cfg["parent"]))
     host_root = os.geteuid() == 0
     report: dict[str, str] = {}
@@ -189,15 +185,17 @@ def main(argv: list[str]) -> None:
     child = os.fork()
     if child:  # the launcher
         os.close(sync_r)
-        os.write(wfd, protocol.encode({"launcher": {"pid": child, "pid_namespace": in_pid_ns}}))
+        os.write(wfd, protocol.encode({"launcher": {"pid": child, "self": launcher, "pid_namespace": in_pid_ns}}))
         os.write(sync_w, b"x")
         for fd in (sync_w, rfd, wfd):
             os.close(fd)
         status = _wait_for(child)
         if not in_pid_ns:
             _kill_orphans()
-        _exit_like(status)
+        os.write(status_fd, str(_returncode(status, in_pid_ns)).encode())
+        os._exit(0)
     os.close(sync_w)
+    os.close(status_fd)
     os.read(sync_r, 1)
     os.close(sync_r)
     isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)
