@@ -3,8 +3,10 @@
 :func:`grade` reads every submission (never executing it), skips those whose
 results are already complete for the same content (unless ``force``), stages
 the files each assignment names into a working folder inside the output
-folder, splits the class into chunks and runs one judge process per chunk
-(``-j`` at a time). Each judge writes a submission's ``results.json`` and
+folder, and keeps ``-j`` judge processes running while submissions are left:
+each judge claims submissions one at a time from a shared queue
+(:mod:`grader.claims`), at most 25, so a submission that hangs holds up only
+its own judge while the others take the rest of the class. Each judge writes a submission's ``results.json`` and
 ``feedback.md`` atomically as soon as that submission is graded, so an
 interrupted run (Ctrl-C, ``kill -9``) loses at most the submissions being
 graded at that moment, and running again finishes the class. Judges and
@@ -16,17 +18,19 @@ completes; ``grades.csv`` is rebuilt from the results files at the end.
 from __future__ import annotations
 
 import hashlib
-import math
+import itertools
 import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+from .claims import ClaimQueue
 from .config import Assignment, Course
 from .errors import GraderError, SubmissionError
 from .gradebook import StudentGrade, write_csv
@@ -40,8 +44,8 @@ from .worker_process import prepare_runtime
 Progress = Callable[[int, int, str], None]
 PROGRESS_POLL_SECONDS = 0.5
 """How often the batch looks for newly written results, to report progress."""
-MAX_CHUNK = 25
-"""Most submissions one judge process grades (its pytest session and reports stay small)."""
+MAX_SLOTS = 25
+"""Most submissions one judge process grades before the next judge takes over (its pytest session stays small)."""
 
 
 @dataclass
@@ -63,35 +67,6 @@ class GradeRun:
     skipped: list[str] = field(default_factory=list)
     isolation: dict[str, set[str]] = field(default_factory=dict)
     items: list[Item] = field(default_factory=list)
-
-
-def chunked(todo: list[Job], jobs: int) -> list[list[Job]]:
-    """Split the work into judge processes, largest chunks first (guided self-scheduling).
-
-    Each chunk takes the remaining submissions divided by ``2 * jobs``, at
-    most 25 (a judge's pytest session stays small) and at least 2 (a judge
-    costs about a second to start). Early chunks amortise that start; the
-    small chunks at the end keep every core busy until the class is done,
-    where equal chunks left one core idle while the other finished a chunk
-    holding a slow submission. With one job, every chunk is the largest.
-    (Polychronopoulos and Kuck, "Guided
-    self-scheduling", IEEE Trans. Computers, 1987.)
-
-    Args:
-        todo: The submissions to grade, in order.
-        jobs: Judge processes run in parallel.
-
-    Returns:
-        Consecutive slices of ``todo`` covering it exactly, non-increasing in size.
-    """
-    chunks: list[list[Job]] = []
-    start = 0
-    while start < len(todo):
-        remaining = len(todo) - start
-        size = MAX_CHUNK if jobs <= 1 else min(MAX_CHUNK, max(2, math.ceil(remaining / (2 * jobs))))
-        chunks.append(todo[start : start + size])
-        start += size
-    return chunks
 
 
 def fingerprint(sub: Submission) -> str:
@@ -233,13 +208,29 @@ def grade(
                 run.skipped.append(sub.id)
                 continue
             todo.append(intake(sub, index, assignments, work / "stage", print_))
-        chunks = chunked(todo, jobs)
         hide = [str(course.root), str(submissions.resolve()), str(out.resolve())]
+        queue = ClaimQueue(work / "queue", todo)
+        base = Manifest(str(course.root), str(runtime), str(results_dir), [a.id for a in assignments], True,
+                        todo, hide=hide, out=str(out), queue=str(queue.folder), slots=MAX_SLOTS)
+        names = itertools.count()
+        lock = threading.Lock()
+        ended: list[tuple[int, list[Job]]] = []  # (status, the submissions it claimed) of each judge that ended
+        stop = threading.Event()
 
-        def judge(k: int, chunk: list[Job]) -> tuple[int, list[Job], int]:
-            manifest = Manifest(str(course.root), str(runtime), str(results_dir), [a.id for a in assignments], True,
-                                chunk, hide=hide, out=str(out))
-            return k, chunk, run_judge(manifest, work / f"manifest-{k}.json", instructor / "logs" / f"judge-{k}.log")
+        def judges() -> None:
+            """Start judges one after another while submissions are left unclaimed."""
+            while not stop.is_set() and queue.unclaimed():
+                k = next(names)
+                name = f"judge-{k}"
+                status = run_judge(replace(base, claimant=name), work / f"manifest-{k}.json",
+                                   instructor / "logs" / f"{name}.log")
+                claimed = queue.claimed_by(name)
+                with lock:
+                    ended.append((status, claimed))
+                    if status not in (0, 1):
+                        failed_judges.append((k, status))
+                        if not claimed:  # it failed before grading anything: another judge would too
+                            stop.set()
 
         reported: set[str] = set()
 
@@ -250,25 +241,28 @@ def grade(
                 if progress is not None:
                     progress(len(reported), len(todo), job.id)
 
+        def give_up(job: Job, reason: str) -> None:
+            if not is_complete(out, assignments, job.id, job.fingerprint):
+                for a in assignments:
+                    write_submission(out, a, job.id, {"tests": [], "error": job.parts[a.id].error or reason},
+                                     job.fingerprint)
+            report(job)
+
         started = time.time()
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            pending = {pool.submit(judge, k, chunk) for k, chunk in enumerate(chunks)}
+        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo)))) as pool:
+            pending = {pool.submit(judges) for _ in range(max(1, min(jobs, len(todo)))) if todo}
             while pending:
-                finished, pending = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
+                _, pending = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
                 for job in todo:  # judges write results as they go: report each as soon as it is there
                     if job.id not in reported and written_since(out, assignments, job.id, started):
                         report(job)
-                for future in finished:
-                    k, chunk, status = future.result()
-                    if status not in (0, 1):
-                        failed_judges.append((k, status))
-                    for job in chunk:
-                        if not is_complete(out, assignments, job.id, job.fingerprint):
-                            reason = f"internal grader error: the judge process ended with status {status} first"
-                            for a in assignments:
-                                record = {"tests": [], "error": job.parts[a.id].error or reason}
-                                write_submission(out, a, job.id, record, job.fingerprint)
-                        report(job)
+                with lock:
+                    done, ended[:] = list(ended), []
+                for status, claimed in done:
+                    for job in claimed:
+                        give_up(job, f"internal grader error: the judge process ended with status {status} first")
+        for job in queue.unclaimed():
+            give_up(job, "internal grader error: the judge processes failed before grading it")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for entry in entries:

@@ -63,6 +63,11 @@ class Manifest:
         hide: Folders sandbox workers must not see (course, submissions, output, working folder).
         out: The output folder: the judge writes each submission's results.json
             and feedback.md there as soon as the submission is graded ("" to skip).
+        queue: A :class:`grader.claims.ClaimQueue` folder shared with other
+            judges: the judge grades, in ``slots`` slots, the submissions of
+            ``jobs`` it claims there. "" grades every job of ``jobs``.
+        slots: Most submissions the judge claims (with ``queue``).
+        claimant: The judge's name, written into its claims.
     """
 
     course: str
@@ -73,6 +78,9 @@ class Manifest:
     jobs: list[Job] = field(default_factory=list)
     hide: list[str] = field(default_factory=list)
     out: str = ""
+    queue: str = ""
+    slots: int = 0
+    claimant: str = ""
 
     def dump(self, path: Path) -> None:
         """Write the manifest as JSON."""

@@ -30,11 +30,10 @@ from typing import Any, Callable
 
 import pytest
 
-from .config import VISIBILITIES, Assignment, Course
-from .forkserver import ForkServer
-from .judge_session import SubmissionRun
+from .config import VISIBILITIES
+from .grading_state import SUBMISSION, EmptySlots, GradingState, submission_of
 from .manifest import Manifest
-from .reference import load_reference, run_probe
+from .reference import run_probe
 from hypothesis.control import currently_in_test_context
 
 from .testing import Check, Failure, StudentFault
@@ -44,49 +43,7 @@ MARKERS = (
     "task(id): the handout task the test grades, e.g. task('1.2')",
     f"visibility(v): Gradescope visibility, one of {', '.join(VISIBILITIES)}",
 )
-SUBMISSION = "grader_submission"
 MAX_CASES_SHOWN = 3
-
-
-class GradingState:
-    """Per-session grading state, kept in ``config.stash``."""
-
-    def __init__(self, manifest: Manifest) -> None:
-        self.manifest = manifest
-        self.course = Course(Path(manifest.course))
-        self.assignments: dict[str, Assignment] = {a: self.course.assignment(a) for a in manifest.assignments}
-        self.forkserver = ForkServer(Path(manifest.runtime))  # every worker of this judge is forked from it
-        self.runs = {
-            job.id: SubmissionRun(
-                job, self.assignments, Path(manifest.runtime), Path(manifest.results_dir), manifest.hide,
-                Path(manifest.out) if manifest.out else None, self.forkserver,
-            )
-            for job in manifest.jobs
-        }
-        self.order = {job.id: job.index for job in manifest.jobs}
-        self._roots = {aid: a.root.resolve() for aid, a in self.assignments.items()}
-        self._by_file: dict[Path, Assignment] = {}
-        self._reference: Any = None
-        self.reference_cache: dict[str, str] = {}
-
-    @property
-    def reference(self) -> Any:
-        if self._reference is None:
-            if not self.manifest.include_hidden:
-                raise RuntimeError("the reference solution is not available in a self-check")
-            self._reference = load_reference(self.course.reference_dir)
-        return self._reference
-
-    def assignment_of(self, item: pytest.Item) -> Assignment:
-        """The assignment whose folder holds the item's test file."""
-        path = Path(str(item.path))
-        if path not in self._by_file:
-            parents = Path(path).resolve().parents
-            found = [a for a, root in self._roots.items() if root in parents]
-            if not found:
-                raise pytest.UsageError(f"{item.nodeid}: test is not inside a graded assignment's folder")
-            self._by_file[path] = self.assignments[found[0]]
-        return self._by_file[path]
 
 
 STATE = pytest.StashKey[GradingState]()
@@ -111,7 +68,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", marker)
     path = config.getoption("grader_manifest") or config.getini("grader_manifest")
     if path:
-        config.stash[STATE] = GradingState(Manifest.load(path))
+        config.stash[STATE] = state = GradingState(Manifest.load(path))
+        config.pluginmanager.register(EmptySlots(state), "grader-empty-slots")
         from hypothesis import HealthCheck, settings
 
         settings.register_profile(
@@ -120,6 +78,7 @@ def pytest_configure(config: pytest.Config) -> None:
             database=None,
             deadline=None,
             print_blob=False,
+            report_multiple_bugs=False,  # feedback shows one counterexample: shrink only the first one found
             suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
         )
         settings.load_profile("grader")
@@ -150,7 +109,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         return []
     manifest = config.getoption("grader_manifest") or config.getini("grader_manifest")
     return [
-        f"grader: {len(state.manifest.jobs)} submission(s), assignments {', '.join(state.manifest.assignments)}",
+        f"grader: {len(state.manifest.jobs)} submission(s)"
+        + (f" shared through {state.manifest.queue}, {len(state.params)} slot(s)" if state.queue else "")
+        + f", assignments {', '.join(state.manifest.assignments)}",
         f"grader: repeat with: python -m pytest -p grader.plugin --grader-manifest {manifest}",
     ]
 
@@ -159,8 +120,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     state = metafunc.config.stash.get(STATE, None)
     if state is not None and SUBMISSION in metafunc.fixturenames:
-        ids = [job.id for job in state.manifest.jobs]
-        metafunc.parametrize(SUBMISSION, ids, ids=ids, scope="session")
+        metafunc.parametrize(SUBMISSION, state.params, ids=state.params, scope="session")
 
 
 @pytest.hookimpl(trylast=True)
@@ -173,8 +133,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{item.nodeid}: every graded test needs @pytest.mark.points(n)")
         limit = state.assignment_of(item).limits.test_seconds
         item.add_marker(pytest.mark.timeout(limit * 3 + 30))
-    if state.manifest.include_hidden and state.manifest.jobs:
-        check_points(state, [it for it in items if submission_of(it) == state.manifest.jobs[0].id])
+    if state.manifest.include_hidden and state.params:
+        check_points(state, [it for it in items if submission_of(it) == state.params[0]])
     position = {id(item): i for i, item in enumerate(items)}
     items.sort(key=lambda it: (state.order.get(submission_of(it), -1), position[id(it)]))
 
@@ -193,11 +153,6 @@ def check_points(state: GradingState, items: list[pytest.Item]) -> None:
             )
 
 
-def submission_of(item: pytest.Item) -> str | None:
-    callspec = getattr(item, "callspec", None)
-    return callspec.params.get(SUBMISSION) if callspec is not None else None
-
-
 @pytest.fixture(scope="session")
 def grader_submission() -> str:
     """The id of the submission being graded (parametrized by the plugin)."""
@@ -212,7 +167,9 @@ def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[
     student's code raises, crashes, times out or cannot be imported.
     """
     state = request.config.stash[STATE]
-    run = state.runs[grader_submission]
+    run = state.run(grader_submission)
+    if run is None:  # pragma: no cover - empty slots never run (see EmptySlots)
+        pytest.skip("no submission left to grade")
     assignment = state.assignment_of(request.node)
     deadline = time.monotonic() + assignment.limits.test_seconds
     test_id = request.node.nodeid
@@ -279,8 +236,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return (yield)
     finally:
         sub = submission_of(item)
-        if state is not None and sub is not None and (nextitem is None or submission_of(nextitem) != sub):
-            state.runs[sub].finish()
+        run = state.runs.get(sub) if state is not None and sub is not None else None
+        if run is not None and (nextitem is None or submission_of(nextitem) != sub):
+            run.finish()
 
 
 @pytest.hookimpl(wrapper=True)
@@ -306,11 +264,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report = yield
     state = item.config.stash.get(STATE, None)
     sub = submission_of(item)
-    if state is None or sub is None:
+    run = state.runs.get(sub) if state is not None and sub is not None else None
+    if state is None or run is None:
         return report
     if report.when == "call" or (report.when == "setup" and report.failed):
         result = make_result(state, item, call, report)
-        state.runs[sub].record(state.assignment_of(item).id, result)
+        run.record(state.assignment_of(item).id, result)
     return report
 
 
@@ -318,7 +277,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     state = session.config.stash.get(STATE, None)
     if state is not None:
         for run in state.runs.values():
-            if not run.finished:
+            if run is not None and not run.finished:
                 run.finish()
         state.forkserver.close()
 

@@ -1,29 +1,39 @@
-"""How `grader grade` splits a class between judge processes."""
+"""How judge processes share a class: the claim queue of `grader grade`."""
 
 from __future__ import annotations
 
-import pytest
+import threading
+from pathlib import Path
 
-from grader.batch import MAX_CHUNK, chunked
-
-
-@pytest.mark.parametrize("n", [1, 2, 3, 8, 49, 200, 1001])
-@pytest.mark.parametrize("jobs", [1, 2, 8])
-def test_chunks_cover_the_class_in_order_largest_first(n: int, jobs: int) -> None:
-    todo = list(range(n))
-    chunks = chunked(todo, jobs)  # type: ignore[arg-type]
-    assert [x for c in chunks for x in c] == todo
-    sizes = [len(c) for c in chunks]
-    assert sizes == sorted(sizes, reverse=True)
-    assert max(sizes) <= MAX_CHUNK
-    assert all(size >= 2 for size in sizes[:-1])
+from grader.claims import ClaimQueue
+from grader.manifest import Job
 
 
-def test_the_tail_is_small_so_no_core_waits_long_on_the_last_chunk() -> None:
-    sizes = [len(c) for c in chunked(list(range(200)), 2)]  # type: ignore[arg-type]
-    assert sizes[0] == MAX_CHUNK
-    assert max(sizes[-4:]) <= 3  # the last round of both cores: a few submissions each
+def jobs(n: int) -> list[Job]:
+    return [Job(f"s{i}", i) for i in range(n)]
 
 
-def test_one_job_uses_the_largest_chunks() -> None:
-    assert [len(c) for c in chunked(list(range(60)), 1)] == [25, 25, 10]  # type: ignore[arg-type]
+def test_each_submission_is_claimed_once_in_order(tmp_path: Path) -> None:
+    a, b = ClaimQueue(tmp_path, jobs(5), "judge-0"), ClaimQueue(tmp_path, jobs(5), "judge-1")
+    got = [a.claim(), b.claim(), b.claim(), a.claim(), a.claim(), a.claim(), b.claim()]
+    assert [j.id if j else None for j in got] == ["s0", "s1", "s2", "s3", "s4", None, None]
+    assert [j.id for j in a.claimed_by("judge-0")] == ["s0", "s3", "s4"]
+    assert [j.id for j in a.claimed_by("judge-1")] == ["s1", "s2"]
+    assert a.unclaimed() == []
+
+
+def test_concurrent_claims_never_share_a_submission(tmp_path: Path) -> None:
+    claimed: list[list[str]] = [[] for _ in range(8)]
+
+    def take(k: int) -> None:
+        queue = ClaimQueue(tmp_path, jobs(400), f"judge-{k}")
+        while (job := queue.claim()) is not None:
+            claimed[k].append(job.id)
+
+    threads = [threading.Thread(target=take, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    flat = [x for c in claimed for x in c]
+    assert sorted(flat) == sorted(f"s{i}" for i in range(400))
