@@ -4,9 +4,11 @@ Loaded with ``-p grader.plugin``. With ``--grader-manifest FILE`` (ini:
 ``grader_manifest``) it grades the submissions the manifest lists:
 
 * every test that uses the ``student`` fixture is parametrized over the
-  submissions (session scope) and the items are ordered submission by
-  submission, so each submission's sandbox workers are started once and
-  reused by all its tests;
+  submissions, or over slots that each claim a submission from a queue
+  shared with other judges (see :mod:`grader.grading_state`), at session
+  scope; the items are ordered submission by submission, so each
+  submission's sandbox workers are started once (forked from the judge's
+  fork server) and reused by all its tests;
 * ``student(probe, *args)`` runs a probe in the submission's sandbox worker,
   ``reference(probe, *args)`` on the reference solution in this process,
   ``check`` collects soft assertions for partial credit;
