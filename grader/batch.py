@@ -249,8 +249,9 @@ def grade(
             report(job)
 
         started = time.time()
-        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(todo)))) as pool:
-            pending = {pool.submit(judges) for _ in range(max(1, min(jobs, len(todo)))) if todo}
+        parallel = min(max(1, jobs), len(todo))
+        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+            pending = {pool.submit(judges) for _ in range(parallel)}
             while pending:
                 _, pending = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
                 for job in todo:  # judges write results as they go: report each as soon as it is there

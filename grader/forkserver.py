@@ -27,7 +27,9 @@ ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONIOENCODING": "utf-8",
 }
-"""The server's whole environment (workers get theirs from their order). Not ``-I``: it would ignore the hash seed."""
+"""The server's whole environment, and the base of each worker's (plus its HOME and TMPDIR).
+
+Not ``-I``: it would ignore the hash seed."""
 
 
 class ForkServerError(OSError):
@@ -128,9 +130,3 @@ class ForkServer:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-
-    def __enter__(self) -> ForkServer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

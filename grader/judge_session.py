@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from .config import Assignment
+from .forkserver import ForkServer
 from .manifest import Job, Part
 from .results import write_submission
 from .testing import StudentFault, describe_error
-from .forkserver import ForkServer
 from .worker_process import SandboxWorker, WorkerCrashed, WorkerFault, WorkerTimeout
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Limits
+from .forkserver import ENV as SERVER_ENV
 from .forkserver import ForkServer, ForkServerError
 from .sandbox import protocol
 
@@ -132,7 +133,7 @@ class SandboxWorker:
 
     @property
     def alive(self) -> bool:
-        return self.pid is not None
+        return self._rfd >= 0
 
     def start(self) -> dict[str, Any]:
         """Start the worker and wait for its hello (within ``startup_seconds``).
@@ -147,15 +148,7 @@ class SandboxWorker:
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         status_r, status_w = os.pipe()
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(self.scratch),
-            "TMPDIR": str(self.scratch),
-            "LANG": "C.UTF-8",
-            "PYTHONHASHSEED": "0",  # documents the fork server's seed, for the student's own subprocesses
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONIOENCODING": "utf-8",
-        }
+        env = {**SERVER_ENV, "HOME": str(self.scratch), "TMPDIR": str(self.scratch)}
         config = {
             "code_dir": str(self.code_dir),
             "scratch": str(self.scratch),
@@ -180,7 +173,6 @@ class SandboxWorker:
             for fd in (req_r, resp_w, out, status_w):
                 os.close(fd)
         self._rfd, self._wfd, self._status_fd = resp_r, req_w, status_r
-        self.pid = -1  # running, launcher not yet known
         self._buf = b""
         deadline = time.monotonic() + self.limits.startup_seconds
         launcher = self._read(deadline, "starting the sandbox").get("launcher")
@@ -223,7 +215,7 @@ class SandboxWorker:
             WorkerFault: On a timeout, a crash or a protocol violation; the
                 worker is dead afterwards.
         """
-        if self.pid is None:
+        if not self.alive:
             raise WorkerCrashed("the sandbox worker is not running")
         self._next_id += 1
         rid = self._next_id
@@ -301,7 +293,8 @@ class SandboxWorker:
 
     def kill(self) -> None:
         """Kill the worker with everything it started, and release its pipes. Idempotent."""
-        running, self.pid = self.pid is not None, None
+        running, launcher = self.alive, self.pid
+        self.pid = None
         if self._pidfd >= 0:  # the namespace's init (all its processes die) or the worker itself
             try:
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
@@ -320,8 +313,7 @@ class SandboxWorker:
             # The launcher reaps, kills re-parented orphans, reports and exits: its status pipe then
             # becomes readable. If it does not, kill its process group while it is known to be alive.
             if not select.select([self._status_fd], [], [], 2.0)[0] and self._launcher_fd >= 0:
-                launcher = self._launcher_pid()
-                if launcher is not None:
+                if launcher and not select.select([self._launcher_fd], [], [], 0)[0]:  # still alive: pid not reused
                     try:
                         os.killpg(launcher, signal.SIGKILL)
                     except OSError:
@@ -338,20 +330,6 @@ class SandboxWorker:
         if self._own_server is not None:
             self._own_server.close()
             self._own_server = None
-
-    def _launcher_pid(self) -> int | None:
-        """The launcher's pid if it is still alive (its pidfd not yet readable), else None."""
-        if self._launcher_fd < 0 or select.select([self._launcher_fd], [], [], 0)[0]:
-            return None
-        try:
-            with open(f"/proc/self/fdinfo/{self._launcher_fd}") as f:
-                for line in f:
-                    if line.startswith("Pid:"):
-                        pid = int(line.split()[1])
-                        return pid if pid > 0 else None
-        except (OSError, ValueError):
-            return None
-        return None
 
     def output_excerpt(self, limit: int) -> str:
         """The last ``limit`` bytes the program printed, decoded leniently."""
