@@ -37,7 +37,7 @@ from .gradebook import StudentGrade, write_csv
 from .item_analysis import Item, analyse
 from .item_analysis import write_csv as write_items
 from .manifest import Job, Manifest, Part
-from .results import grader_data, read_results, score_of, write_submission
+from .results import grader_data, read_results, score_of, withheld, write_submission
 from .submission import Submission, discover, read_submission, resolve, stage, student_id
 from .worker_process import prepare_runtime
 
@@ -68,6 +68,11 @@ class GradeRun:
     isolation: dict[str, set[str]] = field(default_factory=dict)
     items: list[Item] = field(default_factory=list)
 
+    @property
+    def withheld(self) -> list[tuple[str, str, str]]:
+        """(student, assignment id, reason) of every score withheld because the grader failed."""
+        return [(g.student, a, reason) for g in self.grades for a, reason in g.withheld.items()]
+
 
 def fingerprint(sub: Submission) -> str:
     """SHA-256 over what was read from a submission (paths, contents, read error)."""
@@ -81,7 +86,7 @@ def is_complete(out: Path, assignments: list[Assignment], student: str, print_: 
     """Whether every assignment has a results.json for this very content."""
     for a in assignments:
         doc = read_results(out, a, student)
-        if doc is None or grader_data(doc).get("fingerprint") != print_:
+        if doc is None or grader_data(doc).get("fingerprint") != print_ or withheld(doc):
             return False
     return True
 
@@ -134,6 +139,10 @@ def grade_from_results(out: Path, assignments: list[Assignment], student: str) -
     for a in assignments:
         doc = read_results(out, a, student) or {"tests": []}
         grade_.scores[a.id] = score_of(doc)
+        error = withheld(doc)
+        if error:
+            grade_.withheld[a.id] = error
+            where.setdefault(f"grader error, score withheld: {error}", []).append(a.id)
         for problem in grader_data(doc).get("problems", []):
             where.setdefault(str(problem), []).append(a.id)
     grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in where.items()]
@@ -142,9 +151,11 @@ def grade_from_results(out: Path, assignments: list[Assignment], student: str) -
 
 def clean_stale_work(instructor: Path) -> None:
     """Remove working folders left by grader runs that no longer exist (e.g. after kill -9)."""
+    import psutil
+
     for work in instructor.glob("work-*"):
         pid = work.name.removeprefix("work-")
-        if pid.isdigit() and not Path(f"/proc/{int(pid)}").exists():
+        if pid.isdigit() and not psutil.pid_exists(int(pid)):
             shutil.rmtree(work, ignore_errors=True)
 
 
@@ -157,6 +168,7 @@ def grade(
     progress: Progress | None = None,
     force: bool = False,
     shard: tuple[int, int] | None = None,
+    sandbox: str = "linux",
 ) -> GradeRun:
     """Grade every submission in ``submissions`` on the chosen assignments.
 
@@ -170,6 +182,7 @@ def grade(
         progress: Called as ``progress(done, total, student)`` after each submission.
         force: Re-grade submissions that already have complete results.
         shard: ``(K, N)``: grade only the students of shard K of N (see :mod:`grader.shard`).
+        sandbox: The sandbox backend, ``"linux"`` or ``"portable"`` (see :func:`grader.backends.choose`).
 
     Returns:
         A :class:`GradeRun`.
@@ -211,7 +224,7 @@ def grade(
         hide = [str(course.root), str(submissions.resolve()), str(out.resolve())]
         queue = ClaimQueue(work / "queue", todo)
         base = Manifest(str(course.root), str(runtime), str(results_dir), [a.id for a in assignments], True,
-                        todo, hide=hide, out=str(out), queue=str(queue.folder), slots=MAX_SLOTS)
+                        todo, hide=hide, out=str(out), queue=str(queue.folder), slots=MAX_SLOTS, sandbox=sandbox)
         names = itertools.count()
         lock = threading.Lock()
         ended: list[tuple[int, list[Job]]] = []  # (status, the submissions it claimed) of each judge that ended
@@ -244,8 +257,9 @@ def grade(
         def give_up(job: Job, reason: str) -> None:
             if not is_complete(out, assignments, job.id, job.fingerprint):
                 for a in assignments:
-                    write_submission(out, a, job.id, {"tests": [], "error": job.parts[a.id].error or reason},
-                                     job.fingerprint)
+                    record = ({"tests": [], "error": job.parts[a.id].error} if job.parts[a.id].error
+                              else {"tests": [], "grader_error": reason})
+                    write_submission(out, a, job.id, record, job.fingerprint)
             report(job)
 
         started = time.time()
@@ -261,9 +275,9 @@ def grade(
                     done, ended[:] = list(ended), []
                 for status, claimed in done:
                     for job in claimed:
-                        give_up(job, f"internal grader error: the judge process ended with status {status} first")
+                        give_up(job, f"the judge process ended with status {status} before grading it")
         for job in queue.unclaimed():
-            give_up(job, "internal grader error: the judge processes failed before grading it")
+            give_up(job, "the judge processes failed before grading it")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     for entry in entries:

@@ -18,7 +18,7 @@ from .batch import fingerprint, intake, run_judge
 from .config import Assignment, Course
 from .errors import GraderError
 from .manifest import Manifest
-from .results import grader_data, read_results, score_of
+from .results import grader_data, read_results, score_of, withheld
 from .submission import read_submission
 from .worker_process import prepare_runtime
 
@@ -49,6 +49,12 @@ class CheckResult:
         return list(grader_data(self.results.get(assignment.id, {})).get("problems", []))
 
     @property
+    def withheld(self) -> dict[str, str]:
+        """Assignment id to why its result is withheld (the grader itself failed, not the student's code)."""
+        found = {a.id: withheld(self.results.get(a.id, {"tests": []})) for a in self.assignments}
+        return {aid: reason for aid, reason in found.items() if reason}
+
+    @property
     def passed(self) -> bool:
         """Every public test of every assignment passed (and there was at least one)."""
         tests = [t for a in self.assignments for t in self.tests(a)]
@@ -63,8 +69,14 @@ class CheckResult:
         return tasks
 
 
-def check(course: Course, path: Path, assignment_ids: list[str] | None = None) -> CheckResult:
+def check(course: Course, path: Path, assignment_ids: list[str] | None = None, sandbox: str = "linux") -> CheckResult:
     """Run the public tests of the chosen assignments (default: all) on the submission at ``path``.
+
+    Args:
+        course: The course (the release, for a student).
+        path: A folder holding ``micrograd/`` (or flat files), a ``.zip`` or a ``.ipynb``.
+        assignment_ids: Assignments to check; None for all.
+        sandbox: The sandbox backend, ``"linux"`` or ``"portable"`` (see :func:`grader.backends.choose`).
 
     Raises:
         GraderError: If ``path`` does not exist, or the judge fails.
@@ -81,7 +93,7 @@ def check(course: Course, path: Path, assignment_ids: list[str] | None = None) -
         out = tmp / "out"
         manifest = Manifest(str(course.root), str(prepare_runtime(tmp / "runtime")), str(tmp / "results"),
                             [a.id for a in assignments], False, [job], hide=[str(course.root), str(out)],
-                            out=str(out))
+                            out=str(out), sandbox=sandbox)
         (tmp / "results").mkdir()
         status = run_judge(manifest, tmp / "manifest.json", tmp / "judge.log")
         if status not in (0, 1):

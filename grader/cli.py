@@ -3,7 +3,10 @@
 ``main(argv) -> int`` is what the console script and the tests call. Library
 code raises :class:`~grader.errors.GraderError`; only this module turns it
 into a message on stderr and exit status 2. Exit status 1 means the command
-ran but found a problem it was asked to check (``template --check``).
+ran but found a problem it was asked to check (``template --check``, a
+failing self-check). Exit status 3 means the grader's own machinery failed
+for some submission (the sandbox could not be set up, an internal error):
+those scores are withheld, never counted, and the message names the cause.
 
 Subcommands:
 
@@ -30,6 +33,7 @@ import time
 from pathlib import Path
 
 from . import __version__, template
+from .backends import CHOICES, PORTABLE_WARNING, choose
 from .batch import grade
 from .config import Course, find_course
 from .errors import GraderError
@@ -48,14 +52,33 @@ def _course(args: argparse.Namespace) -> Course:
     return find_course()
 
 
+GRADER_ERROR = 3
+"""Exit status when some score was withheld because the grader itself failed."""
+
+
+def withheld_message(withheld: list[tuple[str, str, str]]) -> str:
+    """The error naming why scores were withheld (one line per distinct cause, at most five)."""
+    causes: dict[str, list[str]] = {}
+    for student, assignment, reason in withheld:
+        causes.setdefault(reason, []).append(f"{student}/{assignment}")
+    lines = [f"grader: error: {len(withheld)} score(s) withheld because the grader itself failed (not the students' "
+             "code); they are empty in grades.csv and a re-run grades them again:"]
+    for reason, where in list(causes.items())[:5]:
+        lines.append(f"  {reason} ({', '.join(where[:3])}{' ...' if len(where) > 3 else ''})")
+    return "\n".join(lines)
+
+
 def cmd_grade(args: argparse.Namespace) -> int:
     course = _course(args)
     out = Path(args.output)
     started = time.monotonic()
+    choice = choose(args.sandbox)
+    if choice.kind == "portable":
+        print(f"{PORTABLE_WARNING}\n({choice.describe()})", file=sys.stderr)
 
     with Progress(sys.stderr) as progress:
         run = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress,
-                    force=args.force, shard=parse_shard(args.shard) if args.shard else None)
+                    force=args.force, shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind)
     elapsed = time.monotonic() - started
     print(table(run.assignments, run.grades))
     kept = f" (kept {len(run.skipped)} complete result(s) from an earlier run; --force re-grades them)" if run.skipped else ""
@@ -72,17 +95,22 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if len(run.grades) > 1:
         print(summary(run.items) + f"\n  (all tests: {out / 'item_analysis.csv'})")
     print(isolation_summary(run.isolation))
+    if run.withheld:
+        print(withheld_message(run.withheld), file=sys.stderr)
+        return GRADER_ERROR
     return 0
 
 
 def isolation_summary(layers: dict[str, set[str]]) -> str:
-    """One line naming the sandbox layers that were on, and why any was off."""
+    """One line naming the sandbox backend, the layers that were on, and why any was off."""
+    layers = dict(layers)
+    backends = sorted(layers.pop("sandbox", set()))
     if not layers:
         return "Sandbox isolation: no sandbox was started in this run."
     on = [name for name, states in layers.items() if states and all(s.startswith(("on", "dropped")) for s in states)]
     off = [f"{name} ({'; '.join(sorted(s for s in states if not s.startswith(('on', 'dropped'))))})"
            for name, states in layers.items() if name not in on]
-    line = f"Sandbox isolation: {', '.join(on) or 'none'}."
+    line = f"Sandbox ({', '.join(backends) or 'linux'}) isolation: {', '.join(on) or 'none'}."
     return line + (f" Not active: {', '.join(off)}." if off else "")
 
 
@@ -110,9 +138,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     from .check import check
 
     course = _course(args)
-    result = check(course, Path(args.path), args.assignment or None)
+    choice = choose(args.sandbox)
+    if choice.kind == "portable":
+        print(choice.describe(), file=sys.stderr)
+    result = check(course, Path(args.path), args.assignment or None, sandbox=choice.kind)
     render = {"text": formats.text, "json": formats.as_json, "junit": formats.check_junit, "github": formats.github}
     print(render[args.format](result))
+    if result.withheld:
+        return GRADER_ERROR
     return 0 if result.passed else 1
 
 
@@ -179,6 +212,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if report.misses else 0
 
 
+def _sandbox_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--sandbox", choices=CHOICES, default="auto",
+                   help="sandbox backend: linux (namespaces, Landlock, fork server), portable (a plain worker "
+                   "process: macOS, Windows), or auto (default: linux when this host has what it needs)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="grader", description="Autograder for the micrograd course (sandboxed; see README)."
@@ -197,6 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="gradebook: grades.csv (always) and, with junit, grades.junit.xml for other CI systems")
     p.add_argument("--shard", metavar="K/N", help="grade only shard K of N (by a hash of the student id); "
                    "combine the shards' outputs with `grader merge`")
+    _sandbox_option(p)
     p.set_defaults(func=cmd_grade)
 
     p = sub.add_parser("check", help="self-check: run the public tests on your micrograd (exit 0 when all pass)")
@@ -205,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to check (repeatable; default: all)")
     p.add_argument("--format", choices=["text", "json", "junit", "github"], default="text",
                    help="output: text (default), json, junit XML, or github (annotations, job summary, classroom result)")
+    _sandbox_option(p)
     p.set_defaults(func=cmd_check)
 
     p = sub.add_parser("release", help="build what students receive (template, notebooks, handouts, public tests)")
@@ -244,6 +285,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status (0 ok, 1 check failed, 2 instructor error)."""
+    for stream in (sys.stdout, sys.stderr):  # a legacy console encoding (cp1252...) must not crash on "✗"
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="replace")
+            except (ValueError, OSError):
+                pass
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "jobs", 1) is not None and getattr(args, "jobs", 1) < 1:

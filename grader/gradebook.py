@@ -3,7 +3,9 @@
 ``grades.csv`` has one row per student: ``student``, one column per
 assignment (points), ``total``, and ``notes`` (one-line reasons for anything
 that could not be graded). The first data row is not special; the maximum
-points are printed in the summary table's header.
+points are printed in the summary table's header. A score withheld because
+the grader itself failed is an empty cell (and an empty total), never 0,
+with the reason in ``notes``.
 """
 
 from __future__ import annotations
@@ -29,15 +31,27 @@ class StudentGrade:
         student: The student id.
         scores: Assignment id to (score, max score) in points.
         notes: One-line reasons for anything that could not be graded.
+        withheld: Assignment id to why its score is withheld (a grader error).
     """
 
     student: str
     scores: dict[str, tuple[float, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    withheld: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
-        return round(sum(s for s, _ in self.scores.values()), 4)
+        return round(sum(s for a, (s, _) in self.scores.items() if a not in self.withheld), 4)
+
+    def cell(self, assignment: str, missing: str = "") -> str:
+        """The score of one assignment for display: points, ``missing`` when absent or withheld."""
+        if assignment not in self.scores or assignment in self.withheld:
+            return missing
+        return points(self.scores[assignment][0])
+
+    def total_cell(self, missing: str = "") -> str:
+        """The total for display; ``missing`` when any score is withheld."""
+        return missing if self.withheld else points(self.total)
 
 
 def write_csv(path: Path, assignments: list[Assignment], grades: list[StudentGrade]) -> None:
@@ -46,8 +60,8 @@ def write_csv(path: Path, assignments: list[Assignment], grades: list[StudentGra
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["student", *[a.id for a in assignments], "total", "notes"])
     for g in sorted(grades, key=lambda g: g.student):
-        row = [points(g.scores[a.id][0]) if a.id in g.scores else "" for a in assignments]
-        writer.writerow([g.student, *row, points(g.total), "; ".join(g.notes)])
+        row = [g.cell(a.id) for a in assignments]
+        writer.writerow([g.student, *row, g.total_cell(), "; ".join(g.notes)])
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(buffer.getvalue(), encoding="utf-8")
@@ -62,7 +76,8 @@ def table(assignments: list[Assignment], grades: list[StudentGrade], note_width:
         note = "; ".join(g.notes)
         if len(note) > note_width:
             note = note[: note_width - 3] + "..."
-        rows.append([g.student, *[points(g.scores[a.id][0]) if a.id in g.scores else "-" for a in assignments], points(g.total), note])
+        rows.append([g.student, *[g.cell(a.id, "withheld" if a.id in g.withheld else "-") for a in assignments],
+                     g.total_cell("withheld"), note])
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     def fmt(row: list[str]) -> str:
         cells = [c.ljust(w) if i in (0, len(row) - 1) else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]

@@ -16,7 +16,7 @@ import pytest
 
 from .claims import ClaimQueue
 from .config import Assignment, Course
-from .forkserver import ForkServer
+from .backends import Sandbox
 from .judge_session import SubmissionRun
 from .manifest import Manifest
 from .reference import load_reference
@@ -38,7 +38,7 @@ class GradingState:
         self.manifest = manifest
         self.course = Course(Path(manifest.course))
         self.assignments: dict[str, Assignment] = {a: self.course.assignment(a) for a in manifest.assignments}
-        self.forkserver = ForkServer(Path(manifest.runtime))  # every worker of this judge is forked from it
+        self.sandbox = Sandbox(manifest.sandbox, Path(manifest.runtime))  # every worker of this judge starts here
         self.queue = ClaimQueue(Path(manifest.queue), manifest.jobs, manifest.claimant) if manifest.queue else None
         self.jobs = {job.id: job for job in manifest.jobs}
         if self.queue is not None:  # slots, each grading the submission it claims when its first test starts
@@ -59,7 +59,7 @@ class GradingState:
             job = self.queue.claim() if self.queue is not None else self.jobs.get(param)
             self.runs[param] = None if job is None else SubmissionRun(
                 job, self.assignments, Path(self.manifest.runtime), Path(self.manifest.results_dir),
-                self.manifest.hide, Path(self.manifest.out) if self.manifest.out else None, self.forkserver,
+                self.manifest.hide, Path(self.manifest.out) if self.manifest.out else None, self.sandbox,
             )
         return self.runs[param]
 

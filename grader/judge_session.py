@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .backends import Sandbox
 from .config import Assignment
-from .forkserver import ForkServer
 from .manifest import Job, Part
 from .results import write_submission
-from .testing import StudentFault, describe_error
-from .worker_process import SandboxWorker, WorkerCrashed, WorkerFault, WorkerTimeout
+from .testing import GraderFault, StudentFault, describe_error
+from .workers import SandboxSetupError, Worker, WorkerCrashed, WorkerFault, WorkerTimeout
 
 
 MAX_RESTARTS_PER_TEST = 3
@@ -48,9 +48,10 @@ class PartState:
 
     assignment: Assignment
     part: Part
-    worker: SandboxWorker | None = None
+    worker: Worker | None = None
     imports: dict[str, Any] = field(default_factory=dict)
     startup_fault: StudentFault | None = None
+    setup_error: str = ""
     deadline: float | None = None
     fault_test: str | None = None
     fault: StudentFault | None = None
@@ -72,7 +73,7 @@ class SubmissionRun:
         results_dir: Where :meth:`finish` writes ``<index>.json``.
         hide: Folders the sandbox must not see.
         out: Output folder for results.json and feedback.md (written by :meth:`finish`), or None.
-        forkserver: The judge's sandbox fork server (shared by all its runs); None: one per worker.
+        sandbox: The judge's sandbox (backend, fork server, layers this host refused), shared by all its runs.
     """
 
     def __init__(
@@ -83,10 +84,10 @@ class SubmissionRun:
         results_dir: Path,
         hide: list[str] | None = None,
         out: Path | None = None,
-        forkserver: ForkServer | None = None,
+        sandbox: Sandbox | None = None,
     ) -> None:
         self.job = job
-        self.forkserver = forkserver
+        self.sandbox = sandbox or Sandbox("linux", runtime)
         self.out = out
         self.hide = list(hide or [])
         self.runtime = runtime
@@ -159,33 +160,33 @@ class SubmissionRun:
             return StudentFault("crash", f"{exc} (a crash in your code, e.g. too deep a recursion or too much memory)")
         return StudentFault("crash", str(exc))
 
-    def _worker(self, state: PartState) -> SandboxWorker:
+    def _worker(self, state: PartState) -> Worker:
+        if state.setup_error:
+            raise GraderFault(state.setup_error)
         if state.startup_fault is not None:
             raise state.startup_fault
         if state.worker is not None and state.worker.alive:
             return state.worker
         if state.worker is not None:
             state.output += state.worker.output_excerpt(state.assignment.limits.output_kb * 1024)
-        worker = SandboxWorker(
-            self.runtime,
-            Path(state.part.code_dir),
-            Path(state.part.scratch),
-            state.assignment.modules,
-            state.assignment.limits,
-            hide=self.hide,
-            network=state.assignment.allow_network,
-            forkserver=self.forkserver,
-        )
-        state.worker = worker
-        try:
-            state.imports = worker.start()
-            state.isolation = worker.isolation
-        except WorkerFault as exc:
-            state.isolation = worker.isolation or state.isolation
-            reason = "importing your code took too long" if isinstance(exc, WorkerTimeout) else str(exc)
-            state.startup_fault = StudentFault("import", f"your code could not be loaded: {reason}")
-            raise state.startup_fault from None
-        return worker
+        while True:
+            worker = self.sandbox.worker(Path(state.part.code_dir), Path(state.part.scratch), state.assignment.modules,
+                                         state.assignment.limits, self.hide, state.assignment.allow_network)
+            state.worker = worker
+            try:
+                state.imports = worker.start()
+                state.isolation = worker.isolation
+                return worker
+            except SandboxSetupError as exc:
+                if self.sandbox.turn_off(exc):
+                    continue
+                state.setup_error = f"the sandbox could not be started on this host: {exc.reason}"
+                raise GraderFault(state.setup_error) from None
+            except WorkerFault as exc:
+                state.isolation = worker.isolation or state.isolation
+                reason = "importing your code took too long" if isinstance(exc, WorkerTimeout) else str(exc)
+                state.startup_fault = StudentFault("import", f"your code could not be loaded: {reason}")
+                raise state.startup_fault from None
 
     def record(self, assignment_id: str, result: dict[str, Any]) -> None:
         """Add one test's result."""
@@ -207,6 +208,7 @@ class SubmissionRun:
                 "startup": str(state.startup_fault) if state.startup_fault else "",
                 "program_output": state.output[-limit:],
                 "isolation": state.isolation,
+                "grader_error": state.setup_error,
                 "execution_time": round(time.monotonic() - state.started, 3) if state.started else 0.0,
             }
         self.finished = True

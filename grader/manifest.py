@@ -68,6 +68,7 @@ class Manifest:
             ``jobs`` it claims there. "" grades every job of ``jobs``.
         slots: Most submissions the judge claims (with ``queue``).
         claimant: The judge's name, written into its claims.
+        sandbox: The sandbox backend, ``"linux"`` or ``"portable"`` (chosen by :func:`grader.backends.choose`).
     """
 
     course: str
@@ -81,6 +82,7 @@ class Manifest:
     queue: str = ""
     slots: int = 0
     claimant: str = ""
+    sandbox: str = "linux"
 
     def dump(self, path: Path) -> None:
         """Write the manifest as JSON."""

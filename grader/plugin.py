@@ -38,7 +38,7 @@ from .manifest import Manifest
 from .reference import run_probe
 from hypothesis.control import currently_in_test_context
 
-from .testing import Check, Failure, StudentFault
+from .testing import Check, Failure, GraderFault, StudentFault
 
 MARKERS = (
     "points(n): points the test is worth (partial credit by the share of `check` cases passed)",
@@ -280,7 +280,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         for run in state.runs.values():
             if run is not None and not run.finished:
                 run.finish()
-        state.forkserver.close()
+        state.sandbox.close()
 
 
 # --- turning an outcome into a result ----------------------------------------
@@ -332,19 +332,22 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
     visibility = vis_marker.args[0] if vis_marker else ("visible" if public else assignment.visibility)
     checks = item.stash.get(CHECK, None) or Check()
     lines: list[str] = []
-    internal = ""
+    internal = grader_error = ""
     escaped: Failure | None = None
     if call.excinfo is not None and not report.passed:
         exc = call.excinfo.value
         escaped = item.stash.get(FAULT, None) if call.when == "call" else None
         escaped = escaped or find_failure(exc)
-        if escaped is None:
-            text = str(exc)
-            if text.startswith("Timeout"):
-                escaped = Failure("this test took longer than the grader allows")
+        if escaped is None:  # the grader's own machinery failed: the score is withheld, never charged
+            if isinstance(exc, GraderFault):
+                grader_error = str(exc)
+            elif str(exc).startswith("Timeout"):  # pytest-timeout's backstop: student calls end at the test deadline
+                grader_error = "the test ran past the grader's own time limit"
             else:
-                escaped = Failure("the grader hit an internal error in this test (not your fault); your instructor can see it")
-                internal = "".join(traceback.format_exception(exc))
+                grader_error = f"internal error ({type(exc).__name__})"
+            escaped = Failure(f"the grader could not run this test: {grader_error} (not your fault; the score is "
+                              "withheld and your instructor can see why)")
+            internal = "".join(traceback.format_exception(exc))
     failed_cases = checks.failures
     total = len(checks.cases) + (1 if escaped and checks.cases else 0)
     fraction = (len(checks.cases) - len(failed_cases)) / total if total else (0.0 if escaped else 1.0)
@@ -377,5 +380,6 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         "output": "\n".join(lines),
         "methods": sorted({c.method for c in failed_cases if c.method}),
         "internal_error": internal,
+        "grader_error": grader_error,
         "duration": round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),
     }

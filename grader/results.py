@@ -48,6 +48,21 @@ def problems(record: dict[str, Any]) -> list[str]:
     return reasons
 
 
+def withheld(record: dict[str, Any]) -> str:
+    """Why the score of a judge record or results.json document is withheld ("" when it is not).
+
+    A score is withheld when the grader's own machinery failed (the sandbox
+    could not be set up, an internal error in a test, a judge that died):
+    such a result is never counted, as 0 or otherwise, and a re-run grades
+    the submission again.
+    """
+    reason = record.get("grader_error") or grader_data(record).get("grader_error")
+    if not reason:
+        reason = next((t.get("grader_error") for t in record.get("tests", []) if isinstance(t, dict)
+                       and t.get("grader_error")), "")
+    return str(reason or "")
+
+
 def score_of(record: dict[str, Any]) -> tuple[float, float]:
     """(score, max score) summed over the tests of a judge record or a results.json document."""
     tests = record.get("tests", [])
@@ -71,7 +86,12 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
     sandbox ``isolation`` layers that were active.
     """
     score, max_score = score_of(record)
-    output = [f"{assignment.title}: {round(score, 2):g} / {max_score:g} points."]
+    error = withheld(record)
+    if error:
+        output = [f"{assignment.title}: score withheld. The grader could not grade this submission because of a "
+                  f"problem in the grader, not in your code ({error}); your instructor will grade it again."]
+    else:
+        output = [f"{assignment.title}: {round(score, 2):g} / {max_score:g} points."]
     output += [f"Could not grade: {p}" for p in problems(record)]
     output += [f"Note: {n}" for n in record.get("notes", [])]
     excerpt = program_output(record)
@@ -87,13 +107,14 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
             "output": t["output"],
             "visibility": t["visibility"],
             "tags": [f"task {t['task']}"] if t.get("task") else [],
-            "extra_data": {"key": t.get("key", ""), "methods": t.get("methods", []), "duration": t.get("duration", 0)},
+            "extra_data": {"key": t.get("key", ""), "methods": t.get("methods", []), "duration": t.get("duration", 0),
+                           **({"grader_error": t["grader_error"]} if t.get("grader_error") else {})},
         }
         if t.get("task"):
             test["number"] = t["task"]
         tests.append(test)
     return {
-        "score": score,
+        **({} if error else {"score": score}),  # withheld: no score at all (Gradescope then sums nothing we vouch for)
         "execution_time": record.get("execution_time", 0.0),
         "output": "\n\n".join(output),
         "visibility": "visible",
@@ -105,6 +126,7 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
                 "fingerprint": fingerprint,
                 "problems": problems(record),
                 "isolation": record.get("isolation") or {},
+                **({"grader_error": error} if error else {}),
             }
         },
     }
@@ -122,7 +144,12 @@ def likely_causes(failed: list[dict[str, Any]]) -> list[tuple[str, int]]:
 def feedback_markdown(assignment: Assignment, student: str, record: dict[str, Any]) -> str:
     """A readable Markdown feedback page for one submission."""
     score, max_score = score_of(record)
-    lines = [f"# {assignment.title}", "", f"Student: `{student}` — **{round(score, 2):g} / {max_score:g} points**", ""]
+    error = withheld(record)
+    shown = "score withheld (grader error)" if error else f"{round(score, 2):g} / {max_score:g} points"
+    lines = [f"# {assignment.title}", "", f"Student: `{student}` — **{shown}**", ""]
+    if error:
+        lines += [f"> **Grader error, not your code:** {error}. Your score is withheld until your instructor "
+                  "grades this submission again.", ""]
     for problem in problems(record):
         lines += [f"> **Could not grade:** {problem}", ""]
     for note in record.get("notes", []):

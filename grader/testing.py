@@ -71,6 +71,15 @@ class StudentFault(Failure):
         super().__init__(message)
 
 
+class GraderFault(BaseException):
+    """The grader's own machinery failed (e.g. the sandbox could not be set up): never the student's fault.
+
+    A ``BaseException``, so neither ``check.case`` nor hypothesis treats it
+    as a failed case: it ends the test, whose score is then withheld (a
+    grader error in the results), never counted as 0 or as passed.
+    """
+
+
 def describe_error(error: dict[str, Any]) -> str:
     """Render a sandbox exception description for the student."""
     etype = str(error.get("type", "Exception"))

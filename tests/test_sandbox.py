@@ -203,7 +203,7 @@ def daemons() -> list[int]:
 @pytest.mark.parametrize("isolate", [True, False], ids=["namespaces", "no-namespaces"])
 def test_a_setsid_daemon_dies_with_the_worker(worker_factory, isolate, tmp_path):
     worker = make_worker(tmp_path / ("ns" if isolate else "plain"), daemon_engine())
-    worker.isolate = isolate
+    worker.off = {} if isolate else {"namespaces": "disabled by the test"}
     try:
         worker.start()
         assert worker.request("graph", [ADD_SPEC], 5.0, "test")["ok"]
@@ -235,7 +235,7 @@ def test_without_namespaces_landlock_still_hides_the_course(tmp_path):
         """
     )
     worker = make_worker(tmp_path, engine)
-    worker.isolate = False
+    worker.off = {"namespaces": "disabled by the test"}
     try:
         worker.start()
         assert worker.isolation["landlock"].startswith("on")

@@ -20,7 +20,7 @@ import random
 import sys
 from typing import Any
 
-from . import isolation, protocol
+from . import isolation, landlock, limits, protocol
 from .graph import Context
 from .plain import exception_info, text
 from .probes import PROBES
@@ -163,23 +163,37 @@ def main(cfg: dict[str, Any]) -> None:
     kills whatever the worker left behind. When its child has ended (and,
     without a PID namespace, the orphans are dead) the launcher writes the
     child's returncode to the status pipe, which only it holds.
+
+    ``cfg["off"]`` maps layers the judge turned off (after an earlier
+    :class:`~.isolation.SetupFailed`) to the reason; ``cfg["faults"]`` lists
+    steps to fail on purpose (tests). A step that cannot be undone sends
+    ``{"setup_failed": {"layer", "reason"}}`` instead of the launcher
+    message, before any student code exists in this process tree.
     """
     code_dir = os.path.abspath(cfg["code_dir"])
     rfd, wfd, status_fd = int(cfg["request_fd"]), int(cfg["response_fd"]), int(cfg["status_fd"])
     isolation.die_with_parent(int(cfg["parent"]))
+    isolation.FAULTS = frozenset(str(f) for f in cfg.get("faults", ()))
+    off: dict[str, str] = {str(k): str(v) for k, v in (cfg.get("off") or {}).items()}
     host_root = os.geteuid() == 0
-    report: dict[str, str] = {}
-    user_ns = False
-    if cfg.get("isolate", True):
-        ns_report, user_ns = isolation.enter_namespaces(bool(cfg.get("network")))
-        report.update(ns_report)
-    else:
-        report["namespaces"] = "off: disabled by the grader"
+    report: dict[str, str] = {"sandbox": "linux (forked from a pre-imported fork server)"}
+    try:
+        ns_report, user_ns = isolation.enter_namespaces(bool(cfg.get("network")), off.get("namespaces", ""))
+    except isolation.SetupFailed as exc:
+        os.write(wfd, protocol.encode({"setup_failed": {"layer": exc.layer, "reason": exc.reason}}))
+        os._exit(0)
+    report.update(ns_report)
     in_pid_ns = report.get("pid namespace") == "on"
     if not in_pid_ns:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
         report["process reaper"] = "on (orphans are killed when the worker ends)"
-    worker_uid = 10_000_000 + os.getpid() if host_root else None
+    worker_uid = None
+    if not host_root:
+        report["separate user"] = "off: the grader does not run as root"
+    elif off.get("separate user"):
+        report["separate user"] = f"off: {off['separate user']}"
+    else:
+        worker_uid = 10_000_000 + os.getpid()
     sync_r, sync_w = os.pipe()
     launcher = os.getpid()
     child = os.fork()
@@ -199,32 +213,52 @@ def main(cfg: dict[str, Any]) -> None:
     os.read(sync_r, 1)
     os.close(sync_r)
     isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)
-    if in_pid_ns:
-        _namespace_init(cfg, report, code_dir, worker_uid, rfd, wfd)
-    elif os.getppid() != launcher:
-        os._exit(1)
-    _worker(cfg, report, code_dir, worker_uid, user_ns, rfd, wfd)
+    try:
+        if in_pid_ns:
+            worker_uid = _namespace_init(cfg, report, code_dir, worker_uid, rfd, wfd)
+        elif os.getppid() != launcher:
+            os._exit(1)
+        _worker(cfg, report, code_dir, worker_uid, user_ns, rfd, wfd)
+    except isolation.SetupFailed as exc:
+        os.write(wfd, protocol.encode({"setup_failed": {"layer": exc.layer, "reason": exc.reason}}))
+        os._exit(0)
+
+
+def _give_scratch(cfg: dict[str, Any], report: dict[str, str], worker_uid: int | None) -> int | None:
+    """Hand the scratch folder to the worker's own user; return the user id, or None if that failed."""
+    if worker_uid is None:
+        return None
+    try:
+        isolation.inject("chown")
+        os.chown(cfg["scratch"], worker_uid, worker_uid)
+        return worker_uid
+    except OSError as exc:
+        report["separate user"] = f"off: its scratch folder could not be handed over ({isolation.reason(exc)})"
+        return None
 
 
 def _namespace_init(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_uid: int | None,
-                    rfd: int, wfd: int) -> None:
-    """As PID 1 of the new namespace: mount, fork the worker, and wait (returns in the worker)."""
+                    rfd: int, wfd: int) -> int | None:
+    """As PID 1 of the new namespace: mount, fork the worker, and wait (returns in the worker, with its user id)."""
     try:
         keep = {cfg["runtime"]: False, code_dir: False, cfg["scratch"]: True}
         keep.update({p: False for p in isolation.python_paths()})
         isolation.hide_paths(list(cfg.get("hide", [])), keep)
-        isolation.mount_proc()
         report["mount namespace"] = "on (private /tmp; course, submissions and output hidden)"
     except OSError as exc:
-        report["mount namespace"] = f"off: {exc.strerror or exc}"
-    if worker_uid is not None:
-        os.chown(cfg["scratch"], worker_uid, worker_uid)
+        report["mount namespace"] = f"off: {isolation.reason(exc)}"
+    try:
+        isolation.mount_proc()
+    except OSError as exc:
+        report["pid namespace"] = f"on (its own /proc could not be mounted: {isolation.reason(exc)})"
+    worker_uid = _give_scratch(cfg, report, worker_uid)
     child = os.fork()
     if child:
         isolation.prctl(isolation.PR_SET_DUMPABLE, 0)
         for fd in (rfd, wfd):
             os.close(fd)
         _exit_like(_wait_for(child))
+    return worker_uid
 
 
 def _worker(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_uid: int | None, user_ns: bool,
@@ -236,29 +270,57 @@ def _worker(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_u
         worker_uid = None
     elif worker_uid is not None:
         if report.get("pid namespace") != "on":
-            os.chown(cfg["scratch"], worker_uid, worker_uid)
-        isolation.drop_user(worker_uid)
-        report["separate user"] = "on (a user id of its own, no access to the grader's files)"
-    else:
-        report["separate user"] = "off: the grader does not run as root"
+            worker_uid = _give_scratch(cfg, report, worker_uid)
+        if worker_uid is not None:
+            try:
+                isolation.drop_user(worker_uid)
+                report["separate user"] = "on (a user id of its own, no access to the grader's files)"
+            except OSError as exc:
+                report["separate user"] = f"off: the host refused the change of user ({isolation.reason(exc)})"
+                worker_uid = None
     if user_ns:
-        isolation.drop_capabilities()
-        report["capabilities"] = "dropped"
+        try:
+            isolation.drop_capabilities()
+            report["capabilities"] = "dropped"
+        except OSError as exc:
+            report["capabilities"] = f"off: {isolation.reason(exc)}"
+            if report.get("mount namespace", "").startswith("on"):  # the mounts could be undone: hiding is void
+                report["mount namespace"] = "off: capabilities could not be dropped, so the hiding mounts are not binding"
     isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)  # (again) a change of user clears it
-    try:
-        read = isolation.system_read_paths() + [cfg["runtime"], code_dir]
-        report["landlock"] = isolation.landlock(read, [cfg["scratch"], "/dev"], network)
-    except OSError as exc:
-        report["landlock"] = f"off: {exc.strerror or exc}"
-    report["resource limits"] = isolation.apply_limits(cfg["limits"], own_user=worker_uid is not None)
-    rfile = os.fdopen(rfd, "rb")
-    wfile = os.fdopen(wfd, "wb")
+    off = {str(k): str(v) for k, v in (cfg.get("off") or {}).items()}
+    if off.get("landlock"):
+        report["landlock"] = f"off: {off['landlock']}"
+    else:
+        try:
+            read = landlock.system_read_paths() + [cfg["runtime"], code_dir]
+            report["landlock"] = landlock.landlock(read, [cfg["scratch"], "/dev"], network)
+        except OSError as exc:
+            report["landlock"] = f"off: {isolation.reason(exc)}"
+    report["resource limits"] = limits.apply_limits(cfg["limits"], own_user=worker_uid is not None)
+    serve_submission(os.fdopen(rfd, "rb"), os.fdopen(wfd, "wb"), cfg, code_dir, report)
+
+
+def serve_submission(rfile: Any, wfile: Any, cfg: dict[str, Any], code_dir: str, report: dict[str, str]) -> None:
+    """Report the isolation layers, import the submission, say hello, then answer probes (both backends).
+
+    Args:
+        rfile: Binary file of the request pipe.
+        wfile: Binary file of the response pipe.
+        cfg: The judge's configuration (``modules``: the student modules to import, in order).
+        code_dir: Absolute path of the staged submission.
+        report: Isolation layer to status; sent before any student code runs.
+    """
     wfile.write(protocol.encode({"isolation": isolation.status(report)}))
     wfile.flush()
     random.seed(0)
     sys.dont_write_bytecode = True
     sys.path.insert(0, code_dir)
     names = list(cfg["modules"])
+    missing = [n for n in names if not os.path.isfile(os.path.join(code_dir, *n.split(".")) + ".py")]
+    if missing:  # staged by the judge, so unreadable here means the sandbox hid them: not the student's fault
+        wfile.write(protocol.encode({"setup_failed": {"layer": "", "reason": f"the worker cannot see {missing[0]}"}}))
+        wfile.flush()
+        return
     modules, errors = import_submission(code_dir, names)
     wfile.write(protocol.encode({"hello": 1, "imports": {n: errors.get(n) for n in names}}))
     wfile.flush()

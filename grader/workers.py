@@ -1,0 +1,288 @@
+"""The judge's handle on one sandbox worker, whatever the backend: errors, start-up handshake, requests.
+
+Two backends implement :class:`Worker`: the Linux fast path
+(:class:`grader.worker_process.SandboxWorker`, forked from a fork server,
+namespaces, Landlock) and the portable one
+(:class:`grader.portable_worker.PortableWorker`, a fresh interpreter per
+worker, for macOS, Windows and restricted hosts). Both speak the protocol
+of :mod:`grader.sandbox.protocol`; a backend supplies only how to launch,
+read with a deadline, write with a deadline, and kill.
+
+Two kinds of failure are kept apart, because only one is the student's:
+
+* :class:`WorkerFault` (timed out, crashed, invalid answer) once student
+  code may have run: the message is student-facing and costs the tests that
+  needed the worker;
+* :class:`SandboxSetupError` before any student code ran (the launcher or
+  an isolation step failed, the worker cannot see its staged code): the
+  grader's own machinery failed; the judge retries without the failing
+  layer, and if that fails too the score is withheld, never charged.
+
+Start-up messages, in order (see :mod:`grader.sandbox.worker`): the
+launcher's (Linux only), ``{"isolation": {...}}`` before any student code
+runs, then ``{"hello": 1, "imports": {...}}``; any of them may instead be
+``{"setup_failed": {"layer", "reason"}}``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+from .config import Limits
+from .sandbox import protocol
+
+FAULTS_ENV = "GRADER_SANDBOX_FAULTS"
+"""Comma-separated isolation steps to fail on purpose (tests emulating refusing hosts; see grader.sandbox.isolation)."""
+MAX_REASON = 300
+"""Longest setup-failure reason kept from a worker, in characters."""
+
+
+class WorkerFault(Exception):
+    """The worker did not answer properly; the message is student-facing."""
+
+
+class WorkerTimeout(WorkerFault):
+    """The worker did not answer before the deadline."""
+
+
+class WorkerCrashed(WorkerFault):
+    """The worker process died."""
+
+
+class WorkerProtocolError(WorkerFault):
+    """The worker sent something that is not a valid response."""
+
+
+class SandboxSetupError(Exception):
+    """The sandbox could not be set up before any student code ran: the grader's fault, never the student's.
+
+    Args:
+        layer: The isolation layer to turn off before trying again
+            (``"namespaces"``...), or "" when no layer is to blame.
+        reason: What failed, for the instructor and the isolation report.
+    """
+
+    def __init__(self, layer: str, reason: str) -> None:
+        super().__init__(reason)
+        self.layer = layer
+        self.reason = reason
+
+
+def signal_name(returncode: int) -> str:
+    """The name of the signal behind a negative returncode (``SIGKILL``)."""
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def injected_faults() -> list[str]:
+    """The steps named by ``GRADER_SANDBOX_FAULTS`` (empty in normal use)."""
+    return [f.strip() for f in os.environ.get(FAULTS_ENV, "").split(",") if f.strip()]
+
+
+class Worker:
+    """One running sandbox worker for one submission and assignment (backend-independent part).
+
+    Args:
+        runtime: Directory prepared by :func:`grader.worker_process.prepare_runtime`.
+        code_dir: Staged submission (holds ``micrograd/``).
+        scratch: Empty writable directory: the worker's cwd, HOME and TMPDIR.
+        modules: Student modules to import, in order (``micrograd.engine``...).
+        limits: Resource limits.
+        hide: Folders the worker must not see (where the backend can hide them).
+        network: Leave the network reachable (``allow_network`` in assignment.yaml).
+        off: Isolation layers to leave off, to the reason (learned from earlier setup failures).
+
+    Attributes:
+        isolation: The layers the worker reported, before it ran any student
+            code: layer name to ``"on ..."`` or ``"off: reason"``.
+        imports: Module name to None or an error description, from the hello.
+    """
+
+    backend = ""
+
+    def __init__(
+        self,
+        runtime: Path,
+        code_dir: Path,
+        scratch: Path,
+        modules: list[str],
+        limits: Limits,
+        *,
+        hide: list[str] | None = None,
+        network: bool = False,
+        off: dict[str, str] | None = None,
+    ) -> None:
+        self.runtime = runtime.resolve()
+        self.code_dir = code_dir.resolve()
+        self.scratch = scratch.resolve()
+        self.modules = modules
+        self.limits = limits
+        self.hide = list(hide or [])
+        self.network = network
+        self.off = dict(off or {})
+        self.imports: dict[str, Any] = {}
+        self.isolation: dict[str, str] = {}
+        self.output_path = scratch / ".output"
+        self._next_id = 0
+
+    # --- what a backend provides ---------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        raise NotImplementedError
+
+    def _launch(self, config: dict[str, Any]) -> None:
+        """Start the worker process with ``config``; raise :class:`SandboxSetupError` if it cannot start."""
+        raise NotImplementedError
+
+    def _launched(self, deadline: float) -> None:
+        """Read what the backend's launcher says before the isolation report (nothing by default)."""
+
+    def _read(self, deadline: float, during: str) -> dict[str, Any]:
+        """The next message, decoded; raises :class:`WorkerFault` (the worker is dead afterwards)."""
+        raise NotImplementedError
+
+    def _write(self, data: bytes, deadline: float, during: str) -> None:
+        """Send ``data``; raises :class:`WorkerFault` (the worker is dead afterwards)."""
+        raise NotImplementedError
+
+    def _returncode(self, timeout: float) -> int | None:
+        """The worker's returncode once it has ended (None if it has not within ``timeout`` seconds)."""
+        raise NotImplementedError
+
+    def kill(self) -> None:
+        """Kill the worker with everything it started, and release its pipes. Idempotent."""
+        raise NotImplementedError
+
+    # --- shared ----------------------------------------------------------------------
+
+    def config(self) -> dict[str, Any]:
+        """The configuration the worker receives (plain data)."""
+        return {
+            "code_dir": str(self.code_dir),
+            "scratch": str(self.scratch),
+            "runtime": str(self.runtime),
+            "limits": self.limits.for_worker(),
+            "modules": self.modules,
+            "hide": self.hide,
+            "network": self.network,
+            "off": self.off,
+            "faults": injected_faults(),
+        }
+
+    def start(self) -> dict[str, Any]:
+        """Start the worker and wait for its hello (within ``startup_seconds``).
+
+        Returns:
+            The import results: module name to None or an error description.
+
+        Raises:
+            SandboxSetupError: If the sandbox failed before any student code ran.
+            WorkerFault: If importing the student's code crashed, hung or broke the protocol.
+        """
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        self._launch(self.config())
+        deadline = time.monotonic() + self.limits.startup_seconds
+        try:
+            self._launched(deadline)
+            report = self._setup_message(self._read(deadline, "starting the sandbox")).get("isolation")
+            if not isinstance(report, dict):
+                raise WorkerProtocolError("no isolation report")
+        except WorkerFault as exc:
+            self.kill()
+            raise SandboxSetupError("", f"the sandbox did not start ({exc})") from None
+        self.isolation = {str(k)[:100]: str(v)[:MAX_REASON] for k, v in list(report.items())[:30]}
+        hello = self._setup_message(self._read(deadline, "importing your code"))
+        imports = hello.get("imports")
+        if hello.get("hello") != 1 or not isinstance(imports, dict):
+            self.kill()
+            raise WorkerProtocolError("the sandbox did not start properly (unexpected first message)")
+        self.imports = {str(k): v for k, v in imports.items()}
+        return self.imports
+
+    def _setup_message(self, message: dict[str, Any]) -> dict[str, Any]:
+        """``message``, unless it reports a setup failure: then kill and raise :class:`SandboxSetupError`."""
+        failed = message.get("setup_failed")
+        if failed is None:
+            return message
+        self.kill()
+        if not isinstance(failed, dict):
+            raise SandboxSetupError("", "the sandbox reported a setup failure")
+        raise SandboxSetupError(str(failed.get("layer") or "")[:40], str(failed.get("reason") or "")[:MAX_REASON])
+
+    def request(self, probe: str, args: list[Any], timeout: float, during: str) -> dict[str, Any]:
+        """Send one probe request and return the worker's response.
+
+        Args:
+            probe: Probe name (see ``grader.sandbox.probes``).
+            args: Plain-data arguments.
+            timeout: Seconds to wait for the answer.
+            during: Student-facing description of the call, for error messages.
+
+        Returns:
+            The response: ``{"ok": True, "value": ...}`` or ``{"ok": False, "error": {...}}``.
+
+        Raises:
+            WorkerFault: On a timeout, a crash or a protocol violation; the
+                worker is dead afterwards.
+        """
+        if not self.alive:
+            raise WorkerCrashed("the sandbox worker is not running")
+        self._next_id += 1
+        rid = self._next_id
+        deadline = time.monotonic() + max(timeout, 0.0)
+        self._write(protocol.encode({"id": rid, "probe": probe, "args": args}), deadline, during)
+        response = self._read(deadline, during)
+        if response.get("id") != rid or not isinstance(response.get("ok"), bool):
+            self.kill()
+            raise WorkerProtocolError(f"the sandbox sent an invalid answer while {during}")
+        return response
+
+    def _decode(self, line: bytes, during: str) -> dict[str, Any]:
+        try:
+            return protocol.decode(line)
+        except protocol.ProtocolError as exc:
+            self.kill()
+            raise WorkerProtocolError(f"the sandbox sent an invalid answer while {during} ({exc})") from None
+
+    def _timeout(self, during: str) -> None:
+        self.kill()
+        raise WorkerTimeout(f"timed out while {during}")
+
+    def _oversized(self, during: str) -> None:
+        self.kill()
+        raise WorkerProtocolError(f"the sandbox sent an oversized answer while {during}")
+
+    def _crashed(self, during: str) -> None:
+        code = self._returncode(1.0)
+        self.kill()
+        if code is None:
+            how = "closed its connection"
+        elif code < 0:
+            how = f"was killed by {signal_name(code)}"
+            if code == -getattr(signal, "SIGXCPU", 0):
+                how += " (CPU time limit exceeded)"
+            elif code == -getattr(signal, "SIGXFSZ", 0):
+                how += " (file size limit exceeded)"
+        else:
+            how = f"exited with status {code}"
+        raise WorkerCrashed(f"the program {how} while {during}")
+
+    def output_excerpt(self, limit: int) -> str:
+        """The last ``limit`` bytes the program printed, decoded leniently."""
+        try:
+            with open(self.output_path, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                size = f.tell()
+                f.seek(max(0, size - limit))
+                data = f.read(limit)
+        except OSError:
+            return ""
+        text = data.decode("utf-8", errors="replace")
+        return ("..." + text) if size > limit else text
