@@ -149,22 +149,20 @@ then run its last cell, **Self-check**: it grades the saved file.
 Colab keeps the notebook you edit in Google Drive, away from the grader, so
 you check a downloaded copy of it:
 
-1. On GitHub, download this repository (**Code > Download ZIP**). In Colab,
-   open your notebook from the zip's `notebooks/` folder (**File > Upload
-   notebook**).
+1. On GitHub, download this repository (**Code > Download ZIP**) and unzip
+   it. In Colab, **File > Upload notebook** and pick your notebook from its
+   `notebooks/` folder.
 2. Drag the zip into Colab's **Files** pane (the folder icon on the left),
    then run this in a new code cell (again after every runtime restart):
 
    ```
-   !rm -rf /content/unzipped /content/course && unzip -q /content/*.zip -d /content/unzipped && mv /content/unzipped/* /content/course
-   %cd /content/course
-   %pip install -e .
-   %cd notebooks
+   !rm -rf /tmp/course && mkdir /tmp/course && unzip -q /content/*.zip -d /tmp/course && cp -r /tmp/course/*/. /content/
+   %pip install -e /content
    ```
 
-3. To check: **File > Download > Download .ipynb**, drag the file onto
-   `course/notebooks/` in the Files pane (same name, replacing the one there),
-   then run the notebook's last cell, **Self-check**.
+3. To check: **File > Download > Download .ipynb**, drag the downloaded file
+   into the Files pane (it lands in `/content`, the notebook's folder), then
+   run the notebook's last cell, **Self-check**.
 
 ## GitHub Codespaces and VS Code dev containers
 

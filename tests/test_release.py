@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
 import shlex
 import shutil
+import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import nbformat
@@ -232,3 +237,90 @@ def test_the_release_links_only_to_files_it_holds_and_says_nothing_stale(release
                 if "://" in target or target.startswith(("#", "mailto:")):
                     continue
                 assert ((release / name).parent / target.split("#")[0]).exists(), (name, target)
+
+
+# --- The set-up works as written ----------------------------------------------------------------------
+
+BUILDS_EDITABLE_OFFLINE = """\
+import importlib.util
+try:
+    import setuptools
+except ImportError:
+    print(False)
+else:
+    version = tuple(int(part) for part in setuptools.__version__.split(".")[:2])
+    print(version >= (70, 1) or (version >= (64, 0) and importlib.util.find_spec("wheel") is not None))
+"""
+
+
+@pytest.mark.timeout(600)
+def test_the_readme_set_up_gives_a_working_grader_check_in_a_fresh_virtual_environment(release, tmp_path):
+    """README: ``python3 -m venv .venv``, activate, ``python -m pip install -e .``, ``grader check``.
+
+    The release's dependencies are not downloaded: the new environment sees this test's installed
+    packages through a ``.pth`` file (``--system-site-packages`` would give the base interpreter's,
+    not this virtual environment's) and pip installs the release with ``--no-deps``. When the
+    setuptools the new environment sees can build an editable wheel by itself (70.1+, or 64+ with
+    ``wheel``), it builds with ``--no-build-isolation --no-index``, without any network; otherwise pip
+    builds in isolation as for a student, fetching setuptools from PyPI.
+    """
+    course = tmp_path / "micrograd-course"
+    shutil.copytree(release, course)
+    run = functools.partial(subprocess.run, capture_output=True, text=True, timeout=300)
+    made = run([sys.executable, "-m", "venv", ".venv"], cwd=course)
+    assert made.returncode == 0, made.stderr
+    scripts = course / ".venv" / ("Scripts" if os.name == "nt" else "bin")
+    python = scripts / ("python.exe" if os.name == "nt" else "python")
+    site = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    ours = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    (Path(site) / "test-dependencies.pth").write_text("\n".join(sorted(ours)) + "\n", encoding="utf-8")
+    # "source .venv/bin/activate": the environment's scripts first on PATH, VIRTUAL_ENV set.
+    env = {**os.environ, "VIRTUAL_ENV": str(course / ".venv"), "PATH": f"{scripts}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONHOME", None)
+    backend = run([str(python), "-c", BUILDS_EDITABLE_OFFLINE], cwd=tmp_path, env=env).stdout.strip() == "True"
+    flags = ["--no-deps", "--no-build-isolation", "--no-index"] if backend else ["--no-deps"]
+    installed = run([str(python), "-m", "pip", "install", "--disable-pip-version-check", *flags, "-e", "."],
+                    cwd=course, env=env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    where = run([str(python), "-c", "import grader; print(grader.__file__)"], cwd=tmp_path, env=env)
+    assert Path(where.stdout.strip()).resolve().is_relative_to(course.resolve()), where  # the release's grader
+
+    grader = shutil.which("grader", path=env["PATH"])
+    assert grader and Path(grader).parent == scripts, grader  # the console script pip just installed
+    checked = run([grader, "check", "-a", "value_ops"], cwd=course, env=env)
+    assert checked.returncode == 1, checked.stdout + checked.stderr  # the template passes nothing
+    assert "0 / 10 public points" in checked.stdout and "Task 1.1" in checked.stdout, checked.stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_gitignore_hides_what_set_up_and_tools_create_and_nothing_of_the_release(release, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(release, course)
+    shipped = sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file())
+    generated = [".venv/bin/python", "venv/pyvenv.cfg", "micrograd_grader.egg-info/PKG-INFO",
+                 "grader/__pycache__/cli.cpython-312.pyc", "micrograd/__pycache__/engine.cpython-310.pyc",
+                 "build/lib/grader/cli.py", "notebooks/.ipynb_checkpoints/mlp-checkpoint.ipynb",
+                 "grading-output/grades.csv", ".pytest_cache/README.md", ".hypothesis/examples/x",
+                 ".DS_Store", "notebooks/.DS_Store", "Thumbs.db", "micrograd/Thumbs.db"]
+    for rel in generated:
+        (course / rel).parent.mkdir(parents=True, exist_ok=True)
+        (course / rel).write_text("x", encoding="utf-8")
+    assert subprocess.run(["git", "init", "-q"], cwd=course, timeout=60).returncode == 0
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=course,
+                            capture_output=True, text=True, timeout=60)
+    listed = sorted(line[3:].strip('"') for line in status.stdout.splitlines())
+    assert listed == shipped  # every generated file ignored, every shipped file visible
+
+
+def test_the_dev_container_installs_the_grader_with_python_and_jupyter(release):
+    spec = json.loads((release / ".devcontainer" / "devcontainer.json").read_text(encoding="utf-8"))  # plain JSON
+    image, _, tag = spec["image"].partition(":")
+    assert image == "mcr.microsoft.com/devcontainers/python"
+    version = re.search(r"(?:^|-)(3\.\d+)(?:-|$)", tag).group(1)
+    oldest = re.search(r'requires-python = ">=(3\.\d+)"', (release / "pyproject.toml").read_text()).group(1)
+    assert tuple(map(int, version.split("."))) >= tuple(map(int, oldest.split("."))), (version, oldest)
+    words = shlex.split(spec["postCreateCommand"])
+    assert words[:4] == ["python", "-m", "pip", "install"] and "-e" in words and words[words.index("-e") + 1] == "."
+    assert {"ms-python.python", "ms-toolsai.jupyter"} <= set(spec["customizations"]["vscode"]["extensions"])
+    readme = (release / "README.md").read_text(encoding="utf-8")
+    assert f"You need Python {oldest} or newer" in readme
