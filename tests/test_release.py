@@ -305,8 +305,9 @@ def test_the_gitignore_hides_what_set_up_and_tools_create_and_nothing_of_the_rel
     for rel in generated:
         (course / rel).parent.mkdir(parents=True, exist_ok=True)
         (course / rel).write_text("x", encoding="utf-8")
-    assert subprocess.run(["git", "init", "-q"], cwd=course, timeout=60).returncode == 0
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=course,
+    git = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}  # only the release's rules
+    assert subprocess.run(["git", "init", "-q"], cwd=course, env=git, timeout=60).returncode == 0
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=course, env=git,
                             capture_output=True, text=True, timeout=60)
     listed = sorted(line[3:].strip('"') for line in status.stdout.splitlines())
     assert listed == shipped  # every generated file ignored, every shipped file visible
