@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import re
+import shlex
 import shutil
+import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
-from grader.cli import main
+from grader.cli import build_parser, main
 from grader.config import Course
 from grader.notebooks import build_notebook
 
@@ -108,3 +115,213 @@ def test_a_notebook_is_graded_exactly_like_the_same_py_files(tmp_path):
         notebook = json.loads((out / aid / "as_notebook" / "results.json").read_text())["tests"]
         assert [(t["name"], t["score"], t["status"]) for t in files] == [
             (t["name"], t["score"], t["status"]) for t in notebook], aid
+
+
+# --- What the release tells a student to type must be true -------------------------------------------
+
+STALE = ("no self-check", "not yet", "coming soon")
+FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.S | re.M)
+INLINE = re.compile(r"`([^`\n]+)`")
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
+PYTHON = re.compile(r"^(python3?(\.\d+)?|py|\{sys\.executable\}|.*[/\\]python3?(\.exe)?)$")
+OPERATORS = {"&&", "||", ";", "|"}
+
+
+def grader_arguments(line: str) -> list[list[str]]:
+    """The argument lists of every ``grader`` invocation on one shell line: ``grader ...``,
+    ``python -m grader ...``, ``"{sys.executable}" -m grader ...``, after a notebook's ``!``."""
+    line = line.strip()
+    line = line[1:] if line.startswith("!") else line[2:] if line.startswith("$ ") else line
+    tokens = shlex.split(line, comments=True)
+    commands: list[list[str]] = [[]]
+    for token in tokens:
+        if token in OPERATORS:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    found = []
+    for words in commands:
+        if words and (words[0] == "grader" or words[0].endswith(("/grader", "\\grader"))):
+            found.append(words[1:])
+        elif len(words) >= 3 and PYTHON.match(words[0]) and words[1:3] == ["-m", "grader"]:
+            found.append(words[3:])
+    return found
+
+
+def markdown_commands(text: str, where: str, cwd: Path) -> list[tuple[str, Path, list[str]]]:
+    """Command lines of a Markdown text: every line of a fenced block, and inline code spans
+    that invoke ``grader`` with arguments (a bare "`grader`" in prose names the command)."""
+    shown = []
+    for block in FENCE.findall(text):
+        for line in block.splitlines():
+            if re.search(r"\bgrader\b", line):
+                shown += [(f"{where}: {line.strip()}", cwd, args) for args in grader_arguments(line)]
+    prose = FENCE.sub("", text)
+    for span in INLINE.findall(prose):
+        if re.search(r"\bgrader\b", span):
+            shown += [(f"{where}: `{span}`", cwd, args) for args in grader_arguments(span) if args]
+    return shown
+
+
+def student_texts(release: Path) -> dict[str, str]:
+    """Everything a student reads about using the release, by path: README, handouts, notebooks,
+    the classroom workflow and the dev container."""
+    paths = [release / "README.md", *sorted(release.glob("assignments/*/README.md")),
+             *sorted(release.glob("notebooks/*.ipynb")), *sorted(release.glob(".github/workflows/*.yml")),
+             *sorted(release.glob(".devcontainer/*.json"))]
+    return {p.relative_to(release).as_posix(): p.read_text(encoding="utf-8") for p in paths}
+
+
+def shown_commands(release: Path) -> list[tuple[str, Path, list[str]]]:
+    """(where, working folder, arguments) of every ``grader`` command the release shows a student."""
+    shown = []
+    for name, text in student_texts(release).items():
+        if name.endswith(".md"):
+            shown += markdown_commands(text, name, release)
+        elif name.endswith(".ipynb"):
+            for cell in nbformat.reads(text, as_version=4).cells:
+                if cell.cell_type == "markdown":
+                    shown += markdown_commands(cell.source, name, release)
+                elif cell.cell_type == "code":
+                    for line in cell.source.splitlines():
+                        if line.lstrip().startswith("!"):  # a shell line runs in the notebook's folder
+                            shown += [(f"{name}: {line.strip()}", release / "notebooks", args)
+                                      for args in grader_arguments(line)]
+        elif name.endswith(".yml"):
+            for job in yaml.safe_load(text)["jobs"].values():
+                for step in job["steps"]:
+                    for line in step.get("run", "").splitlines():
+                        shown += [(f"{name}: {line.strip()}", release, a) for a in grader_arguments(line)]
+        elif name.endswith(".json"):
+            spec = json.loads(text)
+            for key in ("onCreateCommand", "postCreateCommand", "postStartCommand"):
+                command = spec.get(key, "")
+                line = command if isinstance(command, str) else shlex.join(command)
+                shown += [(f"{name}: {line}", release, a) for a in grader_arguments(line)]
+    return shown
+
+
+def test_every_grader_command_the_release_shows_parses_and_names_real_things(release):
+    assignments = {p.name for p in (release / "assignments").iterdir() if (p / "assignment.yaml").is_file()}
+    shown = shown_commands(release)
+    problems = []
+    for where, cwd, args in shown:
+        try:
+            ns = build_parser().parse_args(args)
+        except SystemExit as exc:
+            if exc.code != 0:  # --help and --version exit 0
+                problems.append(f"{where}: the argument parser rejects {args}")
+            continue
+        ids = ns.assignment if isinstance(getattr(ns, "assignment", None), list) else [
+            getattr(ns, "assignment", None)]
+        problems += [f"{where}: no assignment {aid!r}" for aid in ids if aid is not None and aid not in assignments]
+        for attr in ("path", "submissions", "submission", "course"):
+            value = getattr(ns, attr, None)
+            if value is not None and not (cwd / value).exists():
+                problems.append(f"{where}: {value} does not exist in {cwd.relative_to(release.parent)}")
+    assert not problems, "\n".join(problems)
+    # Not vacuous: the README, every handout and every notebook show how to run the self-check.
+    checks = {(where.split(":")[0], tuple(ns_args)) for where, _, ns_args in shown if ns_args[:1] == ["check"]}
+    assert any(w == "README.md" for w, _ in checks)
+    for aid in assignments:
+        for doc in (f"assignments/{aid}/README.md", f"notebooks/{aid}.ipynb"):
+            assert any(w == doc and ("-a", aid) in zip(a, a[1:]) for w, a in checks), (doc, "shows no check of", aid)
+
+
+def test_the_release_links_only_to_files_it_holds_and_says_nothing_stale(release):
+    for name, text in student_texts(release).items():
+        lowered = text.lower()
+        assert not [p for p in STALE if p in lowered], (name, [p for p in STALE if p in lowered])
+        if name.endswith(".md"):
+            for target in LINK.findall(text):
+                if "://" in target or target.startswith(("#", "mailto:")):
+                    continue
+                assert ((release / name).parent / target.split("#")[0]).exists(), (name, target)
+
+
+# --- The set-up works as written ----------------------------------------------------------------------
+
+BUILDS_EDITABLE_OFFLINE = """\
+import importlib.util
+try:
+    import setuptools
+except ImportError:
+    print(False)
+else:
+    version = tuple(int(part) for part in setuptools.__version__.split(".")[:2])
+    print(version >= (70, 1) or (version >= (64, 0) and importlib.util.find_spec("wheel") is not None))
+"""
+
+
+@pytest.mark.timeout(600)
+def test_the_readme_set_up_gives_a_working_grader_check_in_a_fresh_virtual_environment(release, tmp_path):
+    """README: ``python3 -m venv .venv``, activate, ``python -m pip install -e .``, ``grader check``.
+
+    The release's dependencies are not downloaded: the new environment sees this test's installed
+    packages through a ``.pth`` file (``--system-site-packages`` would give the base interpreter's,
+    not this virtual environment's) and pip installs the release with ``--no-deps``. When the
+    setuptools the new environment sees can build an editable wheel by itself (70.1+, or 64+ with
+    ``wheel``), it builds with ``--no-build-isolation --no-index``, without any network; otherwise pip
+    builds in isolation as for a student, fetching setuptools from PyPI.
+    """
+    course = tmp_path / "micrograd-course"
+    shutil.copytree(release, course)
+    run = functools.partial(subprocess.run, capture_output=True, text=True, timeout=300)
+    made = run([sys.executable, "-m", "venv", ".venv"], cwd=course)
+    assert made.returncode == 0, made.stderr
+    scripts = course / ".venv" / ("Scripts" if os.name == "nt" else "bin")
+    python = scripts / ("python.exe" if os.name == "nt" else "python")
+    site = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    ours = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    (Path(site) / "test-dependencies.pth").write_text("\n".join(sorted(ours)) + "\n", encoding="utf-8")
+    # "source .venv/bin/activate": the environment's scripts first on PATH, VIRTUAL_ENV set.
+    env = {**os.environ, "VIRTUAL_ENV": str(course / ".venv"), "PATH": f"{scripts}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONHOME", None)
+    backend = run([str(python), "-c", BUILDS_EDITABLE_OFFLINE], cwd=tmp_path, env=env).stdout.strip() == "True"
+    flags = ["--no-deps", "--no-build-isolation", "--no-index"] if backend else ["--no-deps"]
+    installed = run([str(python), "-m", "pip", "install", "--disable-pip-version-check", *flags, "-e", "."],
+                    cwd=course, env=env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    where = run([str(python), "-c", "import grader; print(grader.__file__)"], cwd=tmp_path, env=env)
+    assert Path(where.stdout.strip()).resolve().is_relative_to(course.resolve()), where  # the release's grader
+
+    grader = shutil.which("grader", path=env["PATH"])
+    assert grader and Path(grader).parent == scripts, grader  # the console script pip just installed
+    checked = run([grader, "check", "-a", "value_ops"], cwd=course, env=env)
+    assert checked.returncode == 1, checked.stdout + checked.stderr  # the template passes nothing
+    assert "0 / 10 public points" in checked.stdout and "Task 1.1" in checked.stdout, checked.stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_gitignore_hides_what_set_up_and_tools_create_and_nothing_of_the_release(release, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(release, course)
+    shipped = sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file())
+    generated = [".venv/bin/python", "venv/pyvenv.cfg", "micrograd_grader.egg-info/PKG-INFO",
+                 "grader/__pycache__/cli.cpython-312.pyc", "micrograd/__pycache__/engine.cpython-310.pyc",
+                 "build/lib/grader/cli.py", "notebooks/.ipynb_checkpoints/mlp-checkpoint.ipynb",
+                 "grading-output/grades.csv", ".pytest_cache/README.md", ".hypothesis/examples/x",
+                 ".DS_Store", "notebooks/.DS_Store", "Thumbs.db", "micrograd/Thumbs.db"]
+    for rel in generated:
+        (course / rel).parent.mkdir(parents=True, exist_ok=True)
+        (course / rel).write_text("x", encoding="utf-8")
+    git = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}  # only the release's rules
+    assert subprocess.run(["git", "init", "-q"], cwd=course, env=git, timeout=60).returncode == 0
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=course, env=git,
+                            capture_output=True, text=True, timeout=60)
+    listed = sorted(line[3:].strip('"') for line in status.stdout.splitlines())
+    assert listed == shipped  # every generated file ignored, every shipped file visible
+
+
+def test_the_dev_container_installs_the_grader_with_python_and_jupyter(release):
+    spec = json.loads((release / ".devcontainer" / "devcontainer.json").read_text(encoding="utf-8"))  # plain JSON
+    image, _, tag = spec["image"].partition(":")
+    assert image == "mcr.microsoft.com/devcontainers/python"
+    version = re.search(r"(?:^|-)(3\.\d+)(?:-|$)", tag).group(1)
+    oldest = re.search(r'requires-python = ">=(3\.\d+)"', (release / "pyproject.toml").read_text()).group(1)
+    assert tuple(map(int, version.split("."))) >= tuple(map(int, oldest.split("."))), (version, oldest)
+    words = shlex.split(spec["postCreateCommand"])
+    assert words[:4] == ["python", "-m", "pip", "install"] and "-e" in words and words[words.index("-e") + 1] == "."
+    assert {"ms-python.python", "ms-toolsai.jupyter"} <= set(spec["customizations"]["vscode"]["extensions"])
+    readme = (release / "README.md").read_text(encoding="utf-8")
+    assert f"You need Python {oldest} or newer" in readme
