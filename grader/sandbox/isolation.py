@@ -34,7 +34,7 @@ launcher to stop before any student code runs, and the judge starts the
 worker again without namespaces.
 
 Fault injection (for tests): :data:`FAULTS` names steps that fail with
-``EPERM`` as if the host refused them (``unshare``, ``setgroups``,
+``EPERM`` as if the host refused them (``launcher``: the whole start, ``unshare``, ``setgroups``,
 ``uid_map``, ``gid_map``, ``mount``, ``proc``, ``capabilities``,
 ``chown``, ``setuid``, ``landlock``, ``rlimit``); the judge fills it from
 ``GRADER_SANDBOX_FAULTS``.

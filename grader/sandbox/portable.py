@@ -52,6 +52,7 @@ def main() -> None:
     rfile, wfile = _private_protocol()
     cfg = protocol.decode(rfile.readline(protocol.MAX_MESSAGE_BYTES + 1))  # type: ignore[attr-defined]
     isolation.FAULTS = frozenset(str(f) for f in cfg.get("faults", ()))
+    isolation.inject("launcher")  # (tests: a sandbox that cannot start at all)
     report = {
         "sandbox": "portable (a plain worker process: deadlines, crash handling, process-tree kill, OS limits)",
         "namespaces": OFF,

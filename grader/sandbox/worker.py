@@ -174,6 +174,7 @@ def main(cfg: dict[str, Any]) -> None:
     rfd, wfd, status_fd = int(cfg["request_fd"]), int(cfg["response_fd"]), int(cfg["status_fd"])
     isolation.die_with_parent(int(cfg["parent"]))
     isolation.FAULTS = frozenset(str(f) for f in cfg.get("faults", ()))
+    isolation.inject("launcher")  # (tests: a sandbox that cannot start at all)
     off: dict[str, str] = {str(k): str(v) for k, v in (cfg.get("off") or {}).items()}
     host_root = os.geteuid() == 0
     report: dict[str, str] = {"sandbox": "linux (forked from a pre-imported fork server)"}
