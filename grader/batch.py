@@ -255,7 +255,7 @@ def grade(
                     progress(len(reported), len(todo), job.id)
 
         def give_up(job: Job, reason: str) -> None:
-            if not is_complete(out, assignments, job.id, job.fingerprint):
+            if not written_since(out, assignments, job.id, started):  # its judge ended before writing its results
                 for a in assignments:
                     record = ({"tests": [], "error": job.parts[a.id].error} if job.parts[a.id].error
                               else {"tests": [], "grader_error": reason})

@@ -35,7 +35,12 @@ WHERE = re.compile(r"at (micrograd/\w+\.py) line (\d+)")
 def text(result: CheckResult) -> str:
     """Human-readable self-check report."""
     lines = []
+    withheld = result.withheld
     for a in result.assignments:
+        if a.id in withheld:
+            lines += [f"{a.title}: not checked. The grader itself failed on this machine (not your code): "
+                      f"{withheld[a.id]}", ""]
+            continue
         score, most = result.score(a)
         lines.append(f"{a.title}: {points(score)} / {points(most)} public points")
         for problem in result.problems(a):
@@ -48,8 +53,12 @@ def text(result: CheckResult) -> str:
                 lines.append(f"\n  ✗ {t['name']} ({points(t['score'])} / {points(t['max_score'])})")
                 lines += [f"    {line}" for line in t["output"].splitlines()]
         lines.append("")
-    lines.append("All public tests pass." if result.passed else
-                 "Some public tests fail (hidden tests check the same things on other inputs).")
+    if withheld:
+        lines.append("The self-check could not run completely because of a problem in the grader, not in your "
+                     "code. Try `grader check --sandbox portable`, and tell your instructor what it printed.")
+    else:
+        lines.append("All public tests pass." if result.passed else
+                     "Some public tests fail (hidden tests check the same things on other inputs).")
     return "\n".join(lines)
 
 
@@ -60,6 +69,7 @@ def as_json(result: CheckResult) -> str:
         score, most = result.score(a)
         doc["assignments"][a.id] = {
             "title": a.title, "score": score, "max_score": most, "problems": result.problems(a),
+            "grader_error": result.withheld.get(a.id, ""),
             "tasks": {task: {"score": s, "max_score": m} for task, (s, m) in result.tasks(a).items()},
             "tests": [{k: t.get(k) for k in ("name", "number", "score", "max_score", "status", "output")}
                       for t in result.tests(a)],
@@ -105,7 +115,7 @@ def classroom_payload(result: CheckResult) -> dict[str, Any]:
                 "filename": where.group(1) if where else "",
                 "duration": int(1000 * float((t.get("extra_data") or {}).get("duration", 0) or 0)),
             })
-    errored = any(result.problems(a) for a in result.assignments)
+    errored = any(result.problems(a) for a in result.assignments) or bool(result.withheld)
     max_score = sum(result.score(a)[1] for a in result.assignments)
     status = "error" if errored else ("pass" if result.passed else "fail")
     return {"version": 1, "status": status, "max_score": max_score, "tests": tests}
