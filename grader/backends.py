@@ -157,8 +157,8 @@ class Sandbox:
         layer = failure.layer if named else next((name for name in OPTIONAL_LAYERS if name not in self.off), "")
         if not layer:
             return False
-        self.off[layer] = (f"refused by this host ({failure.reason})" if named
-                           else f"turned off after the sandbox failed to start ({failure.reason})")
+        self.off[layer] = (f"refused by this host: {failure.reason}" if named
+                           else f"turned off after the sandbox failed to start: {failure.reason}")
         return True
 
     def close(self) -> None:

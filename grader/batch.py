@@ -285,7 +285,9 @@ def grade(
         for a in assignments:
             doc = read_results(out, a, run.grades[-1].student) or {}
             for layer, status_ in (grader_data(doc).get("isolation") or {}).items():
-                run.isolation.setdefault(layer, set()).add(str(status_).split(" (")[0])
+                status_ = str(status_)  # "on (details)" shortened to "on"; an "off: reason" kept whole
+                run.isolation.setdefault(layer, set()).add(status_[:200] if status_.startswith("off") else
+                                                           status_.split(" (")[0])
     write_csv(out / "grades.csv", assignments, run.grades)
     run.items = analyse(out, assignments, [g.student for g in run.grades])
     write_items(out / "item_analysis.csv", run.items)

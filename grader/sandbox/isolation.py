@@ -193,8 +193,8 @@ def enter_namespaces(network: bool, off: str = "") -> tuple[dict[str, str], bool
             except OSError as exc:
                 raise SetupFailed(
                     "namespaces",
-                    f"the user namespace's {name} could not be written ({reason(exc)}): unprivileged user "
-                    "namespaces are restricted on this host (e.g. Ubuntu's AppArmor policy)",
+                    f"writing the user namespace's {name} was refused ({reason(exc)}); unprivileged user "
+                    "namespaces are restricted here (e.g. by Ubuntu 24.04's AppArmor policy)",
                 ) from None
         report["user namespace"] = "on"
     report["pid namespace"] = "on"

@@ -1,0 +1,102 @@
+"""The grader as an instructor runs it on their own laptop: a normal user, the distribution's Python.
+
+Run for real when the suite runs as root on Linux (as CI does): a normal user
+is created (``useradd``), a virtual environment is built for it from the
+distribution's ``python3`` (pyenv's interpreters are readable by root only),
+and ``grader grade`` and ``grader check`` run as that user (``runuser``)
+with real unprivileged user namespaces. Ubuntu 24.04's AppArmor refusal
+(``unshare(CLONE_NEWUSER)`` succeeds, then writing ``uid_map`` fails with
+EPERM) is injected at that very step with ``GRADER_SANDBOX_FAULTS``: a
+correct solution must still get full marks, with the layers that were off
+named. Building the environment needs PyPI (about 30 s).
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+USER = "grader-ci"
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or os.geteuid() != 0 or not shutil.which("useradd")
+    or not shutil.which("runuser") or not SYSTEM_PYTHON.exists(),
+    reason="needs root on Linux with useradd, runuser and the distribution's python3 (to act as a normal user)",
+)
+
+
+@pytest.fixture(scope="module")
+def as_user():
+    """(run, base): ``run(*args, faults="")`` runs the venv's ``grader`` as the normal user in ``base``."""
+    if subprocess.run(["id", USER], capture_output=True, check=False).returncode != 0:
+        subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", USER], check=True)
+    base = Path(tempfile.mkdtemp(prefix="grader-user-", dir="/tmp"))
+    base.chmod(0o755)
+    project = base / "project"
+    for part in ("grader", "assignments", "reference", "student_template", "examples"):
+        shutil.copytree(ROOT / part, project / part, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, project / name)
+    venv = base / "venv"
+    subprocess.run([str(SYSTEM_PYTHON), "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(project)], check=True,
+                   timeout=600)
+    subprocess.run(["chmod", "-R", "a+rX", str(base)], check=True)
+    work = base / "work"
+    work.mkdir()
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct_recursive", work / "subs" / "alice")
+    shutil.copytree(ROOT / "examples" / "submissions" / "bug_wrong_tanh", work / "subs" / "bob")
+    subprocess.run(["chown", "-R", f"{USER}:{USER}", str(work)], check=True)
+
+    def run(*args: str, faults: str = "") -> subprocess.CompletedProcess[str]:
+        env = ["HOME=/home/" + USER, "PATH=/usr/bin:/bin", "LANG=C.UTF-8", f"GRADER_SANDBOX_FAULTS={faults}"]
+        return subprocess.run(["runuser", "-u", USER, "--", "env", "-i", *env, str(venv / "bin" / "grader"),
+                               "--course", str(project), *args], cwd=work, capture_output=True, text=True,
+                              timeout=600, check=False)
+
+    yield run, work
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def grades(out: Path) -> dict[str, dict[str, str]]:
+    with open(out / "grades.csv", encoding="utf-8") as f:
+        return {row["student"]: row for row in csv.DictReader(f)}
+
+
+def test_a_normal_user_grades_with_user_namespaces(as_user):
+    run, work = as_user
+    done = run("grade", "subs", "-o", "out-plain", "-a", "value_ops", "-a", "backward")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert grades(work / "out-plain")["alice"]["total"] == "90"
+    summary = done.stdout.split("Sandbox (linux) isolation:")[1]
+    assert "pid namespace" in summary.split("Not active")[0]
+
+
+def test_a_refused_uid_map_still_gives_full_marks_and_names_the_layers_off(as_user):
+    run, work = as_user
+    done = run("grade", "subs", "-o", "out-uidmap", "-a", "value_ops", "-a", "backward", faults="uid_map")
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = grades(work / "out-uidmap")
+    assert got["alice"]["total"] == "90" and got["alice"]["notes"] == ""
+    plain = grades(work / "out-plain") if (work / "out-plain").exists() else None
+    if plain is not None:
+        assert got["bob"] == plain["bob"]
+    off = done.stdout.split("Not active:")[1]
+    assert "namespaces" in off and "uid_map was refused" in off
+    assert "landlock" not in off  # Landlock needs no namespace: it still hides the course
+
+
+def test_a_students_check_passes_as_a_normal_user_with_a_refused_uid_map(as_user):
+    run, _ = as_user
+    done = run("check", "subs/alice", faults="uid_map")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "All public tests pass." in done.stdout
