@@ -163,9 +163,12 @@ def cmd_gradescope(args: argparse.Namespace) -> int:
     from .gradescope import build_zip
 
     course = _course(args)
-    members = build_zip(course, args.assignment, Path(args.output))
-    print(f"wrote {args.output} ({len(members)} files): upload it as the autograder of a Gradescope "
+    built = build_zip(course, args.assignment, Path(args.output))
+    print(f"wrote {args.output} ({len(built.members)} files): upload it as the autograder of a Gradescope "
           f"programming assignment; students submit micrograd/engine.py (and nn.py), flat files or a notebook")
+    print(f"pinned {len(built.lock.pins)} dependencies to the versions installed in {built.lock.environment} "
+          f"(Python {built.lock.python}) in the zip's requirements.lock; setup.sh installs exactly these "
+          f"into /autograder/venv. To refresh them, rebuild the zip from an updated, validated environment")
     return 0
 
 
