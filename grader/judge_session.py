@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .cellmap import failed_import, locate, locate_imports
 from .config import Assignment
 from .forkserver import ForkServer
 from .manifest import Job, Part
@@ -38,8 +39,7 @@ def needed_modules(probe: str) -> list[str]:
 
 def import_message(module: str, error: dict[str, Any]) -> str:
     """Student-facing message for a module that failed to import."""
-    path = module.replace(".", "/") + ".py"
-    return f"your {path} could not be imported: it {describe_error(error)}"
+    return f"your {failed_import(module, error)}: it {describe_error(error)}"
 
 
 @dataclass
@@ -142,6 +142,7 @@ class SubmissionRun:
             return response.get("value")
         error = response.get("error")
         error = error if isinstance(error, dict) else {"type": "Error", "message": "unknown error"}
+        error = locate(error, state.part.line_map)  # a notebook's errors point at its cells
         raise StudentFault("raised", f"your code {describe_error(error)}", error)
 
     def _fault(self, state: PartState, exc: WorkerFault, test_deadline: float, test_seconds: float) -> StudentFault:
@@ -178,7 +179,7 @@ class SubmissionRun:
         )
         state.worker = worker
         try:
-            state.imports = worker.start()
+            state.imports = locate_imports(worker.start(), state.part.line_map)
             state.isolation = worker.isolation
         except WorkerFault as exc:
             state.isolation = worker.isolation or state.isolation

@@ -81,7 +81,9 @@ grader check -a value_ops        # one assignment
 prints your score per task and, for each failing test, the method at fault,
 the inputs, expected vs got, and a hint. It exits 0 only when every public
 test passes. Hidden tests check the same things on other inputs. In a
-notebook, run its last cell (`!grader check <assignment>.ipynb -a <id>`).
+notebook, run its last cell (`!"{{sys.executable}}" -m grader check <id>.ipynb -a <id>`).
+Work either in `micrograd/` or in the notebooks: the grader grades the one you
+changed (`student_template/` keeps the untouched stubs it compares with).
 
 ## Submit
 
@@ -109,6 +111,7 @@ def build_release(course: Course, dest: Path) -> list[Path]:
     dest.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(template, dest / "micrograd", ignore=ignore)
+    shutil.copytree(template, dest / "student_template" / "micrograd", ignore=ignore)  # untouched files: see candidates
     sources = {f"micrograd/{p.name}": p.read_text(encoding="utf-8") for p in template.glob("*.py")}
     rows = []
     for a in course.assignments():
