@@ -7,7 +7,9 @@ the candidates are:
 * the ``.py`` files: package layout (``.../micrograd/engine.py``) first, then
   flat layout (``.../engine.py``), shallowest first; a candidate only when
   every file the assignment names is there;
-* the notebook ``A.ipynb`` (shallowest), or else the submission's only notebook.
+* the notebook ``A.ipynb`` (shallowest), or else the submission's only
+  notebook; next to complete ``.py`` files, only if it defines ``Value``
+  (else it is a scratch notebook that imports the package).
 
 A candidate equal to the student template (the course's
 ``student_template/micrograd/*.py``; for a notebook, the code cells
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from .cellmap import LineMap
 from .errors import SubmissionError
-from .notebook import IPYTHON_LINE, assemble, cap, code_cells, parse, source_lines
+from .notebook import IPYTHON_LINE, MODULE, assemble, cap, code_cells, parse, source_lines
 from .notebooks import notebook_code_cells
 
 if TYPE_CHECKING:
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 
 STUB = re.compile(r"^\s*raise\s+NotImplementedError\b", re.M)
 """A stub left to fill (the template's methods raise ``NotImplementedError("Task N.M: ...")``)."""
+DEFINES_VALUE = re.compile(r"^(class\s+Value\b|Value\s*=)", re.M)
+"""A notebook standing for the engine defines ``Value`` at its top level."""
 NN_REEXPORT = "from .engine import *  # noqa: the notebook's code is micrograd/engine.py\n"
 
 
@@ -186,7 +190,9 @@ def choose(sub: Submission, wanted: tuple[str, ...], assignment_id: str = "", te
     notes: list[str] = []
     if notebook is not None:
         try:
-            candidates.append(_notebook_candidate(sub, wanted, notebook))
+            candidate = _notebook_candidate(sub, wanted, notebook)
+            if not candidates or DEFINES_VALUE.search(candidate.resolved.sources.get(MODULE, "class Value")):
+                candidates.append(candidate)  # else a scratch notebook using the package: not an alternative
         except SubmissionError as exc:
             if not candidates:
                 raise

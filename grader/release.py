@@ -4,6 +4,9 @@ The release is a folder (ready to become a GitHub Classroom template
 repository) holding:
 
 * ``micrograd/``: the student template (stubs, signatures, docstrings);
+* ``student_template/micrograd/``: an untouched copy of it, so ``grader
+  check`` tells the files the student worked on from the notebooks (see
+  :mod:`grader.candidates`);
 * ``notebooks/<id>.ipynb``: one notebook per assignment;
 * ``assignments/<id>/``: ``assignment.yaml``, the handout ``README.md`` and
   the public tests (never the hidden ones, never ``bugs.yaml``);

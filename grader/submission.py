@@ -9,9 +9,11 @@ student id is the entry's name (without ``.zip``/``.ipynb``):
   paths, ``..`` entries and symbolic links are ignored, sizes are capped);
 * a ``.ipynb`` notebook (code cells; IPython syntax is never run).
 
-Reading never executes anything. Staging writes only the files the
-assignment names into a fresh ``micrograd/`` package with an empty
-``__init__.py``.
+A folder may hold both ``.py`` files and notebooks (the student release
+does): :func:`resolve` grades, per assignment, the one the student worked
+on (:mod:`grader.candidates`). Reading never executes anything. Staging
+writes only the files the assignment names into a fresh ``micrograd/``
+package with an empty ``__init__.py``.
 """
 
 from __future__ import annotations

@@ -144,6 +144,20 @@ def test_both_filled_with_as_many_stubs_the_most_recently_modified_is_graded(tmp
     assert f"graded {graded} (" in chosen.notes[0] and chosen.notes[0].endswith(f"ignored {ignored}")
 
 
+def test_a_scratch_notebook_using_the_package_is_not_an_alternative_to_the_files(tmp_path: Path) -> None:
+    folder = tmp_path / "alice"
+    shutil.copytree(REFERENCE, folder / "micrograd")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "from micrograd.engine import Value\nfrom micrograd.nn import MLP\nprint(MLP(2, [1])(Value(1.0)))")])
+    nbformat.write(nb, folder / "playground.ipynb")
+    os.utime(folder / "playground.ipynb", (4_000_000_000, 4_000_000_000))  # newer than the files
+
+    chosen = choose_for(folder, "mlp")
+
+    assert chosen.sources["micrograd/nn.py"] == read(REFERENCE / "nn.py")
+    assert chosen.notes == [] and chosen.line_map is None
+
+
 def test_the_assignments_own_notebook_is_preferred_to_the_others(tmp_path: Path) -> None:
     folder = release_like(tmp_path / "alice")
     shutil.rmtree(folder / "micrograd")

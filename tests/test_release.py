@@ -114,6 +114,20 @@ def test_the_self_check_runs_inside_the_release(release, capsys):
     assert main(["--course", str(solved), "check", str(solved)]) == 0
 
 
+def test_the_self_check_of_the_release_grades_the_notebook_the_student_filled(release, tmp_path, capsys):
+    copy = tmp_path / "release"
+    shutil.copytree(release, copy)
+    notebook = copy / "notebooks" / "value_ops.ipynb"
+    nb = nbformat.read(notebook, as_version=4)
+    next(c for c in nb.cells if c.cell_type == "code").source = reference_text("engine.py")
+    nbformat.write(nb, notebook)
+
+    assert main(["--course", str(copy), "check", str(copy), "-a", "value_ops"]) == 0
+    out = capsys.readouterr().out
+    assert "10 / 10 public points" in out
+    assert "note: graded notebooks/value_ops.ipynb; ignored micrograd/engine.py, which is unchanged" in out
+
+
 def test_a_notebook_is_graded_exactly_like_the_same_py_files(tmp_path):
     course = Course(ROOT)
     sources = {f"micrograd/{p.name}": p.read_text() for p in (ROOT / "examples" / "submissions" / "bug_wrong_tanh"
