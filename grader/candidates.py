@@ -62,7 +62,16 @@ class Resolved:
 
 @dataclass
 class Candidate:
-    """One way of reading the submission for an assignment."""
+    """One way of reading the submission for an assignment.
+
+    Attributes:
+        label: What it is, for notes (``micrograd/engine.py``, ``notebooks/mlp.ipynb``), capped.
+        resolved: What would be staged if it were graded.
+        normalised: Its code as compared with the template (:func:`normalise`).
+        stubs: ``raise NotImplementedError`` statements left in it.
+        mtime: Its (latest) modification time, seconds since the epoch (0 if unknown).
+        notebook: Whether it is a notebook.
+    """
 
     label: str
     resolved: Resolved
@@ -199,10 +208,8 @@ def choose(sub: Submission, wanted: tuple[str, ...], assignment_id: str = "", te
             notes.append(f"ignored {cap(notebook, 80)}: {exc}")
     if not candidates:
         raise _missing(sub, wanted, paths)
-    reference = template_code(template, wanted)
-    untouched = {id(c) for c in candidates
-                 if reference is not None and c.normalised == reference[1 if c.notebook else 0]}
-    worked = [c for c in candidates if id(c) not in untouched]
+    reference = template_code(template, wanted)  # (files, notebook), normalised
+    worked = [c for c in candidates if reference is None or c.normalised != reference[1 if c.notebook else 0]]
     if len(worked) <= 1:
         chosen = worked[0] if worked else candidates[0]
         others = [c for c in candidates if c is not chosen]
