@@ -37,8 +37,9 @@ from .gradebook import StudentGrade, write_csv
 from .item_analysis import Item, analyse
 from .item_analysis import write_csv as write_items
 from .manifest import Job, Manifest, Part
+from .candidates import choose
 from .results import grader_data, read_results, score_of, withheld, write_submission
-from .submission import Submission, discover, read_submission, resolve, stage, student_id
+from .submission import Submission, discover, read_submission, stage, student_id
 from .worker_process import prepare_runtime
 
 Progress = Callable[[int, int, str], None]
@@ -102,14 +103,17 @@ def written_since(out: Path, assignments: list[Assignment], student: str, since:
     return True
 
 
-def intake(sub: Submission, index: int, assignments: list[Assignment], stage_root: Path, print_: str) -> Job:
-    """Stage one read submission for every assignment."""
+def intake(sub: Submission, index: int, assignments: list[Assignment], stage_root: Path, print_: str,
+           template: Path | None = None) -> Job:
+    """Stage one read submission for every assignment (``template``: the course's template folder)."""
     job = Job(sub.id, index, fingerprint=print_)
     for a in assignments:
         base = stage_root / f"{index:06d}" / a.id
         try:
-            stage(resolve(sub, a.files), base / "code")
-            job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=sub.notes[:20])
+            chosen = choose(sub, a.files, a.id, template)  # .py files or notebook; notes say which
+            stage(chosen.sources, base / "code")
+            job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=(sub.notes + chosen.notes)[:20],
+                                   line_map=chosen.line_map)
         except SubmissionError as exc:
             job.parts[a.id] = Part(error=str(exc), notes=sub.notes[:20])
     return job
@@ -220,7 +224,7 @@ def grade(
             if not force and is_complete(out, assignments, sub.id, print_):
                 run.skipped.append(sub.id)
                 continue
-            todo.append(intake(sub, index, assignments, work / "stage", print_))
+            todo.append(intake(sub, index, assignments, work / "stage", print_, course.template_dir))
         hide = [str(course.root), str(submissions.resolve()), str(out.resolve())]
         queue = ClaimQueue(work / "queue", todo)
         base = Manifest(str(course.root), str(runtime), str(results_dir), [a.id for a in assignments], True,

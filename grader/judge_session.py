@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .backends import Sandbox
+from .cellmap import failed_import, locate, locate_imports
 from .config import Assignment
 from .manifest import Job, Part
 from .results import write_submission
@@ -38,8 +39,7 @@ def needed_modules(probe: str) -> list[str]:
 
 def import_message(module: str, error: dict[str, Any]) -> str:
     """Student-facing message for a module that failed to import."""
-    path = module.replace(".", "/") + ".py"
-    return f"your {path} could not be imported: it {describe_error(error)}"
+    return f"your {failed_import(module, error)}: it {describe_error(error)}"
 
 
 @dataclass
@@ -143,6 +143,7 @@ class SubmissionRun:
             return response.get("value")
         error = response.get("error")
         error = error if isinstance(error, dict) else {"type": "Error", "message": "unknown error"}
+        error = locate(error, state.part.line_map)  # a notebook's errors point at its cells
         raise StudentFault("raised", f"your code {describe_error(error)}", error)
 
     def _fault(self, state: PartState, exc: WorkerFault, test_deadline: float, test_seconds: float) -> StudentFault:
@@ -174,7 +175,7 @@ class SubmissionRun:
                                          state.assignment.limits, self.hide, state.assignment.allow_network)
             state.worker = worker
             try:
-                state.imports = worker.start()
+                state.imports = locate_imports(worker.start(), state.part.line_map)
                 state.isolation = worker.isolation
                 return worker
             except SandboxSetupError as exc:

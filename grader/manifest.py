@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .cellmap import LineMap
+
 
 @dataclass
 class Part:
@@ -22,13 +24,17 @@ class Part:
         code_dir: Folder holding the staged ``micrograd/`` package, or "" when not staged.
         scratch: Empty folder the sandbox worker may write to.
         error: Why the submission cannot be graded on this assignment ("" if it can).
-        notes: What was skipped while reading the submission (symbolic links, unsafe zip entries).
+        notes: What was skipped while reading the submission (symbolic links, unsafe zip entries),
+            and which of its files or notebooks was graded when it held several.
+        line_map: For a notebook, where each line of the staged module comes from in
+            it (the judge locates the sandbox's errors with it); None otherwise.
     """
 
     code_dir: str = ""
     scratch: str = ""
     error: str = ""
     notes: list[str] = field(default_factory=list)
+    line_map: LineMap | None = None
 
 
 @dataclass

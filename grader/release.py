@@ -4,6 +4,9 @@ The release is a folder (ready to become a GitHub Classroom template
 repository) holding:
 
 * ``micrograd/``: the student template (stubs, signatures, docstrings);
+* ``student_template/micrograd/``: an untouched copy of it, so ``grader
+  check`` tells the files the student worked on from the notebooks (see
+  :mod:`grader.candidates`);
 * ``notebooks/<id>.ipynb``: one notebook per assignment, its first cell the
   handout, its last cell the self-check;
 * ``assignments/<id>/``: ``assignment.yaml``, the handout ``README.md`` and
@@ -173,6 +176,9 @@ It installs Python, the grader and the Python and Jupyter extensions for
 you: skip the set-up above. Once it has finished, open a terminal and run
 `grader check`. For notebooks, choose the kernel `/usr/local/bin/python`.
 
+Work either in `micrograd/` or in the notebooks: the grader grades the one you
+changed (`student_template/` keeps the untouched stubs it compares with).
+
 ## Submit
 
 Push to your classroom repository: the workflow in `.github/workflows/`
@@ -254,6 +260,7 @@ def build_release(course: Course, dest: Path) -> list[Path]:
     dest.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(template, dest / "micrograd", ignore=ignore)
+    shutil.copytree(template, dest / "student_template" / "micrograd", ignore=ignore)  # untouched files: see candidates
     sources = {f"micrograd/{p.name}": p.read_text(encoding="utf-8") for p in template.glob("*.py")}
     rows = []
     for a in course.assignments():

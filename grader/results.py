@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
+from .cellmap import failed_import, where_text
 from .config import Assignment
 from .testing import describe_error
 
@@ -41,8 +42,8 @@ def problems(record: dict[str, Any]) -> list[str]:
                 continue  # e.g. nn.py failing only because engine.py does: reported once
             failed_files.add(own)
             first = describe_error(error).splitlines()
-            at = f" ({where.get('file')} line {where.get('line')})" if isinstance(where, dict) and where else ""
-            reasons.append(f"{module.replace('.', '/')}.py could not be imported: {first[0]}{at}")
+            at = f" ({where_text(where)})" if isinstance(where, dict) and where else ""
+            reasons.append(f"{failed_import(module, error)}: {first[0]}{at}")
     if record.get("startup"):
         reasons.append(str(record["startup"]))
     return reasons

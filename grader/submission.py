@@ -9,13 +9,16 @@ student id is the entry's name (without ``.zip``/``.ipynb``):
   paths, ``..`` entries and symbolic links are ignored, sizes are capped);
 * a ``.ipynb`` notebook (code cells; IPython syntax is never run).
 
-Reading never executes anything. Staging writes only the files the
-assignment names into a fresh ``micrograd/`` package with an empty
-``__init__.py``.
+A folder may hold both ``.py`` files and notebooks (the student release
+does): :func:`resolve` grades, per assignment, the one the student worked
+on (:mod:`grader.candidates`). Reading never executes anything. Staging
+writes only the files the assignment names into a fresh ``micrograd/``
+package with an empty ``__init__.py``.
 """
 
 from __future__ import annotations
 
+import calendar
 import os
 import stat
 import zipfile
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from .errors import GraderError, SubmissionError
-from .notebook import notebook_code
+from .candidates import choose
 
 MAX_FILE_BYTES = 1 << 20
 """Largest source file read from a submission, in bytes."""
@@ -45,6 +48,8 @@ class Submission:
         files: Relative POSIX path to content, for ``.py``/``.ipynb`` files.
         notes: Things skipped while reading (symbolic links, unsafe zip entries).
         error: Why it cannot be read at all ("" if it can).
+        mtimes: Relative POSIX path to modification time (seconds since the epoch;
+            for a zip member, its recorded date and time read as UTC).
     """
 
     id: str
@@ -52,6 +57,7 @@ class Submission:
     files: dict[str, bytes] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     error: str = ""
+    mtimes: dict[str, float] = field(default_factory=dict)
 
 
 def discover(folder: Path) -> list[Path]:
@@ -94,6 +100,7 @@ def read_submission(entry: Path) -> Submission:
             _read_zip(entry, sub)
         else:
             sub.files[entry.name] = _read_capped(entry)
+            sub.mtimes[entry.name] = entry.stat().st_mtime
     except SubmissionError as exc:
         sub.error = str(exc)
     if not sub.error and not sub.files:
@@ -134,6 +141,7 @@ def _read_folder(root: Path, sub: Submission) -> None:
             if total > MAX_TOTAL_BYTES:
                 raise SubmissionError(f"the submission's source files exceed {MAX_TOTAL_BYTES} bytes")
             sub.files[rel] = data
+            sub.mtimes[rel] = path.lstat().st_mtime
 
 
 def _read_zip(path: Path, sub: Submission) -> None:
@@ -166,66 +174,35 @@ def _read_zip(path: Path, sub: Submission) -> None:
                 if total > MAX_TOTAL_BYTES:
                     raise SubmissionError(f"the zip's source files exceed {MAX_TOTAL_BYTES} bytes")
                 sub.files["/".join(parts)] = data
+                sub.mtimes["/".join(parts)] = float(calendar.timegm((*info.date_time, 0, 0, 0)))
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, RuntimeError) as exc:
         raise SubmissionError(f"{path.name} is not a readable zip file ({exc})") from None
     except OSError as exc:
         raise SubmissionError(f"{path.name} could not be read ({exc.strerror or exc})") from None
 
 
-def _depth(rel: str) -> int:
-    return rel.count("/")
-
-
-def _pick(candidates: list[str], what: str) -> str | None:
-    if not candidates:
-        return None
-    shallowest = min(_depth(c) for c in candidates)
-    best = sorted(c for c in candidates if _depth(c) == shallowest)
-    if len(best) > 1:
-        raise SubmissionError(f"found several {what} files at the same level: {', '.join(best)}; keep only one")
-    return best[0]
-
-
-def resolve(sub: Submission, wanted: tuple[str, ...]) -> dict[str, str]:
+def resolve(
+    sub: Submission, wanted: tuple[str, ...], assignment_id: str = "", template: Path | None = None
+) -> dict[str, str]:
     """Map each wanted package path (``micrograd/engine.py``) to its source text.
 
     Looks for the package layout first (``.../micrograd/engine.py``), then the
-    flat layout (``.../engine.py``), shallowest first. A submission with none
-    of them but exactly one notebook is read as that notebook: its code
-    becomes ``engine.py`` and ``nn.py`` re-exports it.
+    flat layout (``.../engine.py``), shallowest first, and for the notebook
+    ``<assignment_id>.ipynb`` (else the only notebook); when both hold work,
+    :func:`grader.candidates.choose` decides (use it directly for the notes on
+    that choice and a notebook's line map). A notebook's code becomes
+    ``engine.py`` and ``nn.py`` re-exports it.
+
+    Args:
+        sub: The submission as read.
+        wanted: The package paths the assignment names.
+        assignment_id: The assignment's id ("" accepts only a lone notebook).
+        template: The course's template folder (``Course.template_dir``), or None.
 
     Raises:
         SubmissionError: If a file is missing, ambiguous, or not UTF-8 text.
     """
-    if sub.error:
-        raise SubmissionError(sub.error)
-    found: dict[str, str] = {}
-    for target in wanted:
-        base = target.rsplit("/", 1)[-1]
-        package = [p for p in sub.files if p == target or p.endswith("/" + target)]
-        flat = [p for p in sub.files if p.rsplit("/", 1)[-1] == base and p not in package]
-        chosen = _pick(package, target) or _pick(flat, base)
-        if chosen is not None:
-            found[target] = _decode(sub.files[chosen], chosen)
-    if len(found) == len(wanted):
-        return found
-    notebooks = [p for p in sub.files if p.endswith(".ipynb")]
-    if not found and len(notebooks) == 1:
-        code = notebook_code(sub.files[notebooks[0]], notebooks[0])
-        return {t: (code if t.endswith("engine.py") else "from .engine import *  # noqa\n") for t in wanted}
-    missing = [t for t in wanted if t not in found]
-    seen = ", ".join(sorted(sub.files)[:8]) or "nothing"
-    raise SubmissionError(
-        f"missing {', '.join(missing)} (looked for {' or '.join(m.rsplit('/', 1)[-1] for m in missing)} "
-        f"in a micrograd/ folder or at the top level; found {seen})"
-    )
-
-
-def _decode(data: bytes, name: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SubmissionError(f"{name} is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    return choose(sub, wanted, assignment_id, template).sources
 
 
 def stage(sources: dict[str, str], code_dir: Path) -> None:

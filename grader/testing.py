@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
+from .cellmap import where_text
 from .sandbox.graph import describe_node
 from .sandbox.plain import NONNUMERIC
 
@@ -87,7 +88,7 @@ def describe_error(error: dict[str, Any]) -> str:
     text = f"raised {etype}: {message}" if message else f"raised {etype}"
     where = error.get("where")
     if isinstance(where, dict):
-        text += f"\n  at {where.get('file')} line {where.get('line')}, in {where.get('function')}"
+        text += f"\n  at {where_text(where)}, in {where.get('function')}"
         if where.get("source"):
             text += f": {where.get('source')}"
     if error.get("during"):

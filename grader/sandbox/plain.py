@@ -72,7 +72,10 @@ def exception_info(exc: BaseException, code_dir: str | None) -> dict[str, Any]:
 
     Returns:
         ``{"type", "message", "where"}`` where ``where`` is
-        ``{"file", "line", "function", "source"}`` or None.
+        ``{"file", "line", "function", "source"}`` or None. The message of a
+        ``SyntaxError`` located in the student's files is its bare ``msg``:
+        ``str()`` would add "(engine.py, line 245)", which ``where`` says
+        better (and the judge may translate, e.g. to a notebook's cell).
     """
     where = None
     try:
@@ -91,4 +94,5 @@ def exception_info(exc: BaseException, code_dir: str | None) -> dict[str, Any]:
                 }
     except BaseException:  # noqa: BLE001 - a hostile traceback must not break reporting
         where = None
-    return {"type": text(type(exc).__name__, 100), "message": text(exc), "where": where}
+    message = exc.msg if isinstance(exc, SyntaxError) and isinstance(exc.msg, str) and where else exc
+    return {"type": text(type(exc).__name__, 100), "message": text(message), "where": where}
