@@ -37,6 +37,7 @@ from .gradebook import StudentGrade, write_csv
 from .item_analysis import Item, analyse
 from .item_analysis import write_csv as write_items
 from .manifest import Job, Manifest, Part
+from .backends import choose as choose_backend
 from .candidates import choose
 from .results import grader_data, read_results, score_of, withheld, write_submission
 from .submission import Submission, discover, read_submission, stage, student_id
@@ -172,7 +173,7 @@ def grade(
     progress: Progress | None = None,
     force: bool = False,
     shard: tuple[int, int] | None = None,
-    sandbox: str = "linux",
+    sandbox: str | None = None,
 ) -> GradeRun:
     """Grade every submission in ``submissions`` on the chosen assignments.
 
@@ -186,7 +187,7 @@ def grade(
         progress: Called as ``progress(done, total, student)`` after each submission.
         force: Re-grade submissions that already have complete results.
         shard: ``(K, N)``: grade only the students of shard K of N (see :mod:`grader.shard`).
-        sandbox: The sandbox backend, ``"linux"`` or ``"portable"`` (see :func:`grader.backends.choose`).
+        sandbox: The sandbox backend, ``"linux"`` or ``"portable"``; None picks it (:func:`grader.backends.choose`).
 
     Returns:
         A :class:`GradeRun`.
@@ -196,6 +197,7 @@ def grade(
             a judge that failed).
     """
     out, submissions = out.resolve(), submissions.resolve()  # workers run elsewhere: no relative paths
+    sandbox = sandbox or choose_backend("auto").kind
     assignments = course.assignments(assignment_ids)
     entries = discover(submissions)
     if not entries:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .backends import choose
 from .batch import fingerprint, intake, run_judge
 from .config import Assignment, Course
 from .errors import GraderError
@@ -69,14 +70,14 @@ class CheckResult:
         return tasks
 
 
-def check(course: Course, path: Path, assignment_ids: list[str] | None = None, sandbox: str = "linux") -> CheckResult:
+def check(course: Course, path: Path, assignment_ids: list[str] | None = None, sandbox: str | None = None) -> CheckResult:
     """Run the public tests of the chosen assignments (default: all) on the submission at ``path``.
 
     Args:
         course: The course (the release, for a student).
         path: A folder holding ``micrograd/`` (or flat files), a ``.zip`` or a ``.ipynb``.
         assignment_ids: Assignments to check; None for all.
-        sandbox: The sandbox backend, ``"linux"`` or ``"portable"`` (see :func:`grader.backends.choose`).
+        sandbox: The sandbox backend, ``"linux"`` or ``"portable"``; None picks it (:func:`grader.backends.choose`).
 
     Raises:
         GraderError: If ``path`` does not exist, or the judge fails.
@@ -84,6 +85,7 @@ def check(course: Course, path: Path, assignment_ids: list[str] | None = None, s
     if not path.exists():
         raise GraderError(f"{path} does not exist (give the folder holding micrograd/, a .zip or a .ipynb)")
     assignments = course.assignments(assignment_ids)
+    sandbox = sandbox or choose("auto").kind
     result = CheckResult(assignments, path=path)
     with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp_name:
         tmp = Path(tmp_name)

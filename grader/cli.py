@@ -36,7 +36,7 @@ from . import __version__, template
 from .backends import CHOICES, PORTABLE_WARNING, choose
 from .batch import grade
 from .config import Course, find_course
-from .errors import GraderError
+from .errors import GraderError, WithheldError
 from .gradebook import table
 from .item_analysis import summary
 from .progress import Progress
@@ -303,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args))
     except GraderError as exc:
         print(f"grader: error: {exc}", file=sys.stderr)
-        return 2
+        return GRADER_ERROR if isinstance(exc, WithheldError) else 2
     except KeyboardInterrupt:
         print("grader: interrupted", file=sys.stderr)
         return 130

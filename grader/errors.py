@@ -5,7 +5,8 @@ and exit codes. Two families:
 
 * :class:`GraderError`: a problem the *instructor* must fix (bad arguments,
   a broken ``assignment.yaml``, a missing course directory). The CLI exits
-  non-zero.
+  2; for :class:`WithheldError` (the grader's own machinery failed, so a
+  score is withheld rather than charged) it exits 3.
 * :class:`SubmissionError`: a problem with one *student's* submission
   (missing file, not UTF-8, corrupt zip). It costs that submission its
   points, with the reason in its feedback; the batch goes on.
@@ -33,6 +34,10 @@ class ConfigError(GraderError):
         self.message = message
         where = f"{self.path}: {key}" if key else self.path
         super().__init__(f"{where}: {message}")
+
+
+class WithheldError(GraderError):
+    """The grader's own machinery failed (not the student's code): the score is withheld; the CLI exits 3."""
 
 
 class SubmissionError(Exception):

@@ -39,7 +39,7 @@ from pathlib import Path
 
 from .batch import grade
 from .config import Course
-from .errors import GraderError
+from .errors import GraderError, WithheldError
 from .pins import LOCK_NAME, Lock, resolve, runtime_requirements
 
 SETUP = """\
@@ -209,6 +209,10 @@ def autograde(course: Course, submission: Path, assignment_id: str, results: Pat
 
     Raises:
         GraderError: If the submission folder does not exist.
+        WithheldError: If the grader's own machinery failed (the sandbox could
+            not start, an internal error): no results.json is written, so
+            Gradescope reports a failed autograder run (which the instructor
+            can re-run) instead of recording a score the student did not earn.
     """
     if not submission.is_dir():
         raise GraderError(f"no submission folder at {submission}")
@@ -217,6 +221,9 @@ def autograde(course: Course, submission: Path, assignment_id: str, results: Pat
         student = tmp / "subs" / "submission"
         shutil.copytree(submission, student, symlinks=True)
         run = grade(course, tmp / "subs", [assignment_id], tmp / "out", jobs=1, force=True)
+        if run.withheld:
+            raise WithheldError(f"the submission could not be graded because of the grader, not the student's code "
+                                f"({run.withheld[0][2]}); no results.json was written")
         results.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(tmp / "out" / assignment_id / "submission" / "results.json", results)
         return run.grades[0].total

@@ -119,7 +119,7 @@ def check_assignment(course: Course, assignment: Assignment, work: Path, jobs: i
             if not any(bug.catches(t["extra_data"]["key"]) == entry and t["score"] < t["max_score"] for t in tests):
                 outcome.misses.append(f"{bug.id}: expected {entry} to catch it; caught by {failing or 'nothing'}")
         feedback = out / assignment.id / student / "feedback.md"
-        outcome.feedback_ok = lost > 0 and feedback.is_file() and feedback_teaches(feedback.read_text(), bug.method)
+        outcome.feedback_ok = lost > 0 and feedback.is_file() and feedback_teaches(feedback.read_text(encoding="utf-8"), bug.method)
         if lost > 0 and not outcome.feedback_ok:
             outcome.misses.append(f"{bug.id}: the feedback does not name {bug.method} with expected vs got and a hint")
         report.bugs.append(outcome)

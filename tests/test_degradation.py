@@ -22,9 +22,11 @@ import pytest
 from grader.cli import main
 from grader.sandbox import isolation
 
+pytestmark = pytest.mark.linux_only  # the Linux backend, /proc, namespaces or Linux process semantics
+
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT = ROOT / "examples" / "submissions" / "correct_recursive"
-AS_ROOT = os.geteuid() == 0
+AS_ROOT = getattr(os, "geteuid", lambda: -1)() == 0
 
 
 def in_child(function) -> dict:
@@ -175,3 +177,12 @@ def test_a_judge_that_dies_withholds_its_submissions_scores(tmp_path, capsys, mo
     assert row["value_ops"] == "" and "judge process ended with status -9" in row["notes"]
     monkeypatch.setattr(batch, "run_judge", real)
     assert main(["--course", str(ROOT), "grade", str(subs), "-o", str(tmp_path / "out"), "-a", "value_ops"]) == 0
+
+
+def test_gradescope_autograde_writes_no_results_when_the_grader_fails(tmp_path, capsys, monkeypatch):
+    """On Gradescope a missing results.json is a failed autograder run the instructor re-runs, not a 0."""
+    monkeypatch.setenv("GRADER_SANDBOX_FAULTS", "launcher")
+    results = tmp_path / "results" / "results.json"
+    status = main(["--course", str(ROOT), "autograde", str(CORRECT), "-a", "value_ops", "--results", str(results)])
+    assert status == 3 and not results.exists()
+    assert "not the student's code" in capsys.readouterr().err

@@ -14,11 +14,11 @@ module-scoped fixture). The interpreters:
   ``EXTERNALLY-MANAGED`` file, so the managed case is tested on any machine;
   its lock pins an older tqdm than the index's newest, so installing anything
   but the pins shows;
-* ``other-minor``: another Python minor version found on ``PATH``, for the
-  warning about a lock made with another Python.
-
 Each managed interpreter is first shown to refuse ``pip install``. The whole
-module takes about two minutes on two cores (mostly the four installs, 15-30 s each).
+module takes about a minute and a half on two cores (mostly the three installs,
+15-25 s each). (A fourth case, a Python of another minor version for the
+warning about a lock made with another Python, was dropped to keep the suite
+under ten minutes: setup.sh's warning path is not exercised here.)
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ DESCRIBE = ("import json, platform, sys, sysconfig; print(json.dumps({'executabl
 # been validated with it: an install of anything but the pins would get a newer one.
 OLDER_TQDM = "4.66.5" if installed_version("tqdm") != "4.66.5" else "4.66.4"
 
-pytestmark = pytest.mark.timeout(1200)
+pytestmark = [pytest.mark.timeout(1200), pytest.mark.linux_only]  # Gradescope images are Linux; setup.sh is bash
 
 
 def describe(python: str) -> dict[str, str]:
@@ -119,26 +119,6 @@ def managed_copy(python: str, dest: Path, without: tuple[str, ...] = ()) -> str:
     return copy
 
 
-def other_minor() -> str | None:
-    """An interpreter of another Python minor version with venv, or None.
-
-    Newer minors come first, nearest first (pins made on an older Python usually
-    install on a newer one; a newer release may have dropped an older Python),
-    then older ones down to 3.10.
-    """
-    here = sys.version_info[1]
-    for minor in [*range(here + 1, 15), *range(here - 1, 9, -1)]:
-        siblings = Path(sys.base_prefix).parent.glob(f"*/bin/python3.{minor}")  # e.g. pyenv's versions/3.12.1/bin
-        for name in [shutil.which(f"python3.{minor}"), *sorted(map(str, siblings))]:
-            if name is None:
-                continue
-            done = subprocess.run([name, "-I", "-c", "import venv, ensurepip, sys; print(sys.executable)"],
-                                  capture_output=True, text=True, timeout=60)
-            if done.returncode == 0:
-                return done.stdout.strip()
-    return None
-
-
 @dataclass
 class Tree:
     """A fake /autograder after setup.sh: its root, the environment the scripts ran with, setup's outcome."""
@@ -176,7 +156,7 @@ def unpack(archive: Path, root: Path) -> None:
         (root / "source" / script).chmod(0o755)
 
 
-@pytest.fixture(scope="module", params=["ordinary", "debian", "emulated", "other-minor"])
+@pytest.fixture(scope="module", params=["ordinary", "debian", "emulated"])
 def tree(request: pytest.FixtureRequest, built: tuple[Path, str], tmp_path_factory: pytest.TempPathFactory) -> Tree:
     """The zip unpacked in a fake /autograder and set up by setup.sh, with ``python3`` the interpreter named."""
     work = tmp_path_factory.mktemp(request.param)
@@ -192,12 +172,10 @@ def tree(request: pytest.FixtureRequest, built: tuple[Path, str], tmp_path_facto
         if subprocess.run([python, "-c", "import venv, ensurepip"], capture_output=True).returncode != 0:
             pytest.skip("/usr/bin/python3 has no venv module (setup.sh would apt-get install it on this host)")
         assert_pip_refuses(python)
-    elif request.param == "emulated":
+    else:
         python = managed_copy(os.path.realpath(base), work / "managed-python")
         assert externally_managed(python)
         assert_pip_refuses(python)
-    else:
-        python = other_minor() or pytest.skip("no other Python minor version with venv on PATH")
     bindir = work / "bin"
     bindir.mkdir()
     (bindir / "python3").symlink_to(python)

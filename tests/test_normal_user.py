@@ -27,11 +27,11 @@ ROOT = Path(__file__).resolve().parent.parent
 USER = "grader-ci"
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.linux_only, pytest.mark.skipif(
     not sys.platform.startswith("linux") or os.geteuid() != 0 or not shutil.which("useradd")
     or not shutil.which("runuser") or not SYSTEM_PYTHON.exists(),
     reason="needs root on Linux with useradd, runuser and the distribution's python3 (to act as a normal user)",
-)
+)]
 
 
 @pytest.fixture(scope="module")

@@ -112,6 +112,7 @@ def test_forcing_the_linux_backend_where_it_cannot_run_is_an_instructor_error(ma
     assert "--sandbox linux cannot run here" in done.stderr and "os.pidfd_open" in done.stderr
 
 
+@pytest.mark.linux_only
 def test_auto_picks_linux_here_and_portable_when_a_feature_is_missing(monkeypatch):
     assert backends.choose("auto") == backends.Choice("linux")
     assert backends.choose("portable").kind == "portable"

@@ -14,6 +14,8 @@ from grader.config import Limits
 from hostile_submissions import processes_named
 from grader.worker_process import SandboxWorker, WorkerCrashed, WorkerTimeout, prepare_runtime
 
+pytestmark = pytest.mark.linux_only  # the Linux backend, /proc, namespaces or Linux process semantics
+
 ROOT = Path(__file__).resolve().parent.parent
 ADD_SPEC = {"leaves": [2.0, 3.0], "nodes": [["add", 0, 1]], "mode": "backward", "backward": [-1]}
 

@@ -17,6 +17,8 @@ import pytest
 import hostile_submissions as H
 from grader.cli import main
 
+pytestmark = pytest.mark.linux_only  # the Linux backend, /proc, namespaces or Linux process semantics
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
 HONEST = {
