@@ -10,7 +10,7 @@ those scores are withheld, never counted, and the message names the cause.
 
 Subcommands:
 
-* ``grader grade SUBMISSIONS [-a ID]... [-o OUT] [-j N]``: grade a class.
+* ``grader grade SUBMISSIONS [-a ID]... [-o OUT] [-j N] [--sandbox B]``: grade a class.
 * ``grader template [--check]``: regenerate ``student_template/`` from the
   reference's solution markers (or check that it is up to date).
 * ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
@@ -20,8 +20,10 @@ Subcommands:
 * ``grader report OUT``: the class report, ``OUT/report.html``.
 * ``grader gradescope -a ID -o autograder.zip``: a Gradescope autograder;
   ``grader autograde`` is what its ``run_autograder`` calls.
-* ``grader check [PATH] [-a ID]... [--format text|json|junit|github]``: a
-  student's self-check on the public tests (exit 0 only when all pass).
+* ``grader check [PATH] [-a ID]... [--format text|json|junit|github] [--sandbox B]``:
+  a student's self-check on the public tests (exit 0 only when all pass).
+
+``--sandbox auto|linux|portable`` picks the sandbox backend (see :mod:`grader.backends`).
 """
 
 from __future__ import annotations

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import shutil
 import sys
+import textwrap
 import zipfile
 from pathlib import Path
 
 import pytest
 
 from grader.cli import main
+from grader.config import Limits
+from grader.portable_worker import PortableWorker
+from grader.worker_process import SandboxWorker, prepare_runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -22,6 +26,31 @@ def zip_folder(folder: Path, dest: Path) -> Path:
             if path.is_file() and "__pycache__" not in path.parts:
                 zf.write(path, f"{folder.name}/{path.relative_to(folder).as_posix()}")
     return dest
+
+
+@pytest.fixture(params=[pytest.param("linux", marks=pytest.mark.linux_only), "portable"])
+def worker_factory(request: pytest.FixtureRequest, tmp_path: Path):
+    """``factory(engine, limits=None)``: a (not yet started) worker of each backend on a one-module submission.
+
+    Parametrized over the backends; a test that needs one asks for it with
+    ``@pytest.mark.parametrize("worker_factory", ["portable"], indirect=True)``.
+    """
+    workers = []
+
+    def factory(engine, limits=None):
+        code = tmp_path / f"w{len(workers)}" / "code" / "micrograd"
+        code.mkdir(parents=True)
+        (code / "__init__.py").write_text("")
+        (code / "engine.py").write_text(textwrap.dedent(engine))
+        runtime = prepare_runtime(tmp_path / "runtime")
+        worker = {"linux": SandboxWorker, "portable": PortableWorker}[request.param](runtime, code.parent, code.parent.parent / "scratch", ["micrograd.engine"],
+                                         limits or Limits())
+        workers.append(worker)
+        return worker
+
+    yield factory
+    for worker in workers:
+        worker.kill()
 
 
 @pytest.fixture(scope="session")

@@ -29,6 +29,26 @@ def with_pow(body: str, engine: str = CORRECT) -> str:
 NO_POW = with_pow('raise NotImplementedError("Task 1.3")')
 
 
+def with_add(body: str) -> str:
+    """The reference engine with ``__add__``'s body replaced by ``body`` (worker-level tests probe ``x0 + x1``)."""
+    start = CORRECT.index("    def __add__")
+    end = CORRECT.index("    def __mul__")
+    method = "    def __add__(self, other):\n" + textwrap.indent(textwrap.dedent(body), " " * 8) + "\n"
+    return CORRECT[:start] + method + CORRECT[end:]
+
+
+def copy_course(dest: Path, assignments: list[str], test_seconds: int) -> Path:
+    """A copy of the course whose ``assignments`` allow ``test_seconds`` per test (hangs then cost little)."""
+    import shutil
+
+    for part in ("assignments", "reference", "student_template"):
+        shutil.copytree(ROOT / part, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for aid in assignments:
+        path = dest / "assignments" / aid / "assignment.yaml"
+        path.write_text(path.read_text().replace("test_seconds: 10", f"test_seconds: {test_seconds}"))
+    return dest
+
+
 def with_import_code(code: str, engine: str = NO_POW) -> str:
     """``engine`` followed by module-level ``code`` that runs when it is imported."""
     return engine + "\n\n" + textwrap.dedent(code).strip() + "\n"

@@ -7,10 +7,8 @@ from __future__ import annotations
 import csv
 import json
 import os
-import shutil
 import socket
 import threading
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -73,13 +71,10 @@ class Listener:
 @pytest.fixture(scope="module")
 def hostile_class(tmp_path_factory):
     base = tmp_path_factory.mktemp("hostile")
-    course = base / "course"
-    for part in ("assignments", "reference", "student_template"):
-        shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
-    for aid in ASSIGNMENTS:  # short limits so hangs cost little; the budget stays generous
+    course = H.copy_course(base / "course", ASSIGNMENTS, test_seconds=2)  # short limits: hangs cost little
+    for aid in ASSIGNMENTS:  # the assignment's budget stays generous
         path = course / "assignments" / aid / "assignment.yaml"
-        path.write_text(path.read_text().replace("test_seconds: 10", "test_seconds: 2")
-                        .replace("submission_seconds: 120", "submission_seconds: 100"))
+        path.write_text(path.read_text().replace("submission_seconds: 120", "submission_seconds: 100"))
     subs = base / "subs"
     out = base / "out"
     listener = Listener()
