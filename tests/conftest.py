@@ -53,6 +53,14 @@ def worker_factory(request: pytest.FixtureRequest, tmp_path: Path):
         worker.kill()
 
 
+@pytest.fixture(scope="module")
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The student release (``grader release``), built once per test module."""
+    dest = tmp_path_factory.mktemp("release") / "micrograd-course"
+    assert main(["--course", str(ROOT), "release", str(dest)]) == 0
+    return dest
+
+
 @pytest.fixture(scope="session")
 def course_root() -> Path:
     return ROOT
