@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE = (ROOT / "reference" / "micrograd" / "engine.py").read_text()
 
 
-@pytest.fixture(scope="module")
-def broken_class(tmp_path_factory):
+@pytest.fixture(scope="module", params=["auto", "portable"])
+def broken_class(tmp_path_factory, request):
+    """The broken class graded on this host's backend, and on the portable one (macOS, Windows)."""
     subs = tmp_path_factory.mktemp("broken") / "subs"
     (subs / "missing_engine").mkdir(parents=True)
     (subs / "missing_engine" / "notes.py").write_text("print('hello')\n")
@@ -33,7 +34,8 @@ def broken_class(tmp_path_factory):
     (subs / "crash_at_import").mkdir()
     (subs / "crash_at_import" / "engine.py").write_text(ENGINE + "\nraise RuntimeError('boom at import')\n")
     out = subs.parent / "out"
-    status = main(["--course", str(ROOT), "grade", str(subs), "-a", "value_ops", "-o", str(out)])
+    status = main(["--course", str(ROOT), "grade", str(subs), "-a", "value_ops", "-o", str(out),
+                   "--sandbox", request.param])
     with open(out / "grades.csv", encoding="utf-8") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     return status, rows, out

@@ -14,14 +14,19 @@ named. Building the environment needs PyPI (about 30 s).
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
+import psutil
 import pytest
+
+import hostile_submissions as H
 
 ROOT = Path(__file__).resolve().parent.parent
 USER = "grader-ci"
@@ -57,10 +62,10 @@ def as_user():
     shutil.copytree(ROOT / "examples" / "submissions" / "bug_wrong_tanh", work / "subs" / "bob")
     subprocess.run(["chown", "-R", f"{USER}:{USER}", str(work)], check=True)
 
-    def run(*args: str, faults: str = "") -> subprocess.CompletedProcess[str]:
+    def run(*args: str, faults: str = "", course: Path = project) -> subprocess.CompletedProcess[str]:
         env = ["HOME=/home/" + USER, "PATH=/usr/bin:/bin", "LANG=C.UTF-8", f"GRADER_SANDBOX_FAULTS={faults}"]
         return subprocess.run(["runuser", "-u", USER, "--", "env", "-i", *env, str(venv / "bin" / "grader"),
-                               "--course", str(project), *args], cwd=work, capture_output=True, text=True,
+                               "--course", str(course), *args], cwd=work, capture_output=True, text=True,
                               timeout=600, check=False)
 
     yield run, work
@@ -100,3 +105,28 @@ def test_a_students_check_passes_as_a_normal_user_with_a_refused_uid_map(as_user
     done = run("check", "subs/alice", faults="uid_map")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "All public tests pass." in done.stdout
+
+
+def test_a_fork_bomb_is_bounded_on_the_portable_backend_for_a_normal_user(as_user):
+    """Root ignores RLIMIT_NPROC, so this is the portable backend's fork-bomb bound: a normal user's."""
+    run, work = as_user
+    course = H.copy_course(work / "short-course", ["value_ops"], test_seconds=2)
+    H.write(work / "bomb-subs" / "bomber", H.with_pow(H.FORK_BOMB))
+    H.write(work / "bomb-subs" / "honest", H.NO_POW)
+    subprocess.run(["chown", "-R", f"{USER}:{USER}", str(course), str(work / "bomb-subs")], check=True)
+    done = run("grade", "bomb-subs", "-o", "out-bomb", "-a", "value_ops", "--sandbox", "portable", course=course)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stderr.count("warning: grading on the portable sandbox") == 1
+    results = {}
+    for student in ("bomber", "honest"):
+        doc = json.loads((work / "out-bomb" / "value_ops" / student / "results.json").read_text())
+        results[student] = [(t["name"], t["status"]) for t in doc["tests"]]
+    assert results["bomber"] == results["honest"]
+    def running() -> list[int]:  # a zombie is dead already, waiting for init to reap it
+        return [p.pid for p in psutil.process_iter(["username", "status"])
+                if p.info.get("username") == USER and p.info.get("status") != psutil.STATUS_ZOMBIE]
+
+    deadline = time.monotonic() + 5
+    while running() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert running() == []
