@@ -33,7 +33,7 @@ import socket
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .config import Limits
 from .errors import GraderError
@@ -116,6 +116,27 @@ def choose(requested: str = "auto") -> Choice:
     return Choice("portable", f"this host lacks {', '.join(missing)}")
 
 
+@dataclass(frozen=True)
+class WorkerSpec:
+    """What one worker runs: a staged submission for one assignment (see :class:`grader.workers.Worker`).
+
+    Attributes:
+        code_dir: The staged submission (holds ``micrograd/``).
+        scratch: The worker's writable folder.
+        modules: Student modules to import, in order.
+        limits: Resource limits.
+        hide: Folders the worker must not see.
+        network: Keep the network.
+    """
+
+    code_dir: Path
+    scratch: Path
+    modules: tuple[str, ...]
+    limits: Limits
+    hide: tuple[str, ...] = ()
+    network: bool = False
+
+
 class Sandbox:
     """A judge's sandbox: the chosen backend, its fork server, and the layers this host refused.
 
@@ -133,13 +154,39 @@ class Sandbox:
         self.off: dict[str, str] = {}
         """Layers turned off for the rest of the session, to the reason."""
 
-    def worker(self, code_dir: Path, scratch: Path, modules: list[str], limits: Limits,
-               hide: list[str], network: bool) -> Worker:
+    def worker(self, spec: WorkerSpec) -> Worker:
         """A new (not yet started) worker of this backend, with the layers learned so far turned off."""
-        args: tuple[Any, ...] = (self.runtime, code_dir, scratch, modules, limits)
+        args: tuple[Any, ...] = (self.runtime, spec.code_dir, spec.scratch, list(spec.modules), spec.limits)
+        kwargs: dict[str, Any] = {"hide": list(spec.hide), "network": spec.network, "off": self.off}
         if self.kind == "portable":
-            return PortableWorker(*args, hide=hide, network=network, off=self.off)
-        return SandboxWorker(*args, hide=hide, network=network, off=self.off, forkserver=self.forkserver)
+            return PortableWorker(*args, **kwargs)
+        return SandboxWorker(*args, **kwargs, forkserver=self.forkserver)
+
+    def start(self, spec: WorkerSpec, attempt: Callable[[Worker], None] | None = None) -> Worker:
+        """Start a worker for ``spec``, turning off the layers this host refuses until one starts.
+
+        Args:
+            spec: What the worker runs.
+            attempt: Called with each new worker before it starts (the caller
+                keeps the last one, to read its output and isolation report).
+
+        Returns:
+            The started worker (its ``imports`` and ``isolation`` filled in).
+
+        Raises:
+            SandboxSetupError: The sandbox could not start even with every optional layer off.
+            WorkerFault: Importing the student's code crashed, hung or broke the protocol.
+        """
+        while True:
+            worker = self.worker(spec)
+            if attempt is not None:
+                attempt(worker)
+            try:
+                worker.start()
+                return worker
+            except SandboxSetupError as exc:
+                if not self.turn_off(exc):
+                    raise
 
     def turn_off(self, failure: SandboxSetupError) -> bool:
         """Learn from a worker that failed to start: turn off the layer to blame.

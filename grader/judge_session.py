@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .backends import Sandbox
+from .backends import Sandbox, WorkerSpec
 from .cellmap import failed_import, locate, locate_imports
 from .config import Assignment
 from .manifest import Job, Part
@@ -170,24 +170,26 @@ class SubmissionRun:
             return state.worker
         if state.worker is not None:
             state.output += state.worker.output_excerpt(state.assignment.limits.output_kb * 1024)
-        while True:
-            worker = self.sandbox.worker(Path(state.part.code_dir), Path(state.part.scratch), state.assignment.modules,
-                                         state.assignment.limits, self.hide, state.assignment.allow_network)
+        spec = WorkerSpec(Path(state.part.code_dir), Path(state.part.scratch), tuple(state.assignment.modules),
+                          state.assignment.limits, tuple(self.hide), state.assignment.allow_network)
+
+        def attempt(worker: Worker) -> None:
             state.worker = worker
-            try:
-                state.imports = locate_imports(worker.start(), state.part.line_map)
-                state.isolation = worker.isolation
-                return worker
-            except SandboxSetupError as exc:
-                if self.sandbox.turn_off(exc):
-                    continue
-                state.setup_error = f"the sandbox could not be started on this host: {exc.reason}"
-                raise GraderFault(state.setup_error) from None
-            except WorkerFault as exc:
-                state.isolation = worker.isolation or state.isolation
-                reason = "importing your code took too long" if isinstance(exc, WorkerTimeout) else str(exc)
-                state.startup_fault = StudentFault("import", f"your code could not be loaded: {reason}")
-                raise state.startup_fault from None
+
+        try:
+            worker = self.sandbox.start(spec, attempt)
+        except SandboxSetupError as exc:
+            state.setup_error = f"the sandbox could not be started on this host: {exc.reason}"
+            raise GraderFault(state.setup_error) from None
+        except WorkerFault as exc:
+            assert state.worker is not None
+            state.isolation = state.worker.isolation or state.isolation
+            reason = "importing your code took too long" if isinstance(exc, WorkerTimeout) else str(exc)
+            state.startup_fault = StudentFault("import", f"your code could not be loaded: {reason}")
+            raise state.startup_fault from None
+        state.imports = locate_imports(worker.imports, state.part.line_map)
+        state.isolation = worker.isolation
+        return worker
 
     def record(self, assignment_id: str, result: dict[str, Any]) -> None:
         """Add one test's result."""

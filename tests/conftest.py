@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from grader.backends import Sandbox, WorkerSpec
 from grader.cli import main
 from grader.config import Limits
 from grader.portable_worker import PortableWorker
@@ -28,6 +29,21 @@ def zip_folder(folder: Path, dest: Path) -> Path:
     return dest
 
 
+@pytest.fixture(scope="session")
+def refused_layers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The Linux sandbox layers this host refuses (none here; namespaces under Ubuntu 24.04's AppArmor),
+    learned by starting one worker the way a judge does (:meth:`grader.backends.Sandbox.start`)."""
+    base = tmp_path_factory.mktemp("probe")
+    code = base / "code" / "micrograd"
+    code.mkdir(parents=True)
+    (code / "__init__.py").write_text("")
+    shutil.copy(ROOT / "reference" / "micrograd" / "engine.py", code / "engine.py")
+    sandbox = Sandbox("linux", prepare_runtime(base / "runtime"))
+    sandbox.start(WorkerSpec(code.parent, base / "scratch", ("micrograd.engine",), Limits())).kill()
+    sandbox.close()
+    return dict(sandbox.off)
+
+
 @pytest.fixture(params=[pytest.param("linux", marks=pytest.mark.linux_only), "portable"])
 def worker_factory(request: pytest.FixtureRequest, tmp_path: Path):
     """``factory(engine, limits=None)``: a (not yet started) worker of each backend on a one-module submission.
@@ -43,8 +59,10 @@ def worker_factory(request: pytest.FixtureRequest, tmp_path: Path):
         (code / "__init__.py").write_text("")
         (code / "engine.py").write_text(textwrap.dedent(engine))
         runtime = prepare_runtime(tmp_path / "runtime")
-        worker = {"linux": SandboxWorker, "portable": PortableWorker}[request.param](runtime, code.parent, code.parent.parent / "scratch", ["micrograd.engine"],
-                                         limits or Limits())
+        backend = {"linux": SandboxWorker, "portable": PortableWorker}[request.param]
+        off = request.getfixturevalue("refused_layers") if request.param == "linux" else {}
+        worker = backend(runtime, code.parent, code.parent.parent / "scratch", ["micrograd.engine"], limits or Limits(),
+                         off=off)
         workers.append(worker)
         return worker
 

@@ -22,13 +22,15 @@ ADD_SPEC = {"leaves": [2.0, 3.0], "nodes": [["add", 0, 1]], "mode": "backward", 
 
 
 
-def make_worker(tmp_path: Path, engine: str, limits: Limits | None = None) -> SandboxWorker:
+def make_worker(tmp_path: Path, engine: str, off: dict[str, str], limits: Limits | None = None) -> SandboxWorker:
+    """A Linux worker with ``off`` (the layers this host refuses, at least) turned off."""
     code = tmp_path / "code" / "micrograd"
     code.mkdir(parents=True)
     (code / "__init__.py").write_text("")
     (code / "engine.py").write_text(textwrap.dedent(engine))
     runtime = prepare_runtime(tmp_path / "runtime")
-    return SandboxWorker(runtime, tmp_path / "code", tmp_path / "scratch", ["micrograd.engine"], limits or Limits())
+    return SandboxWorker(runtime, tmp_path / "code", tmp_path / "scratch", ["micrograd.engine"], limits or Limits(),
+                         off=off)
 
 
 def daemon_engine() -> str:
@@ -51,9 +53,9 @@ def daemons() -> list[int]:
 
 
 @pytest.mark.parametrize("isolate", [True, False], ids=["namespaces", "no-namespaces"])
-def test_a_setsid_daemon_dies_with_the_worker(isolate, tmp_path):
-    worker = make_worker(tmp_path / ("ns" if isolate else "plain"), daemon_engine())
-    worker.off = {} if isolate else {"namespaces": "disabled by the test"}
+def test_a_setsid_daemon_dies_with_the_worker(isolate, tmp_path, refused_layers):
+    off = dict(refused_layers) if isolate else {**refused_layers, "namespaces": "disabled by the test"}
+    worker = make_worker(tmp_path / ("ns" if isolate else "plain"), daemon_engine(), off)
     try:
         worker.start()
         assert worker.request("graph", [ADD_SPEC], 5.0, "test")["ok"]
@@ -74,7 +76,7 @@ def test_a_setsid_daemon_dies_with_the_worker(isolate, tmp_path):
         assert worker.isolation["namespaces"].startswith("off")
 
 
-def test_without_namespaces_landlock_still_hides_the_course(tmp_path):
+def test_without_namespaces_landlock_still_hides_the_course(tmp_path, refused_layers):
     engine = H.with_add(
         f"""
         try:
@@ -84,8 +86,7 @@ def test_without_namespaces_landlock_still_hides_the_course(tmp_path):
             raise RuntimeError(f"denied: {{exc.strerror}}")
         """
     )
-    worker = make_worker(tmp_path, engine)
-    worker.off = {"namespaces": "disabled by the test"}
+    worker = make_worker(tmp_path, engine, {**refused_layers, "namespaces": "disabled by the test"})
     try:
         worker.start()
         assert worker.isolation["landlock"].startswith("on")
@@ -96,7 +97,7 @@ def test_without_namespaces_landlock_still_hides_the_course(tmp_path):
 
 
 @pytest.mark.parametrize("network", [False, True], ids=["no-network", "allow_network"])
-def test_network_is_off_unless_the_course_allows_it(tmp_path, network):
+def test_network_is_off_unless_the_course_allows_it(tmp_path, network, refused_layers):
     import socket
     import threading
 
@@ -125,7 +126,7 @@ def test_network_is_off_unless_the_course_allows_it(tmp_path, network):
             raise RuntimeError(f"blocked: {{exc}}")
         """
     )
-    worker = make_worker(tmp_path, engine)
+    worker = make_worker(tmp_path, engine, refused_layers)
     worker.network = network
     try:
         worker.start()
