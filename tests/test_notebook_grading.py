@@ -5,6 +5,7 @@ executed headlessly with its self-check cell."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -124,7 +125,8 @@ def run_notebook(path: Path) -> str:
 def test_a_release_notebook_runs_headlessly_and_its_check_cell_grades_it(release, tmp_path, monkeypatch):
     """The notebook as a student runs it: the self-check cell runs the grader through the kernel's interpreter."""
     monkeypatch.setenv("JUPYTER_PATH", str(Path(sys.prefix) / "share" / "jupyter"))  # this environment's python3 first
-    monkeypatch.setenv("PATH", "/nonexistent")  # no `grader` command to fall back on
+    assert shutil.which("grader", path=os.defpath) is None
+    monkeypatch.setenv("PATH", os.defpath)  # the system's shell, but no `grader` command to fall back on
     copy = tmp_path / "release"
     shutil.copytree(release, copy)
     notebook = copy / "notebooks" / "value_ops.ipynb"
