@@ -110,10 +110,13 @@ def isolation_summary(layers: dict[str, set[str]]) -> str:
     if not layers:
         return "Sandbox isolation: no sandbox was started in this run."
     on = [name for name, states in layers.items() if states and all(s.startswith(("on", "dropped")) for s in states)]
-    off = [f"{name} ({'; '.join(sorted(s for s in states if not s.startswith(('on', 'dropped'))))})"
-           for name, states in layers.items() if name not in on]
+    reasons: dict[str, list[str]] = {}  # layers that were off for the same reasons are named together
+    for name, states in layers.items():
+        if name not in on:
+            reasons.setdefault("; ".join(sorted(s for s in states if not s.startswith(("on", "dropped")))), []).append(name)
+    off = [f"{', '.join(names)} ({why})" for why, names in reasons.items()]
     line = f"Sandbox ({', '.join(backends) or 'linux'}) isolation: {', '.join(on) or 'none'}."
-    return line + (f" Not active: {', '.join(off)}." if off else "")
+    return line + (f" Not active: {'; '.join(off)}." if off else "")
 
 
 def cmd_template(args: argparse.Namespace) -> int:

@@ -96,7 +96,7 @@ def test_a_refused_uid_map_still_gives_full_marks_and_names_the_layers_off(as_us
     if plain is not None:
         assert got["bob"] == plain["bob"]
     off = done.stdout.split("Not active:")[1]
-    assert "namespaces" in off and "uid_map was refused" in off
+    assert "pid namespace" in off and "uid_map was refused" in off
     assert "landlock" not in off  # Landlock needs no namespace: it still hides the course
 
 

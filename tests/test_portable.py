@@ -39,7 +39,7 @@ def test_a_correct_engine_answers_plain_numbers_and_reports_the_backend(worker_f
     assert worker.request("graph", [ADD_SPEC], 5.0, "test")["value"] == {"data": [2.0, 3.0, 5.0],
                                                                          "grad": [1.0, 1.0, 1.0]}
     assert worker.isolation["sandbox"].startswith("portable")
-    assert worker.isolation["landlock"].startswith("off") and worker.isolation["namespaces"].startswith("off")
+    assert worker.isolation["landlock"].startswith("off") and worker.isolation["pid namespace"].startswith("off")
     assert worker.isolation["resource limits"].startswith("on")
 
 
@@ -155,4 +155,4 @@ def test_results_name_the_portable_backend_and_the_layers_it_lacks(portable_clas
     doc = json.loads((portable_class["out"] / "value_ops" / "baseline_correct" / "results.json").read_text())
     layers = doc["extra_data"]["grader"]["isolation"]
     assert layers["sandbox"].startswith("portable")
-    assert all(layers[name].startswith("off") for name in ("namespaces", "landlock", "separate user"))
+    assert all(layers[name].startswith("off") for name in ("pid namespace", "mount namespace", "network namespace", "landlock", "separate user"))

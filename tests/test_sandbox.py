@@ -73,7 +73,7 @@ def test_a_setsid_daemon_dies_with_the_worker(isolate, tmp_path, refused_layers)
     assert daemons() == []
     if not isolate:
         assert worker.isolation["process reaper"].startswith("on")
-        assert worker.isolation["namespaces"].startswith("off")
+        assert worker.isolation["pid namespace"].startswith("off")
 
 
 def test_without_namespaces_landlock_still_hides_the_course(tmp_path, refused_layers):

@@ -173,17 +173,16 @@ def enter_namespaces(network: bool, off: str = "") -> tuple[dict[str, str], bool
             code (the judge starts the worker again with namespaces off).
     """
     report: dict[str, str] = {}
-    if not LINUX:
-        return {"namespaces": "off: not Linux"}, False
-    if off:
-        return {"namespaces": f"off: {off}"}, False
-    root = os.geteuid() == 0
+    root = LINUX and os.geteuid() == 0
+    layers = NAMESPACE_LAYERS if root else ("user namespace", *NAMESPACE_LAYERS)
+    if not LINUX or off:
+        return {layer: f"off: {off or 'not Linux'}" for layer in layers}, False
     flags = CLONE_NEWPID | CLONE_NEWNS | (0 if network else CLONE_NEWNET)
     uid, gid = os.geteuid(), os.getegid()
     try:
         unshare(flags | (0 if root else CLONE_NEWUSER))
     except OSError as exc:
-        for layer in NAMESPACE_LAYERS:
+        for layer in layers:
             report[layer] = f"off: unshare was refused ({reason(exc)})"
         return report, False
     if not root:
