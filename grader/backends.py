@@ -185,6 +185,7 @@ class Sandbox:
                 worker.start()
                 return worker
             except SandboxSetupError as exc:
+                worker.close()  # no student code ran: nothing of it is kept
                 if not self.turn_off(exc):
                     raise
 

@@ -170,6 +170,7 @@ class SubmissionRun:
             return state.worker
         if state.worker is not None:
             state.output += state.worker.output_excerpt(state.assignment.limits.output_kb * 1024)
+            state.worker.close()
         spec = WorkerSpec(Path(state.part.code_dir), Path(state.part.scratch), tuple(state.assignment.modules),
                           state.assignment.limits, tuple(self.hide), state.assignment.allow_network)
 
@@ -202,6 +203,7 @@ class SubmissionRun:
             if state.worker is not None:
                 state.worker.kill()
                 state.output += state.worker.output_excerpt(state.assignment.limits.output_kb * 1024)
+                state.worker.close()
             limit = state.assignment.limits.output_kb * 1024
             summary["assignments"][aid] = {
                 "tests": state.results,

@@ -144,11 +144,10 @@ class PortableWorker(Worker):
         else:
             kwargs["start_new_session"] = True
         try:
-            with open(self.output_path, "ab") as out:
-                self._popen = subprocess.Popen(
-                    interpreter_command(self.runtime), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=out,
-                    cwd=self.scratch, env=worker_environment(self.scratch), bufsize=0, **kwargs,
-                )
+            self._popen = subprocess.Popen(
+                interpreter_command(self.runtime), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=self._capture(), cwd=self.scratch, env=worker_environment(self.scratch), bufsize=0, **kwargs,
+            )
         except OSError as exc:
             raise SandboxSetupError("", f"the sandbox worker could not be started ({exc})") from None
         try:

@@ -100,7 +100,7 @@ class SandboxWorker(Worker):
         server = self.forkserver
         if server is None:
             server = self._own_server = ForkServer(self.runtime)
-        out = os.open(self.output_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        out = self._capture()
         try:
             server.spawn(config, env, self.scratch, (req_r, resp_w, out, status_w))
         except ForkServerError as exc:
@@ -108,7 +108,7 @@ class SandboxWorker(Worker):
                 os.close(fd)
             raise SandboxSetupError("", f"the sandbox fork server failed ({exc})") from None
         finally:
-            for fd in (req_r, resp_w, out, status_w):
+            for fd in (req_r, resp_w, status_w):
                 os.close(fd)
         self._rfd, self._wfd, self._status_fd = resp_r, req_w, status_r
         self._buf = b""

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -128,7 +129,8 @@ class Worker:
         self.off = dict(off or {})
         self.imports: dict[str, Any] = {}
         self.isolation: dict[str, str] = {}
-        self.output_path = scratch / ".output"
+        self._output = -1
+        """The capture file of what the program prints: a descriptor only the judge opened (no path)."""
         self._next_id = 0
 
     # --- what a backend provides ---------------------------------------------------
@@ -274,15 +276,43 @@ class Worker:
             how = f"exited with status {code}"
         raise WorkerCrashed(f"the program {how} while {during}")
 
+    def _capture(self) -> int:
+        """Open the capture file for a new worker process: an anonymous file, never a path the worker can reach.
+
+        The judge owns the descriptor before the worker starts and reads it
+        with no path involved, so nothing a worker plants in its scratch
+        folder (a symbolic link, a FIFO) is ever opened by the judge. Its size
+        is bounded by the worker's file-size limit (where the OS has one).
+        """
+        self.close_output()
+        memfd_create = getattr(os, "memfd_create", None)
+        if memfd_create is not None:
+            self._output = memfd_create("grader-output", os.MFD_CLOEXEC)
+        else:
+            with tempfile.TemporaryFile() as anonymous:  # unlinked at once on POSIX; deleted on close on Windows
+                self._output = os.dup(anonymous.fileno())
+        return self._output
+
     def output_excerpt(self, limit: int) -> str:
-        """The last ``limit`` bytes the program printed, decoded leniently."""
+        """The last ``limit`` bytes the program printed, decoded leniently (call once the worker is dead)."""
+        if self._output < 0:
+            return ""
         try:
-            with open(self.output_path, "rb") as f:
-                f.seek(0, os.SEEK_END)
-                size = f.tell()
-                f.seek(max(0, size - limit))
-                data = f.read(limit)
+            size = os.fstat(self._output).st_size
+            os.lseek(self._output, max(0, size - limit), os.SEEK_SET)
+            data = os.read(self._output, limit)
         except OSError:
             return ""
         text = data.decode("utf-8", errors="replace")
         return ("..." + text) if size > limit else text
+
+    def close_output(self) -> None:
+        """Release the capture file (its text is gone). Idempotent."""
+        if self._output >= 0:
+            os.close(self._output)
+            self._output = -1
+
+    def close(self) -> None:
+        """Kill the worker and release everything it held, the capture file included. Idempotent."""
+        self.kill()
+        self.close_output()

@@ -194,6 +194,24 @@ except OSError:
     pass
 """
 
+PLANT_TEMPLATE = """
+import os
+# Traps for a judge that would open a path in the worker's scratch folder: links to other people's
+# files and a FIFO (opening it blocks) under the names a capture file could have, then a crash, so
+# the judge restarts the worker again and again.
+for i, target in enumerate({targets!r}):
+    for name in (".output", "output", "stdout", f".output{{i}}", "results.json"):
+        try:
+            os.symlink(target, name + ("" if i == 0 else str(i)))
+        except OSError:
+            pass
+try:
+    os.mkfifo(".fifo-output")
+except OSError:
+    pass
+"""
+PLANT_CRASH = "import os\nos._exit(3)"
+
 NETWORK_TEMPLATE = """
 import socket
 try:

@@ -103,6 +103,8 @@ def hostile_class(tmp_path_factory):
         H.SPY_TEMPLATE.format(paths=victims), H.with_pow("raise NotImplementedError('Task 1.3 ' + SPY_REPORT)")))
     H.write(subs / "daemon", H.with_import_code(H.DAEMON.format(targets=list(victims.values()))))
     H.write(subs / "network", H.with_import_code(H.NETWORK_TEMPLATE.format(port=listener.port)))
+    H.write(subs / "plant", H.with_import_code(H.PLANT_TEMPLATE.format(targets=list(victims.values())),
+                                               H.with_pow(H.PLANT_CRASH)))
     H.write(subs / "loud", H.with_pow(H.LOUD))
     for name, body in METHOD_ATTACKS.items():
         H.write(subs / name, H.with_pow(body))
@@ -136,7 +138,7 @@ def test_baselines_score_as_expected(hostile_class):
 
 
 @pytest.mark.parametrize("student", ["tamper", "exit_sys", "exit_os", "atexit", "protocol_imitation",
-                                     "liar_floats", "spy", "daemon", "network", "loud"])
+                                     "liar_floats", "spy", "daemon", "network", "loud", "plant"])
 def test_tampering_scores_no_more_than_the_honest_engine(hostile_class, student):
     got = scores(hostile_class["out"])
     for a in ASSIGNMENTS:

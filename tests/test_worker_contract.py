@@ -18,7 +18,9 @@ import pytest
 
 import hostile_submissions as H
 
+from grader.backends import Sandbox, WorkerSpec
 from grader.config import Limits
+from grader.worker_process import prepare_runtime
 from grader.workers import SandboxSetupError, WorkerCrashed, WorkerTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -159,3 +161,49 @@ def test_a_sandbox_that_cannot_start_is_a_setup_error_not_a_student_fault(worker
     monkeypatch.setenv("GRADER_SANDBOX_FAULTS", "launcher")
     with pytest.raises(SandboxSetupError):
         worker_factory(H.CORRECT).start()
+
+
+def open_descriptors() -> int:
+    """Descriptors (handles on Windows) this process holds now."""
+    me = psutil.Process()
+    return me.num_handles() if sys.platform == "win32" else me.num_fds()
+
+
+@pytest.mark.parametrize("kind", [pytest.param("linux", marks=pytest.mark.linux_only), "portable"])
+def test_two_hundred_crashed_workers_leave_the_judge_no_more_descriptors(kind, tmp_path, refused_layers):
+    """Every path of a worker's life (start, crash, kill, close) releases what the judge opened for it."""
+    code = tmp_path / "code" / "micrograd"
+    code.mkdir(parents=True)
+    (code / "__init__.py").write_text("")
+    (code / "engine.py").write_text(H.with_add("import os\nos._exit(3)"))
+    sandbox = Sandbox(kind, prepare_runtime(tmp_path / "runtime"))
+    sandbox.off.update(refused_layers if kind == "linux" else {})
+    spec = WorkerSpec(code.parent, tmp_path / "scratch", ("micrograd.engine",), Limits())
+    try:
+        sandbox.start(spec).close()  # the fork server and the threads' first use are not a leak
+        before = open_descriptors()
+        for _ in range(200):
+            worker = sandbox.start(spec)
+            with pytest.raises(WorkerCrashed):
+                worker.request("graph", [ADD_SPEC], 5.0, "test")
+            worker.output_excerpt(1000)
+            worker.close()
+        assert open_descriptors() <= before
+    finally:
+        sandbox.close()
+
+
+def test_the_capture_file_is_no_path_in_the_scratch_folder(worker_factory, tmp_path):
+    """A worker that replaces every name in its scratch folder with links and a FIFO cannot make the
+    judge open, block on or write any of them: the judge reads output from its own descriptor."""
+    victim = tmp_path / "victim.txt"
+    victim.write_text("untouched")
+    trap = (f"import os\nfor name in ('.output', 'output', 'stdout'):\n    os.symlink({str(victim)!r}, name)\n"
+            "os.mkfifo('.fifo')\nprint('hello from the student', flush=True)\nos._exit(3)")
+    worker = worker_factory(H.with_add(trap))
+    worker.start()
+    with pytest.raises(WorkerCrashed):
+        worker.request("graph", [ADD_SPEC], 5.0, "test")
+    assert "hello from the student" in worker.output_excerpt(1000)
+    worker.close()
+    assert victim.read_text() == "untouched"
