@@ -39,8 +39,10 @@ from .workers import (  # noqa: F401 - re-exported: the errors are part of this 
 )
 
 RUNTIME_PACKAGE = "_grader_sandbox"
-HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm")
-"""Shared writable folders each worker gets a private, empty copy of (the judge's home is hidden too)."""
+HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
+"""Shared folders each worker gets a private, empty copy of (the judge's home is hidden too): writable
+places other processes use, and ``/run``, where the host's UNIX sockets live (a service listening there
+must not be reachable from student code)."""
 
 
 def prepare_runtime(dest: Path) -> Path:

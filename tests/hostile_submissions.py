@@ -210,6 +210,28 @@ try:
 except OSError:
     pass
 """
+IPC_KEY = 0x67726472
+SYSV_IPC = f"""
+import ctypes
+_libc = ctypes.CDLL(None, use_errno=True)
+_shmid = _libc.shmget({IPC_KEY}, 1 << 20, 0o1666)  # IPC_CREAT | 0666: left behind on purpose
+_semid = _libc.semget({IPC_KEY}, 1, 0o1666)
+_msgid = _libc.msgget({IPC_KEY}, 0o1666)
+"""
+
+
+def sysv_ipc_keys() -> set[int]:
+    """Keys of the SysV IPC objects this process's IPC namespace holds (shared memory, semaphores, queues)."""
+    keys = set()
+    for kind in ("shm", "sem", "msg"):
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        keys.update(int(line.split()[0]) for line in lines if line.strip())
+    return keys
+
+
 PLANT_CRASH = "import os\nos._exit(3)"
 
 NETWORK_TEMPLATE = """

@@ -103,6 +103,7 @@ def hostile_class(tmp_path_factory):
         H.SPY_TEMPLATE.format(paths=victims), H.with_pow("raise NotImplementedError('Task 1.3 ' + SPY_REPORT)")))
     H.write(subs / "daemon", H.with_import_code(H.DAEMON.format(targets=list(victims.values()))))
     H.write(subs / "network", H.with_import_code(H.NETWORK_TEMPLATE.format(port=listener.port)))
+    H.write(subs / "sysv_ipc", H.with_import_code(H.SYSV_IPC))
     H.write(subs / "plant", H.with_import_code(H.PLANT_TEMPLATE.format(targets=list(victims.values())),
                                                H.with_pow(H.PLANT_CRASH)))
     H.write(subs / "loud", H.with_pow(H.LOUD))
@@ -138,7 +139,7 @@ def test_baselines_score_as_expected(hostile_class):
 
 
 @pytest.mark.parametrize("student", ["tamper", "exit_sys", "exit_os", "atexit", "protocol_imitation",
-                                     "liar_floats", "spy", "daemon", "network", "loud", "plant"])
+                                     "liar_floats", "spy", "daemon", "network", "loud", "plant", "sysv_ipc"])
 def test_tampering_scores_no_more_than_the_honest_engine(hostile_class, student):
     got = scores(hostile_class["out"])
     for a in ASSIGNMENTS:
@@ -209,6 +210,13 @@ def test_nothing_outlives_grading_and_nothing_outside_scratch_changed(hostile_cl
     for name, content in hostile_class["before"].items():
         assert Path(hostile_class["victims"][name]).read_bytes() == content, name
     assert "tampered" not in (hostile_class["out"] / "grades.csv").read_text()
+
+
+def test_sysv_ipc_objects_die_with_the_worker(hostile_class):
+    """Shared memory, semaphores and message queues live in the worker's IPC namespace, not the host's."""
+    assert H.IPC_KEY not in H.sysv_ipc_keys()
+    doc = json.loads((hostile_class["out"] / "value_ops" / "sysv_ipc" / "results.json").read_text())
+    assert doc["extra_data"]["grader"]["isolation"]["ipc namespace"].startswith("on")
 
 
 def test_no_network_from_the_sandbox(hostile_class):

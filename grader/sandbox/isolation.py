@@ -6,8 +6,11 @@ never fatal. The layers:
 
 * **namespaces** (``unshare``): a PID namespace (every process the
   submission starts dies with it, and no process outside is visible or can
-  be signalled), a network namespace (no network; skipped when the course
-  allows network), a mount namespace (a private ``/tmp``, and empty
+  be signalled), an IPC namespace (SysV shared memory, semaphores and
+  message queues die with it and no one else's are visible), a network
+  namespace (no network; skipped when the course allows network), a mount
+  namespace (a private ``/tmp`` and ``/run``, so no filesystem UNIX socket
+  of the host is reachable, and empty
   read-only ``tmpfs`` over the course folder, the submissions, the output
   folder and the grader's working folder, with only this worker's own code,
   runtime and scratch folders bound back), and, when not root, a user
@@ -49,6 +52,7 @@ import sys
 from typing import Any
 
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
@@ -146,7 +150,7 @@ def die_with_parent(expected_parent: int) -> None:
 
 # --- namespaces ---------------------------------------------------------------
 
-NAMESPACE_LAYERS = ("pid namespace", "mount namespace", "network namespace")
+NAMESPACE_LAYERS = ("pid namespace", "mount namespace", "network namespace", "ipc namespace")
 
 
 def _write_proc(name: str, text: str) -> None:
@@ -177,7 +181,7 @@ def enter_namespaces(network: bool, off: str = "") -> tuple[dict[str, str], bool
     layers = NAMESPACE_LAYERS if root else ("user namespace", *NAMESPACE_LAYERS)
     if not LINUX or off:
         return {layer: f"off: {off or 'not Linux'}" for layer in layers}, False
-    flags = CLONE_NEWPID | CLONE_NEWNS | (0 if network else CLONE_NEWNET)
+    flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (0 if network else CLONE_NEWNET)
     uid, gid = os.geteuid(), os.getegid()
     try:
         unshare(flags | (0 if root else CLONE_NEWUSER))
@@ -199,6 +203,7 @@ def enter_namespaces(network: bool, off: str = "") -> tuple[dict[str, str], bool
     report["pid namespace"] = "on"
     report["mount namespace"] = "on"
     report["network namespace"] = "off: the course allows network" if network else "on"
+    report["ipc namespace"] = "on (SysV IPC objects and POSIX message queues die with the worker)"
     return report, not root
 
 

@@ -55,8 +55,8 @@ def main() -> None:
     isolation.inject("launcher")  # (tests: a sandbox that cannot start at all)
     report = {
         "sandbox": "portable (a plain worker process: deadlines, crash handling, process-tree kill, OS limits)",
-        **{layer: OFF for layer in ("pid namespace", "mount namespace", "network namespace", "separate user",
-                                    "landlock")},
+        **{layer: OFF for layer in ("pid namespace", "mount namespace", "network namespace", "ipc namespace",
+                                    "separate user", "landlock", "host sockets")},
     }
     in_use = cfg.get("processes_in_use")
     report["resource limits"] = limits.apply_limits(

@@ -184,6 +184,7 @@ def main(cfg: dict[str, Any]) -> None:
         os.write(wfd, protocol.encode({"setup_failed": {"layer": exc.layer, "reason": exc.reason}}))
         os._exit(0)
     report.update(ns_report)
+    report["host sockets"] = "off: without a mount namespace the host's UNIX sockets (under /run...) are reachable"
     in_pid_ns = report.get("pid namespace") == "on"
     if not in_pid_ns:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
@@ -245,7 +246,8 @@ def _namespace_init(cfg: dict[str, Any], report: dict[str, str], code_dir: str, 
         keep = {cfg["runtime"]: False, code_dir: False, cfg["scratch"]: True}
         keep.update({p: False for p in isolation.python_paths()})
         isolation.hide_paths(list(cfg.get("hide", [])), keep)
-        report["mount namespace"] = "on (private /tmp; course, submissions and output hidden)"
+        report["mount namespace"] = "on (private /tmp and /run; course, submissions and output hidden)"
+        report["host sockets"] = "on (the UNIX sockets under /run, /tmp and the home folder are hidden)"
     except OSError as exc:
         report["mount namespace"] = f"off: {isolation.reason(exc)}"
     try:
