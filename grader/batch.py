@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import shutil
 import subprocess
 import sys
 import threading
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Callable
 
 from .claims import ClaimQueue
+from .cleanup import remove_tree
 from .config import Assignment, Course
 from .errors import GraderError, SubmissionError
 from .gradebook import StudentGrade, write_csv
@@ -161,7 +161,7 @@ def clean_stale_work(instructor: Path) -> None:
     for work in instructor.glob("work-*"):
         pid = work.name.removeprefix("work-")
         if pid.isdigit() and not psutil.pid_exists(int(pid)):
-            shutil.rmtree(work, ignore_errors=True)
+            remove_tree(work)
 
 
 def grade(
@@ -213,7 +213,7 @@ def grade(
     # Fixed-width names: the sandbox's paths have the same lengths on every run, and with them its heap
     # and the addresses student objects get (a set of Values iterates by address).
     work = instructor / f"work-{os.getpid():07d}"
-    shutil.rmtree(work, ignore_errors=True)
+    remove_tree(work)
     failed_judges: list[tuple[int, int]] = []
     try:
         runtime = prepare_runtime(work / "runtime")
@@ -285,7 +285,7 @@ def grade(
         for job in queue.unclaimed():
             give_up(job, "the judge processes failed before grading it")
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove_tree(work)
     for entry in entries:
         run.grades.append(grade_from_results(out, assignments, student_id(entry)))
         for a in assignments:

@@ -9,13 +9,13 @@ classroom CI, or in Colab.
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .backends import choose
 from .batch import fingerprint, intake, run_judge
+from .cleanup import temporary_folder
 from .config import Assignment, Course
 from .errors import GraderError
 from .manifest import Manifest
@@ -87,8 +87,7 @@ def check(course: Course, path: Path, assignment_ids: list[str] | None = None, s
     assignments = course.assignments(assignment_ids)
     sandbox = sandbox or choose("auto").kind
     result = CheckResult(assignments, path=path)
-    with tempfile.TemporaryDirectory(prefix="grader-check-") as tmp_name:
-        tmp = Path(tmp_name)
+    with temporary_folder("grader-check-") as tmp:
         sub = read_submission(path)
         sub.id = STUDENT
         job = intake(sub, 0, assignments, tmp / "stage", fingerprint(sub), course.template_dir)

@@ -32,12 +32,12 @@ zip on a fake tree).
 from __future__ import annotations
 
 import shutil
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from .batch import grade
+from .cleanup import temporary_folder
 from .config import Course
 from .errors import GraderError, WithheldError
 from .pins import LOCK_NAME, Lock, resolve, runtime_requirements
@@ -216,8 +216,7 @@ def autograde(course: Course, submission: Path, assignment_id: str, results: Pat
     """
     if not submission.is_dir():
         raise GraderError(f"no submission folder at {submission}")
-    with tempfile.TemporaryDirectory(prefix="grader-gradescope-") as tmp_name:
-        tmp = Path(tmp_name)
+    with temporary_folder("grader-gradescope-") as tmp:
         student = tmp / "subs" / "submission"
         shutil.copytree(submission, student, symlinks=True)
         run = grade(course, tmp / "subs", [assignment_id], tmp / "out", jobs=1, force=True)

@@ -18,12 +18,12 @@ there is any.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .batch import grade
 from .catalogue import Bug, load_bugs, write_mutant
+from .cleanup import temporary_folder
 from .config import Assignment, Course
 from .results import read_results, score_of
 
@@ -129,7 +129,7 @@ def check_assignment(course: Course, assignment: Assignment, work: Path, jobs: i
 def validate(course: Course, assignment_ids: list[str] | None, jobs: int) -> Report:
     """Run every check on the chosen assignments (default: all) and return the report."""
     report = Report()
-    with tempfile.TemporaryDirectory(prefix="grader-validate-") as tmp:
+    with temporary_folder("grader-validate-") as tmp:
         for assignment in course.assignments(assignment_ids):
             check_assignment(course, assignment, Path(tmp), jobs, report)
     return report

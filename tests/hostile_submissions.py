@@ -232,6 +232,26 @@ def sysv_ipc_keys() -> set[int]:
     return keys
 
 
+LITTER = """
+import os
+# A scratch folder that is hard to clean: a chain of folders 3000 deep (its path outgrows PATH_MAX)
+# and folders with no permission at all.
+fd = os.open(".", os.O_RDONLY)
+for _ in range(3000):
+    try:
+        os.mkdir("d", dir_fd=fd)
+    except FileExistsError:
+        pass
+    child = os.open("d", os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = child
+os.close(fd)
+os.makedirs("locked/inner", exist_ok=True)
+open("locked/inner/file", "w").close()
+os.chmod("locked/inner", 0)
+os.chmod("locked", 0)
+"""
+
 PLANT_CRASH = "import os\nos._exit(3)"
 
 NETWORK_TEMPLATE = """

@@ -104,6 +104,7 @@ def hostile_class(tmp_path_factory):
     H.write(subs / "daemon", H.with_import_code(H.DAEMON.format(targets=list(victims.values()))))
     H.write(subs / "network", H.with_import_code(H.NETWORK_TEMPLATE.format(port=listener.port)))
     H.write(subs / "sysv_ipc", H.with_import_code(H.SYSV_IPC))
+    H.write(subs / "litter", H.with_import_code(H.LITTER))
     H.write(subs / "plant", H.with_import_code(H.PLANT_TEMPLATE.format(targets=list(victims.values())),
                                                H.with_pow(H.PLANT_CRASH)))
     H.write(subs / "loud", H.with_pow(H.LOUD))
@@ -139,7 +140,7 @@ def test_baselines_score_as_expected(hostile_class):
 
 
 @pytest.mark.parametrize("student", ["tamper", "exit_sys", "exit_os", "atexit", "protocol_imitation",
-                                     "liar_floats", "spy", "daemon", "network", "loud", "plant", "sysv_ipc"])
+                                     "liar_floats", "spy", "daemon", "network", "loud", "plant", "sysv_ipc", "litter"])
 def test_tampering_scores_no_more_than_the_honest_engine(hostile_class, student):
     got = scores(hostile_class["out"])
     for a in ASSIGNMENTS:
@@ -210,6 +211,15 @@ def test_nothing_outlives_grading_and_nothing_outside_scratch_changed(hostile_cl
     for name, content in hostile_class["before"].items():
         assert Path(hostile_class["victims"][name]).read_bytes() == content, name
     assert "tampered" not in (hostile_class["out"] / "grades.csv").read_text()
+
+
+def test_a_scratch_folder_that_is_hard_to_clean_leaves_nothing_behind(hostile_class, tmp_path):
+    """3000 folders deep and chmod 000: the run's working folder is gone, and the next run works."""
+    assert list((hostile_class["out"] / "_instructor").glob("work-*")) == []
+    subs = tmp_path / "subs"
+    H.write(subs / "again", H.NO_POW)
+    assert main(["--course", str(hostile_class["course"]), "grade", str(subs), "-o", str(hostile_class["out"]),
+                 "-a", "value_ops"]) == 0
 
 
 def test_sysv_ipc_objects_die_with_the_worker(hostile_class):
