@@ -40,6 +40,7 @@ from .batch import grade
 from .config import Course, find_course
 from .errors import GraderError, WithheldError
 from .gradebook import table
+from .inert import terminal
 from .item_analysis import summary
 from .progress import Progress
 from .shard import parse_shard
@@ -62,7 +63,7 @@ def withheld_message(withheld: list[tuple[str, str, str]]) -> str:
     """The error naming why scores were withheld (one line per distinct cause, at most five)."""
     causes: dict[str, list[str]] = {}
     for student, assignment, reason in withheld:
-        causes.setdefault(reason, []).append(f"{student}/{assignment}")
+        causes.setdefault(terminal(reason, keep=""), []).append(terminal(f"{student}/{assignment}", keep=""))
     lines = [f"grader: error: {len(withheld)} score(s) withheld because the grader itself failed (not the students' "
              "code); they are empty in grades.csv and a re-run grades them again:"]
     for reason, where in list(causes.items())[:5]:
@@ -148,7 +149,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(choice.describe(), file=sys.stderr)
     result = check(course, Path(args.path), args.assignment or None, sandbox=choice.kind)
     render = {"text": formats.text, "json": formats.as_json, "junit": formats.check_junit, "github": formats.github}
-    print(render[args.format](result))
+    shown = render[args.format](result)
+    print(terminal(shown) if args.format in ("text", "github") else shown)
     if result.withheld:
         return GRADER_ERROR
     return 0 if result.passed else 1

@@ -1,6 +1,7 @@
 """Class-level outputs: ``grades.csv`` and the summary table.
 
-``grades.csv`` has one row per student: ``student``, one column per
+``grades.csv`` has one row per student (a cell a spreadsheet would read as a
+formula starts with an apostrophe; see :mod:`grader.inert`): ``student``, one column per
 assignment (points), ``total``, and ``notes`` (one-line reasons for anything
 that could not be graded). The first data row is not special; the maximum
 points are printed in the summary table's header. A score withheld because
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import Assignment
+from .inert import csv_cell, terminal
 
 
 def points(x: float) -> str:
@@ -61,7 +63,7 @@ def write_csv(path: Path, assignments: list[Assignment], grades: list[StudentGra
     writer.writerow(["student", *[a.id for a in assignments], "total", "notes"])
     for g in sorted(grades, key=lambda g: g.student):
         row = [g.cell(a.id) for a in assignments]
-        writer.writerow([g.student, *row, g.total_cell(), "; ".join(g.notes)])
+        writer.writerow([csv_cell(g.student), *row, g.total_cell(), csv_cell("; ".join(g.notes))])
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(buffer.getvalue(), encoding="utf-8")
@@ -73,10 +75,10 @@ def table(assignments: list[Assignment], grades: list[StudentGrade], note_width:
     header = ["student", *[f"{a.id} /{a.points:g}" for a in assignments], f"total /{sum(a.points for a in assignments):g}", "notes"]
     rows = []
     for g in sorted(grades, key=lambda g: g.student):
-        note = "; ".join(g.notes)
+        note = terminal("; ".join(g.notes), keep="")
         if len(note) > note_width:
             note = note[: note_width - 3] + "..."
-        rows.append([g.student, *[g.cell(a.id, "withheld" if a.id in g.withheld else "-") for a in assignments],
+        rows.append([terminal(g.student, keep=""), *[g.cell(a.id, "withheld" if a.id in g.withheld else "-") for a in assignments],
                      g.total_cell("withheld"), note])
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     def fmt(row: list[str]) -> str:

@@ -12,6 +12,8 @@ from typing import IO, Any
 
 from tqdm import tqdm
 
+from .inert import terminal
+
 LINE_EVERY_SECONDS = 10.0
 
 
@@ -41,7 +43,7 @@ class Progress:
         if self.interactive:
             if self.bar is None:
                 self.bar = tqdm(total=total, file=self.stream, unit="submission", dynamic_ncols=True)
-            self.bar.set_postfix_str(student[:30], refresh=False)
+            self.bar.set_postfix_str(terminal(student, keep="")[:30], refresh=False)
             self.bar.update(done - self.bar.n)
             return
         now = time.monotonic()
@@ -49,5 +51,5 @@ class Progress:
             self.last_line = now
             elapsed = now - self.started
             left = elapsed / done * (total - done) if done else 0.0
-            print(f"[{done}/{total}] graded {student} ({done / total:.0%}, {elapsed:.0f} s elapsed, "
+            print(f"[{done}/{total}] graded {terminal(student, keep='')} ({done / total:.0%}, {elapsed:.0f} s elapsed, "
                   f"about {left:.0f} s left)", file=self.stream, flush=True)

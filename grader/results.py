@@ -22,6 +22,7 @@ from typing import Any
 from . import __version__
 from .cellmap import failed_import, where_text
 from .config import Assignment
+from .inert import code_span, fence, markdown, terminal
 from .testing import describe_error
 
 OUTPUT_EXCERPT = 2000
@@ -147,14 +148,14 @@ def feedback_markdown(assignment: Assignment, student: str, record: dict[str, An
     score, max_score = score_of(record)
     error = withheld(record)
     shown = "score withheld (grader error)" if error else f"{round(score, 2):g} / {max_score:g} points"
-    lines = [f"# {assignment.title}", "", f"Student: `{student}` — **{shown}**", ""]
+    lines = [f"# {assignment.title}", "", f"Student: {code_span(student)} — **{shown}**", ""]
     if error:
-        lines += [f"> **Grader error, not your code:** {error}. Your score is withheld until your instructor "
-                  "grades this submission again.", ""]
+        lines += [f"> **Grader error, not your code:** {markdown(error)}. Your score is withheld until your "
+                  "instructor grades this submission again.", ""]
     for problem in problems(record):
-        lines += [f"> **Could not grade:** {problem}", ""]
+        lines += [f"> **Could not grade:** {markdown(problem)}", ""]
     for note in record.get("notes", []):
-        lines += [f"> Note: {note}", ""]
+        lines += [f"> Note: {markdown(str(note))}", ""]
     failed = [t for t in record.get("tests", []) if t["status"] != "passed"]
     passed = [t for t in record.get("tests", []) if t["status"] == "passed"]
     causes = likely_causes(failed)
@@ -173,7 +174,7 @@ def feedback_markdown(assignment: Assignment, student: str, record: dict[str, An
             task = f" (task {t['task']})" if t.get("task") else ""
             lines += [f"### ✗ {t['name']}{task}: {round(t['score'], 2):g} / {t['max_score']:g}", ""]
             if t["output"]:
-                lines += ["```text", t["output"], "```", ""]
+                lines += [*fence(t["output"]), ""]
     if passed:
         lines += ["## Passed", ""]
         lines += [f"- ✓ {t['name']} ({t['max_score']:g} / {t['max_score']:g})" for t in passed]
@@ -181,7 +182,7 @@ def feedback_markdown(assignment: Assignment, student: str, record: dict[str, An
     excerpt = program_output(record)
     if excerpt:
         lines += ["## Your program's own output", "", "(the last part of what your code printed)", "",
-                  "```text", excerpt, "```", ""]
+                  *fence(terminal(excerpt)), ""]
     return "\n".join(lines)
 
 

@@ -81,18 +81,28 @@ class GraderFault(BaseException):
     """
 
 
+MAX_MESSAGE = 500
+"""Longest exception message kept from the sandbox, in characters (a hostile worker may send more)."""
+
+
+def cap(value: Any, limit: int) -> str:
+    """``str(value)`` cut to ``limit`` characters (with "..." when cut)."""
+    text = value if isinstance(value, str) else str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def describe_error(error: dict[str, Any]) -> str:
-    """Render a sandbox exception description for the student."""
-    etype = str(error.get("type", "Exception"))
-    message = str(error.get("message", ""))
+    """Render a sandbox exception description for the student, every field capped (the worker is not trusted)."""
+    etype = cap(error.get("type", "Exception"), 100)
+    message = cap(error.get("message", ""), MAX_MESSAGE)
     text = f"raised {etype}: {message}" if message else f"raised {etype}"
     where = error.get("where")
     if isinstance(where, dict):
-        text += f"\n  at {where_text(where)}, in {where.get('function')}"
+        text += f"\n  at {cap(where_text(where), 300)}, in {cap(where.get('function'), 100)}"
         if where.get("source"):
-            text += f": {where.get('source')}"
+            text += f": {cap(where.get('source'), 200)}"
     if error.get("during"):
-        text += f"\n  while {error.get('during')}"
+        text += f"\n  while {cap(error.get('during'), 300)}"
     if etype == "NotImplementedError":
         text += "\n  (this part is not implemented yet)"
     return text

@@ -1,0 +1,64 @@
+"""Making text a submission controls inert before it reaches a terminal, Markdown or a spreadsheet.
+
+Student ids (entry names), file names, exception messages and program output
+are the submission's to choose. Before they are shown:
+
+* :func:`terminal`: control characters (escape sequences, carriage returns,
+  bells) and the invisible bidirectional-override characters become visible
+  escapes, so nothing reprograms the instructor's terminal or reorders what
+  it shows;
+* :func:`csv_cell`: a cell that a spreadsheet would read as a formula (it
+  starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return) gets a
+  leading apostrophe (the usual CSV-injection defence, as OWASP describes it);
+* :func:`fence` and :func:`code_span`: Markdown code whose backtick fences are
+  longer than any run of backticks inside, so a message cannot close its
+  block; :func:`markdown` escapes prose so it cannot become a heading, a link,
+  an image or raw HTML.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_BIDI = {"\u200e", "\u200f", "\u061c", *map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))}
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_MARKDOWN = re.compile(r"([\\`*_\[\]#!|<>~])")
+
+
+def _visible(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal(text: str, keep: str = "\n\t") -> str:
+    """``text`` with control and bidi-override characters shown as escapes (``\\x1b``), except those in ``keep``."""
+    return "".join(
+        _visible(c) if c not in keep and (unicodedata.category(c) == "Cc" or c in _BIDI) else c for c in text
+    )
+
+
+def csv_cell(text: str) -> str:
+    """A CSV cell no spreadsheet runs as a formula."""
+    return "'" + text if text.startswith(_FORMULA) else text
+
+
+def fence(text: str, info: str = "text") -> list[str]:
+    """``text`` as a fenced Markdown code block (lines), its fence longer than any backtick run inside."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    marks = "`" * max(3, longest + 1)
+    return [f"{marks}{info}", text, marks]
+
+
+def code_span(text: str) -> str:
+    """``text`` as inline Markdown code that its own backticks cannot close (one line)."""
+    text = " ".join(terminal(text, keep="").splitlines())
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    marks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{marks}{pad}{text}{pad}{marks}"
+
+
+def markdown(text: str) -> str:
+    """``text`` as Markdown prose: every character Markdown or HTML would read as structure is escaped."""
+    return _MARKDOWN.sub(r"\\\1", terminal(text, keep=""))
