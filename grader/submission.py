@@ -34,8 +34,12 @@ MAX_TOTAL_BYTES = 20 << 20
 """Largest total of the files read from one submission, in bytes."""
 MAX_ENTRIES = 5000
 """Most files or zip members looked at in one submission."""
+MAX_DEPTH = 12
+"""Deepest folder level read in a submission folder (deeper folders are ignored, with a note)."""
 SKIP_DIRS = {"__pycache__", "__MACOSX", ".git", ".ipynb_checkpoints", "node_modules", ".venv", "venv"}
 READ_SUFFIXES = (".py", ".ipynb")
+SUBMISSION_SUFFIXES = (".zip", ".ipynb", ".ZIP", ".IPYNB")
+"""File suffixes of a submission entry (discover() accepts any case; these are the spellings checked for rivals)."""
 
 
 @dataclass
@@ -61,13 +65,13 @@ class Submission:
 
 
 def discover(folder: Path) -> list[Path]:
-    """List the submission entries of ``folder``, sorted by student id.
+    """List the submission entries of ``folder``, sorted by student id (see :func:`student_id`).
 
     Folders, ``.zip`` and ``.ipynb`` files count; hidden entries and other
     files (a README, a CSV) are not submissions.
 
     Raises:
-        GraderError: If ``folder`` is not a directory, or two entries give the same student id.
+        GraderError: If ``folder`` is not a directory.
     """
     if not folder.is_dir():
         raise GraderError(f"{folder} is not a folder of submissions")
@@ -78,16 +82,32 @@ def discover(folder: Path) -> list[Path]:
         if entry.is_symlink():
             continue
         if entry.is_dir() or entry.suffix.lower() in (".zip", ".ipynb"):
-            sid = student_id(entry)
-            if sid in entries:
-                raise GraderError(f"two submissions for student {sid!r}: {entries[sid].name} and {entry.name}")
-            entries[sid] = entry
+            entries[student_id(entry)] = entry
     return [entries[k] for k in sorted(entries)]
 
 
+def _printable_name(entry: Path) -> str:
+    """The entry's name, with bytes that are not UTF-8 shown as ``\\xNN`` (names are bytes on POSIX)."""
+    return os.fsencode(entry.name).decode("utf-8", errors="backslashreplace")
+
+
 def student_id(entry: Path) -> str:
-    """The student id of a submission entry: its name without ``.zip``/``.ipynb``."""
-    return entry.stem if entry.is_file() else entry.name
+    """The student id of a submission entry.
+
+    A folder's id is its name; a ``.zip`` or ``.ipynb`` file's id is its name
+    without the suffix, unless that would be another entry's id too (``dup/``
+    next to ``dup.zip``, or ``dup.zip`` next to ``dup.ipynb``): then it keeps
+    its whole file name (``dup.zip``), so both are graded, each under its own
+    name. Bytes of a name that are not UTF-8 appear as ``\\xNN``.
+    """
+    name = _printable_name(entry)
+    if entry.is_dir():
+        return name
+    raw_stem = entry.name[: -len(entry.suffix)]
+    rivals = [entry.parent / raw_stem] + [entry.parent / (raw_stem + suffix) for suffix in SUBMISSION_SUFFIXES]
+    taken = any(r != entry and not r.is_symlink() and (r.is_dir() if r.name == raw_stem else r.is_file())
+                for r in rivals)
+    return name if taken else name[: -len(entry.suffix)]
 
 
 def read_submission(entry: Path) -> Submission:
@@ -115,16 +135,37 @@ def _read_capped(path: Path) -> bytes:
     return path.read_bytes()
 
 
+def _utf8(name: str) -> bool:
+    """Whether a file name decoded from the file system is valid UTF-8 (no surrogate escapes)."""
+    try:
+        name.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
 def _read_folder(root: Path, sub: Submission) -> None:
     total = count = 0
+    too_deep = False
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        here = Path(dirpath)
+        depth = len(here.relative_to(root).parts)
         for d in dirnames:
-            if (Path(dirpath) / d).is_symlink():
-                sub.notes.append(f"ignored symbolic link {(Path(dirpath) / d).relative_to(root).as_posix()}")
-        dirnames[:] = sorted(
-            d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".") and not (Path(dirpath) / d).is_symlink()
+            if (here / d).is_symlink():
+                sub.notes.append(f"ignored symbolic link {_shown(here / d, root)}")
+            elif not _utf8(d):
+                sub.notes.append(f"ignored a folder whose name is not UTF-8: {_shown(here / d, root)}")
+        if depth >= MAX_DEPTH and dirnames and not too_deep:
+            too_deep = True
+            sub.notes.append(f"ignored folders more than {MAX_DEPTH} levels deep")
+        dirnames[:] = [] if depth >= MAX_DEPTH else sorted(
+            d for d in dirnames
+            if d not in SKIP_DIRS and not d.startswith(".") and _utf8(d) and not (here / d).is_symlink()
         )
         for name in sorted(filenames):
+            if not _utf8(name):
+                sub.notes.append(f"ignored a file whose name is not UTF-8: {_shown(here / name, root)}")
+                continue
             count += 1
             if count > MAX_ENTRIES:
                 raise SubmissionError(f"the submission has more than {MAX_ENTRIES} files")
@@ -142,6 +183,12 @@ def _read_folder(root: Path, sub: Submission) -> None:
                 raise SubmissionError(f"the submission's source files exceed {MAX_TOTAL_BYTES} bytes")
             sub.files[rel] = data
             sub.mtimes[rel] = path.lstat().st_mtime
+
+
+def _shown(path: Path, root: Path) -> str:
+    """A path inside a submission for a note: relative, bytes that are not UTF-8 as ``\\xNN``, capped."""
+    text = os.fsencode(path.relative_to(root).as_posix()).decode("utf-8", errors="backslashreplace")
+    return text if len(text) <= 200 else text[:197] + "..."
 
 
 def _read_zip(path: Path, sub: Submission) -> None:

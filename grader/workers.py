@@ -81,6 +81,17 @@ def signal_name(returncode: int) -> str:
         return f"signal {-returncode}"
 
 
+def _import_result(value: Any) -> dict[str, Any] | None:
+    """One module's import result from the hello, as data the judge can use: None (imported) or an error dict."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        return {"type": "ProtocolError", "message": "the sandbox sent an invalid import report", "where": None}
+    where = value.get("where")
+    return {"type": str(value.get("type"))[:100], "message": str(value.get("message"))[:500],
+            "where": where if isinstance(where, dict) else None}
+
+
 def injected_faults() -> list[str]:
     """The steps named by ``GRADER_SANDBOX_FAULTS`` (empty in normal use)."""
     return [f.strip() for f in os.environ.get(FAULTS_ENV, "").split(",") if f.strip()]
@@ -205,7 +216,7 @@ class Worker:
         if hello.get("hello") != 1 or not isinstance(imports, dict):
             self.kill()
             raise WorkerProtocolError("the sandbox did not start properly (unexpected first message)")
-        self.imports = {str(k): v for k, v in imports.items()}
+        self.imports = {str(k)[:100]: _import_result(v) for k, v in list(imports.items())[:10]}
         return self.imports
 
     def _setup_message(self, message: dict[str, Any]) -> dict[str, Any]:

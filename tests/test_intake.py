@@ -19,7 +19,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from grader import submission
 from grader.errors import GraderError, SubmissionError
 from grader.notebook import notebook_code
-from grader.submission import discover, read_submission, resolve, stage
+from grader.submission import discover, read_submission, resolve, stage, student_id
 
 ENGINE = "class Value:\n    pass\n"
 NN = "from .engine import Value\n"
@@ -112,12 +112,11 @@ def test_discover_student_id_is_name_without_extension(tmp_path: Path) -> None:
     assert submission.student_id(tmp_path / "bob.zip") == "bob"
 
 
-def test_discover_rejects_two_entries_with_the_same_student_id(tmp_path: Path) -> None:
+def test_discover_keeps_two_entries_with_one_name_under_distinct_ids(tmp_path: Path) -> None:
     write_tree(tmp_path / "alice", {"engine.py": ENGINE})
     make_zip(tmp_path / "alice.zip", {"engine.py": ENGINE})
 
-    with pytest.raises(GraderError, match="alice"):
-        discover(tmp_path)
+    assert [student_id(e) for e in discover(tmp_path)] == ["alice", "alice.zip"]
 
 
 def test_discover_rejects_a_file_instead_of_a_folder(tmp_path: Path) -> None:
