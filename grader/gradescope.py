@@ -105,7 +105,8 @@ if [ ! -x "$PYTHON" ]; then
     exit 1
 fi
 cd "$ROOT"
-"$PYTHON" -m grader --course "$ROOT/source" autograde "$ROOT/submission" -a {assignment} \
+# exec: bash reads a script as it runs it, so nothing appended to this file while grading ever runs
+exec "$PYTHON" -m grader --course "$ROOT/source" autograde "$ROOT/submission" -a {assignment} \
     --results "$ROOT/results/results.json"
 """
 

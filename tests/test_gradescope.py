@@ -333,3 +333,20 @@ def test_an_environment_the_grader_cannot_run_in_is_an_instructor_error(tmp_path
         resolve(["alpha >>> 1"], path=[str(site)])
     with pytest.raises(GraderError, match="not a pin"):
         read_lock("alpha>=1\n")
+
+
+def test_nothing_appended_to_run_autograder_while_it_runs_is_executed(built, tmp_path):
+    """Bash reads a script as it goes: run_autograder hands over to the grader with exec, so a line
+    appended during grading (a submission with write access, where no isolation layer was available)
+    never runs and never rewrites results.json."""
+    root = tmp_path / "autograder"
+    unpack(built[0], root)
+    script = root / "source" / "run_autograder"
+    fake = root / "venv" / "bin" / "python"
+    fake.parent.mkdir(parents=True)
+    fake.write_text(f"#!/bin/sh\nprintf '\\necho 999 > {root}/results.json\\n' >> {script}\nexit 0\n")
+    fake.chmod(0o755)
+    done = subprocess.run(["bash", str(script)], env=clean_env(SYSTEM_PATH, root), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "999" in script.read_text() and not (root / "results.json").exists()
