@@ -84,8 +84,12 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
 
     ``extra_data.grader`` (Gradescope keeps ``extra_data`` without showing it)
     holds what the grader needs to resume a class and rebuild the gradebook:
-    the submission's ``fingerprint``, the one-line ``problems`` and the
-    sandbox ``isolation`` layers that were active.
+    the submission's ``fingerprint``, the one-line ``problems``, the sandbox
+    ``isolation`` layers that were active, and the capped excerpt of what the
+    program printed (``program_output``): it is kept out of the top-level
+    ``output``, which Gradescope shows students at once, because code can
+    print the inputs of hidden tests (``feedback.md``, released when the
+    instructor chooses, shows it).
     """
     score, max_score = score_of(record)
     error = withheld(record)
@@ -96,9 +100,7 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
         output = [f"{assignment.title}: {round(score, 2):g} / {max_score:g} points."]
     output += [f"Could not grade: {p}" for p in problems(record)]
     output += [f"Note: {n}" for n in record.get("notes", [])]
-    excerpt = program_output(record)
-    if excerpt:
-        output.append(f"Your program's own output (last {OUTPUT_EXCERPT} characters at most):\n{excerpt}")
+    excerpt = program_output(record)  # may echo hidden tests' inputs: never in the top-level output students see
     tests = []
     for t in record.get("tests", []):
         test = {
@@ -128,6 +130,7 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
                 "fingerprint": fingerprint,
                 "problems": problems(record),
                 "isolation": record.get("isolation") or {},
+                "program_output": excerpt,
                 **({"grader_error": error} if error else {}),
             }
         },

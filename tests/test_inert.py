@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import shutil
 import subprocess
 import sys
@@ -90,3 +91,20 @@ def test_a_self_checks_terminal_output_is_inert(tmp_path, capsys):
     shown = capsys.readouterr().out
     assert "\x1b" not in shown and "\\x1b" in shown
     assert io.StringIO(shown).read()
+
+
+def test_printed_output_never_reaches_the_field_students_see_at_once(tmp_path):
+    """Code can print the inputs of hidden tests: the excerpt stays out of results.json's top-level output
+    (Gradescope shows it before the due date) and goes to extra_data and feedback.md."""
+    engine = (ROOT / "reference" / "micrograd" / "engine.py").read_text()
+    start, end = engine.index("    def __mul__"), engine.index("    def __pow__")
+    spying = engine[start:end].replace("        other = ", "        print('SPIED', self.data, other, flush=True)\n        other = ", 1)
+    subs = tmp_path / "subs"
+    (subs / "spy" / "micrograd").mkdir(parents=True)
+    (subs / "spy" / "micrograd" / "engine.py").write_text(engine[:start] + spying + engine[end:])
+    out = tmp_path / "out"
+    assert main(["--course", str(ROOT), "grade", str(subs), "-o", str(out), "-a", "value_ops"]) == 0
+    doc = json.loads((out / "value_ops" / "spy" / "results.json").read_text())
+    assert "SPIED" not in doc["output"] and all("SPIED" not in t["output"] for t in doc["tests"])
+    assert "SPIED" in doc["extra_data"]["grader"]["program_output"]
+    assert "SPIED" in (out / "value_ops" / "spy" / "feedback.md").read_text()
