@@ -46,6 +46,10 @@ class CheckResult:
     def score(self, assignment: Assignment) -> tuple[float, float]:
         return score_of(self.results.get(assignment.id, {}))
 
+    def notes(self, assignment: Assignment) -> list[str]:
+        """What intake noted (which notebook or files were graded, what was skipped)."""
+        return list(grader_data(self.results.get(assignment.id, {})).get("notes", []))
+
     def problems(self, assignment: Assignment) -> list[str]:
         return list(grader_data(self.results.get(assignment.id, {})).get("problems", []))
 

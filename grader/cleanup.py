@@ -2,10 +2,12 @@
 
 A worker's scratch folder may hold anything a submission can make: a chain
 of folders thousands deep, folders without any permission (``chmod 000``),
-read-only files, links, FIFOs. :func:`remove_tree` removes all of it with an
-explicit stack (no recursion, so no depth can exhaust Python's stack),
-giving back the owner's permissions to a folder before listing it, and never
-following a link. It is what cleans the grader's working folder at the end
+read-only files, links, FIFOs. :func:`remove_tree` removes all of it without
+recursion (no depth can exhaust Python's stack or ``PATH_MAX``), giving back
+the owner's permissions to a folder before listing it, and never following a
+link; where folders cannot be opened relative to each other (Windows) it
+falls back to the standard library's ``rmtree`` with the same permission
+repair. It is what cleans the grader's working folder at the end
 of a run, so one submission's leftovers never break the next run.
 """
 
@@ -13,11 +15,13 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import stat
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 MAX_ENTRIES = 2_000_000
 """Most entries removed from one tree (a bound on the work, far above any real scratch folder)."""
@@ -129,34 +133,21 @@ def _flatten_and_remove(root: str) -> list[str]:
 
 
 def _remove_by_path(root: str) -> list[str]:
-    """Empty ``root`` where folders cannot be opened relative to others (Windows): an explicit stack."""
+    """Empty ``root`` where folders cannot be opened relative to others (Windows): the standard library's
+    ``rmtree``, giving back the owner's rights to what it cannot remove and trying again."""
     failed: list[str] = []
-    pending, folders, seen = [root], [], 0
-    while pending:
-        folder = pending.pop()
-        folders.append(folder)
+
+    def retry(function: Callable[[str], object], path: str, _error: object) -> None:
         try:
-            os.chmod(folder, stat.S_IRWXU)
-            entries = list(os.scandir(folder))
+            os.chmod(path, stat.S_IRWXU)
+            function(path)
         except OSError as exc:
-            failed.append(f"{folder}: {exc.strerror or exc}")
-            continue
-        for entry in entries:
-            seen += 1
-            if seen > MAX_ENTRIES:
-                return [*failed, f"{root}: more than {MAX_ENTRIES} entries"]
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append(entry.path)
-                else:
-                    _unlink(entry.path)
-            except OSError as exc:
-                failed.append(f"{entry.path}: {exc.strerror or exc}")
-    for folder in reversed(folders[1:]):  # deepest first: each is empty by then
-        try:
-            os.rmdir(folder)
-        except OSError as exc:
-            failed.append(f"{folder}: {exc.strerror or exc}")
+            failed.append(f"{path}: {exc.strerror or exc}")
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(root, onexc=retry)
+    else:
+        shutil.rmtree(root, onerror=retry)
     return failed
 
 

@@ -32,6 +32,11 @@ ENV = {
 Not ``-I``: it would ignore the hash seed."""
 
 
+INTERPRETER_FLAGS = ("-s", "-S", "-B", *(("-P",) if sys.version_info >= (3, 11) else ()))
+"""Flags of every interpreter the sandbox starts: no user or site packages, no bytecode writing, and
+(3.11+) no working folder on ``sys.path``."""
+
+
 class ForkServerError(OSError):
     """The fork server could not be started or did not take an order."""
 
@@ -69,10 +74,9 @@ class ForkServer:
     def _start(self) -> None:
         trigger_r, trigger_w = os.pipe()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        flags = ["-s", "-S", "-B", *(["-P"] if sys.version_info >= (3, 11) else [])]
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, *flags, "-c", BOOT, str(self.runtime), str(trigger_r), str(theirs.fileno()),
+                [sys.executable, *INTERPRETER_FLAGS, "-c", BOOT, str(self.runtime), str(trigger_r), str(theirs.fileno()),
                  str(os.getpid())],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, pass_fds=(trigger_r, theirs.fileno()),
                 cwd=self.runtime, env=ENV, start_new_session=True, preexec_fn=_fixed_addresses,

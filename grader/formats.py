@@ -45,7 +45,7 @@ def text(result: CheckResult) -> str:
         lines.append(f"{a.title}: {points(score)} / {points(most)} public points")
         for problem in result.problems(a):
             lines.append(f"  could not grade: {problem}")
-        lines += [f"  {note[0].lower()}{note[1:]}" for note in notes(result.results.get(a.id, {}))]
+        lines += [f"  note: {note}" for note in result.notes(a)]
         for task, (s, m) in sorted(result.tasks(a).items()):
             mark = "ok" if s == m else "  "
             lines.append(f"  {mark} task {task or '-'}: {points(s)} / {points(m)}")
@@ -61,11 +61,6 @@ def text(result: CheckResult) -> str:
         lines.append("All public tests pass." if result.passed else
                      "Some public tests fail (hidden tests check the same things on other inputs).")
     return "\n".join(lines)
-
-
-def notes(doc: dict[str, Any]) -> list[str]:
-    """The ``Note: ...`` paragraphs of a results.json's ``output`` (e.g. which notebook or files were graded)."""
-    return [p for p in str(doc.get("output", "")).split("\n\n") if p.startswith("Note: ")]
 
 
 def as_json(result: CheckResult) -> str:

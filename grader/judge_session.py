@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .backends import Sandbox, WorkerSpec
+from .backends import Sandbox, WorkerSpec, choose
 from .cellmap import failed_import, locate, locate_imports
 from .config import Assignment
 from .manifest import Job, Part
@@ -73,7 +73,8 @@ class SubmissionRun:
         results_dir: Where :meth:`finish` writes ``<index>.json``.
         hide: Folders the sandbox must not see.
         out: Output folder for results.json and feedback.md (written by :meth:`finish`), or None.
-        sandbox: The judge's sandbox (backend, fork server, layers this host refused), shared by all its runs.
+        sandbox: The judge's sandbox (backend, fork server, layers this host refused), shared by all its
+            runs; None: one of its own, on the backend this host supports.
     """
 
     def __init__(
@@ -87,7 +88,7 @@ class SubmissionRun:
         sandbox: Sandbox | None = None,
     ) -> None:
         self.job = job
-        self.sandbox = sandbox or Sandbox("linux", runtime)
+        self.sandbox = sandbox or Sandbox(choose("auto").kind, runtime)
         self.out = out
         self.hide = list(hide or [])
         self.runtime = runtime

@@ -40,10 +40,10 @@ from typing import IO, Any
 
 import psutil
 
-from .forkserver import ENV as POSIX_ENV
+from .forkserver import INTERPRETER_FLAGS
 from .sandbox import protocol
 from .sandbox.portable import BOOT
-from .workers import SandboxSetupError, Worker, WorkerCrashed
+from .workers import SandboxSetupError, Worker, WorkerCrashed, worker_environment
 
 EOF = b""
 """Queue item: the response pipe reached end of file."""
@@ -59,19 +59,7 @@ def interpreter_command(runtime: Path) -> list[str]:
     standard library, so it runs the base interpreter directly.
     """
     python = getattr(sys, "_base_executable", "") if os.name == "nt" else ""
-    flags = ["-s", "-S", "-B", *(["-P"] if sys.version_info >= (3, 11) else [])]
-    return [python or sys.executable, *flags, "-c", BOOT, str(runtime)]
-
-
-def worker_environment(scratch: Path) -> dict[str, str]:
-    """The worker's whole environment: no inherited variables, its scratch folder as home and temp."""
-    if os.name == "nt":
-        return {
-            "SYSTEMROOT": os.environ.get("SYSTEMROOT", r"C:\Windows"),
-            "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "PYTHONUTF8": "1", "PYTHONDONTWRITEBYTECODE": "1",
-            "TEMP": str(scratch), "TMP": str(scratch), "USERPROFILE": str(scratch), "HOME": str(scratch),
-        }
-    return {**POSIX_ENV, "HOME": str(scratch), "TMPDIR": str(scratch)}
+    return [python or sys.executable, *INTERPRETER_FLAGS, "-c", BOOT, str(runtime)]
 
 
 def processes_in_use() -> int | None:
@@ -116,8 +104,6 @@ def kill_tree(popen: subprocess.Popen[bytes], root: psutil.Process | None) -> No
 class PortableWorker(Worker):
     """One worker of the portable backend; the arguments are :class:`grader.workers.Worker`'s."""
 
-    backend = "portable"
-
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._popen: subprocess.Popen[bytes] | None = None
@@ -154,8 +140,6 @@ class PortableWorker(Worker):
             self._root = psutil.Process(self._popen.pid)
         except psutil.Error:
             self._root = None
-        self._lines, self._sends, self._sent = queue.Queue(maxsize=2), queue.Queue(), queue.Queue()
-        self._stop = threading.Event()
         assert self._popen.stdout is not None and self._popen.stdin is not None
         threading.Thread(target=_read_lines, args=(self._popen.stdout, self._lines, self._stop), daemon=True).start()
         threading.Thread(target=_write_lines, args=(self._popen.stdin, self._sends, self._sent), daemon=True).start()

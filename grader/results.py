@@ -84,8 +84,8 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
 
     ``extra_data.grader`` (Gradescope keeps ``extra_data`` without showing it)
     holds what the grader needs to resume a class and rebuild the gradebook:
-    the submission's ``fingerprint``, the one-line ``problems``, the sandbox
-    ``isolation`` layers that were active, and the capped excerpt of what the
+    the submission's ``fingerprint``, the one-line ``problems``, intake's
+    ``notes``, the sandbox ``isolation`` layers that were active, and the capped excerpt of what the
     program printed (``program_output``): it is kept out of the top-level
     ``output``, which Gradescope shows students at once, because code can
     print the inputs of hidden tests (``feedback.md``, released when the
@@ -131,6 +131,7 @@ def gradescope_results(assignment: Assignment, record: dict[str, Any], fingerpri
                 "problems": problems(record),
                 "isolation": record.get("isolation") or {},
                 "program_output": excerpt,
+                "notes": [str(n) for n in record.get("notes", [])],
                 **({"grader_error": error} if error else {}),
             }
         },

@@ -26,17 +26,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .forkserver import ENV as SERVER_ENV
 from .forkserver import ForkServer, ForkServerError
 from .sandbox import protocol
-from .workers import (  # noqa: F401 - re-exported: the errors are part of this module's interface
-    SandboxSetupError,
-    Worker,
-    WorkerCrashed,
-    WorkerFault,
-    WorkerProtocolError,
-    WorkerTimeout,
-)
+from .workers import SandboxSetupError, Worker, WorkerProtocolError, worker_environment
 
 RUNTIME_PACKAGE = "_grader_sandbox"
 HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
@@ -72,8 +64,6 @@ class SandboxWorker(Worker):
             mount namespace where available, and outside Landlock's allowlist.
     """
 
-    backend = "linux"
-
     def __init__(self, *args: Any, forkserver: ForkServer | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.forkserver = forkserver
@@ -98,13 +88,12 @@ class SandboxWorker(Worker):
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
         status_r, status_w = os.pipe()
-        env = {**SERVER_ENV, "HOME": str(self.scratch), "TMPDIR": str(self.scratch)}
         server = self.forkserver
         if server is None:
             server = self._own_server = ForkServer(self.runtime)
         out = self._capture()
         try:
-            server.spawn(config, env, self.scratch, (req_r, resp_w, out, status_w))
+            server.spawn(config, worker_environment(self.scratch), self.scratch, (req_r, resp_w, out, status_w))
         except ForkServerError as exc:
             for fd in (req_w, resp_r, status_r):
                 os.close(fd)

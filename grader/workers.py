@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import Limits
+from .forkserver import ENV as POSIX_ENV
 from .sandbox import protocol
 
 FAULTS_ENV = "GRADER_SANDBOX_FAULTS"
@@ -92,6 +93,17 @@ def _import_result(value: Any) -> dict[str, Any] | None:
             "where": where if isinstance(where, dict) else None}
 
 
+def worker_environment(scratch: Path) -> dict[str, str]:
+    """A worker's whole environment (both backends): no inherited variables, its scratch folder as home and temp."""
+    if os.name == "nt":
+        return {
+            "SYSTEMROOT": os.environ.get("SYSTEMROOT", r"C:\Windows"),
+            "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "PYTHONUTF8": "1", "PYTHONDONTWRITEBYTECODE": "1",
+            "TEMP": str(scratch), "TMP": str(scratch), "USERPROFILE": str(scratch), "HOME": str(scratch),
+        }
+    return {**POSIX_ENV, "HOME": str(scratch), "TMPDIR": str(scratch)}
+
+
 def injected_faults() -> list[str]:
     """The steps named by ``GRADER_SANDBOX_FAULTS`` (empty in normal use)."""
     return [f.strip() for f in os.environ.get(FAULTS_ENV, "").split(",") if f.strip()]
@@ -115,8 +127,6 @@ class Worker:
             code: layer name to ``"on ..."`` or ``"off: reason"``.
         imports: Module name to None or an error description, from the hello.
     """
-
-    backend = ""
 
     def __init__(
         self,

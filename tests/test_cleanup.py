@@ -54,7 +54,10 @@ def locked_tree(root: Path, outside: Path) -> Path:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions and links")
-def test_locked_folders_links_and_fifos_go_and_nothing_outside_is_touched(tmp_path):
+@pytest.mark.parametrize("relative", [True, False], ids=["folder-relative", "by-path"])
+def test_locked_folders_links_and_fifos_go_and_nothing_outside_is_touched(tmp_path, monkeypatch, relative):
+    if not relative:  # the fallback of hosts without folder-relative calls (Windows)
+        monkeypatch.setattr(os, "supports_dir_fd", set())
     outside = tmp_path / "keep" / "precious.txt"
     outside.parent.mkdir()
     outside.write_text("precious")

@@ -175,14 +175,13 @@ def main(cfg: dict[str, Any]) -> None:
     isolation.die_with_parent(int(cfg["parent"]))
     isolation.FAULTS = frozenset(str(f) for f in cfg.get("faults", ()))
     isolation.inject("launcher")  # (tests: a sandbox that cannot start at all)
-    off: dict[str, str] = {str(k): str(v) for k, v in (cfg.get("off") or {}).items()}
+    off = cfg["off"] = {str(k): str(v) for k, v in (cfg.get("off") or {}).items()}
     host_root = os.geteuid() == 0
     report: dict[str, str] = {"sandbox": "linux (forked from a pre-imported fork server)"}
     try:
         ns_report, user_ns = isolation.enter_namespaces(bool(cfg.get("network")), off.get("namespaces", ""))
     except isolation.SetupFailed as exc:
-        os.write(wfd, protocol.encode({"setup_failed": {"layer": exc.layer, "reason": exc.reason}}))
-        os._exit(0)
+        _stop_before_student_code(wfd, exc)
     report.update(ns_report)
     report["host sockets"] = "off: without a mount namespace the host's UNIX sockets (under /run...) are reachable"
     in_pid_ns = report.get("pid namespace") == "on"
@@ -222,8 +221,13 @@ def main(cfg: dict[str, Any]) -> None:
             os._exit(1)
         _worker(cfg, report, code_dir, worker_uid, user_ns, rfd, wfd)
     except isolation.SetupFailed as exc:
-        os.write(wfd, protocol.encode({"setup_failed": {"layer": exc.layer, "reason": exc.reason}}))
-        os._exit(0)
+        _stop_before_student_code(wfd, exc)
+
+
+def _stop_before_student_code(wfd: int, failure: isolation.SetupFailed) -> None:
+    """Tell the judge which layer to turn off, and exit: no student code has run in this process tree."""
+    os.write(wfd, protocol.encode({"setup_failed": {"layer": failure.layer, "reason": failure.reason}}))
+    os._exit(0)
 
 
 def _give_scratch(cfg: dict[str, Any], report: dict[str, str], worker_uid: int | None) -> int | None:
@@ -290,9 +294,8 @@ def _worker(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_u
             if report.get("mount namespace", "").startswith("on"):  # the mounts could be undone: hiding is void
                 report["mount namespace"] = "off: capabilities could not be dropped, so the hiding mounts are not binding"
     isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)  # (again) a change of user clears it
-    off = {str(k): str(v) for k, v in (cfg.get("off") or {}).items()}
-    if off.get("landlock"):
-        report["landlock"] = f"off: {off['landlock']}"
+    if cfg["off"].get("landlock"):
+        report["landlock"] = f"off: {cfg['off']['landlock']}"
     else:
         try:
             read = landlock.system_read_paths() + [cfg["runtime"], code_dir]
