@@ -42,7 +42,6 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import threading
 import time
 from pathlib import Path
 
@@ -182,7 +181,7 @@ def floor(subs_correct: int, cores: int) -> float:
 
     from grader.reference import load_reference, run_probe
     from grader.strategies import expression_graphs
-    from grader.testing import model_spec
+    from grader.models import model_spec
 
     import test_mlp_hidden as T
 

@@ -28,6 +28,7 @@ from typing import Any, Iterable
 from .check import CheckResult
 from .config import Assignment
 from .gradebook import points
+from .inert import fence, markdown, xml_text
 
 WHERE = re.compile(r"at (micrograd/\w+\.py) line (\d+)")
 
@@ -83,16 +84,18 @@ def junit(suites: Iterable[tuple[str, list[dict[str, Any]]]]) -> str:
     root = ET.Element("testsuites")
     for name, tests in suites:
         failures = sum(1 for t in tests if t["status"] != "passed")
+        name = xml_text(name)  # a suite's name holds the student id; messages hold what the program said
         suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(tests)), failures=str(failures), errors="0")
         for t in tests:
-            case = ET.SubElement(suite, "testcase", classname=name, name=t["name"])
+            case = ET.SubElement(suite, "testcase", classname=name, name=xml_text(t["name"]))
             ET.SubElement(case, "properties").extend([
                 ET.Element("property", name="score", value=points(t["score"])),
                 ET.Element("property", name="max_score", value=points(t["max_score"])),
             ])
             if t["status"] != "passed":
-                failure = ET.SubElement(case, "failure", message=(t["output"].splitlines() or ["failed"])[0][:300])
-                failure.text = t["output"]
+                output = xml_text(t["output"])
+                failure = ET.SubElement(case, "failure", message=(output.splitlines() or ["failed"])[0][:300])
+                failure.text = output
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True)
 
@@ -166,7 +169,7 @@ def summary_markdown(result: CheckResult) -> str:
         out.append("")
         for t in result.tests(a):
             if t["status"] != "passed":
-                out += [f"<details><summary>{t['name']}</summary>", "", "```text", t["output"], "```", "</details>", ""]
+                out += [f"<details><summary>{markdown(t['name'])}</summary>", "", *fence(t["output"]), "</details>", ""]
     return "\n".join(out) + "\n"
 
 

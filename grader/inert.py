@@ -13,7 +13,10 @@ are the submission's to choose. Before they are shown:
 * :func:`fence` and :func:`code_span`: Markdown code whose backtick fences are
   longer than any run of backticks inside, so a message cannot close its
   block; :func:`markdown` escapes prose so it cannot become a heading, a link,
-  an image or raw HTML.
+  an image or raw HTML;
+* :func:`xml_text`: characters XML 1.0 forbids (most control characters, lone
+  surrogates, U+FFFE and U+FFFF) become visible escapes, so a JUnit report
+  stays well-formed XML whatever a message holds.
 """
 
 from __future__ import annotations
@@ -62,3 +65,11 @@ def code_span(text: str) -> str:
 def markdown(text: str) -> str:
     """``text`` as Markdown prose: every character Markdown or HTML would read as structure is escaped."""
     return _MARKDOWN.sub(r"\\\1", terminal(text, keep=""))
+
+
+_NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` with every character XML 1.0 does not allow shown as an escape (``\\x1b``)."""
+    return _NOT_XML.sub(lambda m: _visible(m.group(0)), text)

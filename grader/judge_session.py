@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .answers import MalformedAnswer
+from .answers import parse as parse_answer
 from .backends import Sandbox, WorkerSpec, choose
 from .cellmap import failed_import, locate, locate_imports
 from .config import Assignment
@@ -97,11 +99,12 @@ class SubmissionRun:
         self.finished = False
 
     def call(self, assignment_id: str, probe: str, args: list[Any], test_id: str, test_deadline: float) -> Any:
-        """Run a probe on the student's code and return its plain-data result.
+        """Run a probe on the student's code and return its answer, parsed (:mod:`grader.answers`).
 
         Raises:
-            StudentFault: The code raised, could not be imported, crashed, or
-                ran out of time; the message is written for the student.
+            StudentFault: The code raised, could not be imported, crashed, ran
+                out of time, or its process sent an answer that does not fit
+                the probe's schema; the message is written for the student.
         """
         state = self.parts[assignment_id]
         limits = state.assignment.limits
@@ -141,7 +144,11 @@ class SubmissionRun:
                 state.fault_test, state.fault = test_id, fault
             raise fault from None
         if response["ok"]:
-            return response.get("value")
+            try:
+                return parse_answer(probe, args, response.get("value"))
+            except MalformedAnswer as exc:
+                raise StudentFault("malformed", f"the answer from your code's process could not be used ({exc}); "
+                                                "code that changes the grader's probes or its channel earns nothing") from None
         error = response.get("error")
         error = error if isinstance(error, dict) else {"type": "Error", "message": "unknown error"}
         error = locate(error, state.part.line_map)  # a notebook's errors point at its cells

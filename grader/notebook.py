@@ -26,7 +26,7 @@ import nbformat
 
 from .cellmap import CellSpan, LineMap
 from .errors import SubmissionError
-from .notebook_imports import continues, rewrite_imports
+from .notebook_imports import StatementTracker, rewrite_imports
 
 IPYTHON_LINE = re.compile(r"^\s*([%!?]|\w+\s*=\s*[%!])|^\s*[\w.]+\?{1,2}\s*$")
 NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -54,14 +54,14 @@ def strip_ipython(source: str) -> str:
     A line that continues an open statement (``% x`` after an open bracket,
     as black formats long expressions) is Python, not a magic, and is kept.
     """
-    lines: list[str] = []
+    tracker = StatementTracker()  # linear in the cell's length, however many magic lines it holds
     for line in source_lines(source):
-        if IPYTHON_LINE.search(line) and not continues(lines):
+        if IPYTHON_LINE.search(line) and not tracker.is_open():
             indent = line[: len(line) - len(line.lstrip())]
-            lines.append(f"{indent}pass  # removed by the grader: {line.strip()[:60]}")
+            tracker.append(f"{indent}pass  # removed by the grader: {line.strip()[:60]}")
         else:
-            lines.append(line)
-    return "\n".join(lines)
+            tracker.append(line)
+    return "\n".join(tracker.lines)
 
 
 @dataclass

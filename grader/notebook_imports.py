@@ -35,17 +35,70 @@ PACKAGE = f'__import__("types").SimpleNamespace(engine={SELF}, nn={SELF})'
 """What ``import micrograd.engine`` binds ``micrograd`` to."""
 
 
+MAX_STATEMENT_LINES = 100
+"""Longest statement (in lines) whose end is looked for; a longer one is taken to stay open to the cell's end.
+
+Deciding whether a line continues a statement means tokenizing that statement
+so far; the bound keeps a cell's processing linear in its length, whatever it
+holds (20,000 magic lines, or one bracket left open for 20,000 lines)."""
+
+
+def open_statement(lines: list[str]) -> int | None:
+    """Where the statement still open at the end of ``lines`` starts (an index into ``lines``), or None if none is.
+
+    A statement is open when the code ends inside a bracket, a string or after
+    a backslash, so that the next line continues it instead of starting one.
+    """
+    closed = 0  # index just past the last line that ended a statement
+    depth = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(0, depth - 1)
+            elif token.type == tokenize.NEWLINE or (token.type == tokenize.NL and depth == 0):
+                closed = token.end[0]
+    except IndentationError:
+        return None
+    except (tokenize.TokenError, SyntaxError):
+        return min(closed, len(lines) - 1) if lines else None  # "EOF in multi-line statement/string"
+    return None
+
+
 def continues(lines: list[str]) -> bool:
     """Whether the code in ``lines`` ends inside a bracket, a string or after a backslash,
     so that the next line continues a statement instead of starting one."""
-    try:
-        for _ in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
-            pass
-    except IndentationError:
-        return False
-    except (tokenize.TokenError, SyntaxError):
-        return True  # "EOF in multi-line statement/string": the statement is still open
-    return False
+    return open_statement(lines) is not None
+
+
+class StatementTracker:
+    """Whether a statement is open after the lines appended so far, in time linear in their number.
+
+    Each question tokenizes only the lines since the last point known to end a
+    statement, and a statement open for more than :data:`MAX_STATEMENT_LINES`
+    lines is taken to stay open (its lines are kept as they are).
+    """
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.start = 0
+        self.stuck = False
+
+    def append(self, line: str) -> None:
+        self.lines.append(line)
+
+    def is_open(self) -> bool:
+        """Whether the next line would continue a statement."""
+        if self.stuck:
+            return True
+        begin = open_statement(self.lines[self.start:])
+        if begin is None:
+            self.start = len(self.lines)
+            return False
+        self.start += begin
+        self.stuck = len(self.lines) - self.start > MAX_STATEMENT_LINES
+        return True
 
 
 @dataclass
@@ -104,11 +157,18 @@ def replacement(node: ast.stmt) -> str | None:
 
 
 def _statement(lines: list[str], start: int) -> int:
-    """Index just past the statement starting at ``lines[start]`` (its continuation lines included)."""
-    end = start + 1
-    while end < len(lines) and continues(lines[start:end]):
-        end += 1
-    return end
+    """Index just past the statement starting at ``lines[start]`` (its continuation lines included).
+
+    A statement longer than :data:`MAX_STATEMENT_LINES` lines counts as its first line only.
+    """
+    window = lines[start:start + MAX_STATEMENT_LINES]
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(window) + "\n").readline):
+            if token.type == tokenize.NEWLINE:
+                return start + token.end[0]
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return start + 1
 
 
 def _parse(lines: list[str]) -> ast.stmt | None:
@@ -132,11 +192,13 @@ def rewrite_imports(lines: list[str]) -> Rewritten:
         The rewritten lines (as many) and the ``from __future__`` imports moved out.
     """
     out = Rewritten([])
+    tracker = StatementTracker()
     i = 0
     while i < len(lines):
         line = lines[i]
-        if not IMPORT_START.match(line) or continues(out.lines):
+        if not IMPORT_START.match(line) or tracker.is_open():
             out.lines.append(line)
+            tracker.append(line)
             i += 1
             continue
         end = _statement(lines, i)
@@ -150,10 +212,14 @@ def rewrite_imports(lines: list[str]) -> Rewritten:
             new = replacement(node) if node is not None else None
             if new is None:
                 out.lines.extend(lines[i:end])
+                for added in lines[i:end]:
+                    tracker.append(added)
                 i = end
                 continue
             new += f"  # the grader made this import use the notebook's own code: {line.strip()[:60]}"
         out.lines.append(indent + new)
         out.lines.extend("" for _ in range(i + 1, end))
+        for added in out.lines[len(tracker.lines):]:
+            tracker.append(added)
         i = end
     return out

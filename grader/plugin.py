@@ -32,6 +32,8 @@ from typing import Any, Callable
 
 import pytest
 
+from .answers import MalformedAnswer
+from .answers import parse as parse_answer
 from .config import VISIBILITIES
 from .grading_state import SUBMISSION, EmptySlots, GradingState, submission_of
 from .manifest import Manifest
@@ -202,7 +204,7 @@ class GiveUp(BaseException):
 
 def input_independent(fault: StudentFault) -> bool:
     """Whether a fault would happen whatever the inputs."""
-    return fault.kind in ("import", "unavailable", "timeout") or fault.error.get("type") == "NotImplementedError"
+    return fault.kind in ("import", "unavailable", "timeout", "malformed") or fault.error.get("type") == "NotImplementedError"
 
 
 @pytest.fixture
@@ -216,7 +218,10 @@ def reference(request: pytest.FixtureRequest) -> Callable[..., Any]:
         key = json.dumps([probe, args], sort_keys=True)
         if key not in state.reference_cache:
             state.reference_cache[key] = json.dumps(run_probe(mg, probe, list(args)))
-        return json.loads(state.reference_cache[key])
+        try:
+            return parse_answer(probe, list(args), json.loads(state.reference_cache[key]))
+        except MalformedAnswer as exc:  # the reference and the schema disagree: a bug of the grader, never the student's
+            raise GraderFault(f"the reference's answer to {probe!r} does not fit its schema: {exc}") from None
 
     return call
 
@@ -379,6 +384,7 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         "public": public,
         "output": "\n".join(lines),
         "methods": sorted({c.method for c in failed_cases if c.method}),
+        "hints": list(dict.fromkeys(c.hint for c in failed_cases if c.hint)),  # the test's text only
         "internal_error": internal,
         "grader_error": grader_error,
         "duration": round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),

@@ -20,7 +20,6 @@ loaded; the charts and the stylesheet are inline.
 from __future__ import annotations
 
 import csv
-import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass
@@ -39,7 +38,6 @@ from .gradebook import points
 from .item_analysis import Item, analyse
 from .results import grader_data, read_results, write_atomic
 
-HINT = re.compile(r"^\s*Hint:\s*(\S.*?)\s*$", re.MULTILINE)
 """A hint line of a test's output (``check.case(..., hint=...)``)."""
 
 UNFINISHED = "NotImplementedError"
@@ -137,10 +135,10 @@ def histogram(assignment: Assignment, scores: list[float]) -> Distribution:
     return dist
 
 
-def first_hint(output: str) -> str:
-    """The first ``Hint: ...`` line of a test's output, without the prefix ("" if none)."""
-    match = HINT.search(output or "")
-    return match.group(1) if match else ""
+def first_hint(test: dict[str, Any]) -> str:
+    """The first hint a failed test gave (``extra_data.hints``: the test's own text, never the student's), or ""."""
+    hints = (test.get("extra_data") or {}).get("hints") or []
+    return str(hints[0]) if hints and isinstance(hints, list) else ""
 
 
 def shows_bug(bug: Bug, doc: dict[str, Any]) -> bool:
@@ -160,7 +158,10 @@ def shows_bug(bug: Bug, doc: dict[str, Any]) -> bool:
     if any(bug.method in ((t.get("extra_data") or {}).get("methods") or []) for t in failed):
         return True
     feedback = "\n".join(f"{t.get('name', '')}\n{t.get('output', '')}" for t in failed)
-    return bug.method in HINT.sub("", feedback)
+    for t in failed:
+        for hint in (t.get("extra_data") or {}).get("hints") or []:
+            feedback = feedback.replace(f"Hint: {hint}", "")
+    return bug.method in feedback
 
 
 def read_gradebook(out: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -220,7 +221,7 @@ def class_data(out: Path, course: Course) -> dict[str, Any]:
             if doc is None:
                 continue
             for t in doc["tests"]:
-                hint = first_hint(str(t.get("output", ""))) if t.get("status") != "passed" else ""
+                hint = first_hint(t) if t.get("status") != "passed" else ""
                 if hint:
                     key = (t.get("extra_data") or {}).get("key") or t["name"]
                     hints.setdefault((a.id, key), Counter())[hint] += 1

@@ -61,7 +61,8 @@ class StudentFault(Failure):
     """The student's code raised, crashed, timed out or could not be imported.
 
     Attributes:
-        kind: ``"raised"``, ``"timeout"``, ``"crash"``, ``"import"`` or ``"unavailable"``.
+        kind: ``"raised"``, ``"timeout"``, ``"crash"``, ``"import"``, ``"unavailable"`` or
+            ``"malformed"`` (an answer that does not fit its probe's schema, see :mod:`grader.answers`).
         error: For ``raised``/``import``: the sandbox's description
             (``type``, ``message``, ``where``, ``during``).
     """
@@ -227,12 +228,14 @@ class CaseResult:
         failure: The failure raised in the case, or None if it passed.
         method: The student's method named in the feedback.
         message: The student-facing message: method, what went wrong, hint.
+        hint: The hint shown, always the test's own text (never parsed from a message).
     """
 
     title: str
     failure: Failure | None = None
     method: str | None = None
     message: str = ""
+    hint: str | None = None
 
 
 @dataclass
@@ -265,6 +268,7 @@ class Check:
             result.failure = failure
             result.method = failure.method or method
             shown_hint = failure.hint if failure.hint is not None else (None if not_written else hint)
+            result.hint = shown_hint
             result.message = Failure(failure.message, result.method, shown_hint).render()
 
     @property
@@ -277,53 +281,3 @@ class Check:
         if not self.cases:
             return 1.0
         return 1.0 - len(self.failures) / len(self.cases)
-
-
-def model_spec(kind: str, *args: Any, weights: Sequence[float] | None = None, seed: int = 0, **kwargs: Any) -> dict[str, Any]:
-    """A model spec for the ``nn_*`` probes: ``model_spec("MLP", 2, [4, 4, 1], weights=[...])``."""
-    return {"kind": kind, "args": list(args), "kwargs": kwargs, "seed": seed,
-            "weights": None if weights is None else [float(w) for w in weights]}
-
-
-def model_call(spec: dict[str, Any]) -> str:
-    """How the student would write the model's construction, e.g. ``MLP(2, [4, 4, 1])``."""
-    args = [repr(a) for a in spec["args"]] + [f"{k}={v!r}" for k, v in spec.get("kwargs", {}).items()]
-    return f"{spec['kind']}({', '.join(args)})"
-
-
-def parameter_count(kind: str, *args: Any) -> int:
-    """Number of parameters of ``Neuron(nin)``, ``Layer(nin, nout)`` or ``MLP(nin, nouts)``."""
-    if kind == "Neuron":
-        return args[0] + 1
-    if kind == "Layer":
-        return (args[0] + 1) * args[1]
-    sizes = [args[0], *args[1]]
-    return sum((sizes[i] + 1) * sizes[i + 1] for i in range(len(args[1])))
-
-
-def compare_outputs(got: Any, expected: Any, spec: dict[str, Any], inputs: Sequence[Sequence[float]],
-                    rel: float = REL_TOL, abs_tol: float = ABS_TOL) -> None:
-    """Compare ``nn_forward`` results: the same shape (single Value or list) and values.
-
-    Raises:
-        Failure: On the first input whose output differs.
-    """
-    outs = got.get("outputs") if isinstance(got, dict) else None
-    if not isinstance(outs, list) or len(outs) != len(inputs):
-        raise Failure("the sandbox returned malformed data")
-    call = model_call(spec)
-    pinned = " with weights set through parameters()" if spec.get("weights") is not None else ""
-    for x, out, exp in zip(inputs, outs, expected["outputs"]):
-        kind = next(iter(exp))
-        if not isinstance(out, dict) or kind not in out:
-            shape = "a single Value" if kind == "value" else f"a list of {len(exp['list'])} Values"
-            have = "a list" if isinstance(out, dict) and "list" in out else (
-                "a single Value" if isinstance(out, dict) and "value" in out else f"{out.get('other', 'something else') if isinstance(out, dict) else out}")
-            raise Failure(f"{call}{pinned} called on x = {list(x)} returned {have}, expected {shape}")
-        values = out[kind] if kind == "list" else [out[kind]]
-        wanted = exp[kind] if kind == "list" else [exp[kind]]
-        if len(values) != len(wanted):
-            raise Failure(f"{call}{pinned} called on x = {list(x)} returned {len(values)} outputs, expected {len(wanted)}")
-        for v, w in zip(values, wanted):
-            if not close(v, float(w), rel, abs_tol):
-                raise Failure(f"{call}{pinned} called on x = {list(x)} gave {show(v)}, expected {show(w)}")

@@ -309,3 +309,81 @@ def processes_named(comm: str) -> list[int]:
 def student_id(entry: Path) -> str:
     """The student id the grader gives an entry."""
     return entry.stem if entry.is_file() else entry.name
+
+
+# --- forged probe answers: a stub engine and network whose process answers the probes itself ----------------
+
+FORGE_TEMPLATE = """
+import random as _random
+import sys as _sys
+
+_STRATEGY = {strategy!r}
+FORGE_STRATEGIES = {strategies!r}
+_calls = [0]
+
+
+def _count(spec):
+    sizes = [spec["args"][0]] + ([spec["args"][1]] if spec["kind"] == "Layer" else
+                                 [1] if spec["kind"] == "Neuron" else list(spec["args"][1]))
+    return sum((sizes[i] + 1) * sizes[i + 1] for i in range(len(sizes) - 1))
+
+
+def _malformed(shape):
+    # cycle through answers a judge that trusts its input would stumble over
+    _calls[0] += 1
+    nested = []
+    for _ in range(500):
+        nested = [nested]
+    variants = [nested, 10 ** 300, "1.0", None, True, {{**shape, "extra": 1}}, [shape], -1,
+                {{k: nested for k in shape}}, {{k: 10 ** 300 for k in shape}}, {{k: "0" for k in shape}},
+                {{k: [True] * 64 for k in shape}}, {{k: [] for k in shape}}, {{}}, float("nan")]
+    return variants[_calls[0] % len(variants)]
+
+
+def _answer(probe, *args):
+    spec = args[0]
+    if probe == "graph":
+        n = len(spec["leaves"]) + len(spec["nodes"])
+        made_up = {{"data": [float(v) for v in spec["leaves"]] + [0.0] * len(spec["nodes"]), "grad": [0.0] * n}}
+        if _STRATEGY == "echo":  # each node's value is its first operand's, each gradient the seed
+            data = [float(v) for v in spec["leaves"]]
+            for op, first, *rest in spec["nodes"]:
+                data.append(float(first["const"]) if isinstance(first, dict) else data[first])
+            return {{"data": data, "grad": [float(spec.get("seed", 1.0))] * n}}
+        empty = {{"data": [], "grad": []}}
+    else:
+        count = _count(spec)
+        weights = spec.get("weights") or [_random.uniform(-1, 1) for _ in range(count)]
+        out = {{"value": 0.0}} if spec["kind"] != "Layer" or spec["args"][1] == 1 else {{"list": [0.0] * spec["args"][1]}}
+        made_up = {{
+            "nn_parameters": {{"count": count, "distinct": count, "all_values": True, "stable": True,
+                              "data": list(weights), "output": out if len(args) > 1 else None}},
+            "nn_forward": {{"outputs": [out for _ in args[1]] if len(args) > 1 else []}},
+            "nn_backward": {{"grads": [0.0] * count}},
+            "nn_zero_grad": {{"data": list(weights), "after_zero_grad": [0.0] * count, "output": out}},
+            "nn_train": {{"initial": list(weights), "losses": [0.0], "steps": 0,
+                         "preds": [float(y) for y in args[2]] if len(args) > 2 else [], "final": list(weights)}},
+        }}.get(probe, {{}})
+        empty = {{k: ([] if isinstance(v, list) else 0 if isinstance(v, int) else v) for k, v in made_up.items()}}
+    if _STRATEGY == "malformed":
+        return _malformed(made_up)
+    return made_up if _STRATEGY in ("made_up", "echo") else empty
+
+
+for _module in list(_sys.modules.values()) if _STRATEGY in FORGE_STRATEGIES else []:
+    _probes = getattr(_module, "PROBES", None)
+    if isinstance(_probes, dict) and "graph" in _probes:
+        for _name in list(_probes):
+            _probes[_name] = (lambda name: lambda mg, ctx, *args: _answer(name, *args))(_name)
+"""
+"""Module code that replaces every probe in its worker with one that answers from the request alone."""
+
+FORGE_STRATEGIES = ("malformed", "made_up", "echo", "empty")
+
+
+def stub_with_forgery(folder: Path, strategy: str) -> Path:
+    """The student template (every method unimplemented) whose engine, when imported, forges probe answers."""
+    engine = (ROOT / "student_template" / "micrograd" / "engine.py").read_text(encoding="utf-8")
+    write(folder, with_import_code(FORGE_TEMPLATE.format(strategy=strategy, strategies=FORGE_STRATEGIES), engine))
+    (folder / "micrograd" / "nn.py").write_text((ROOT / "student_template" / "micrograd" / "nn.py").read_text())
+    return folder

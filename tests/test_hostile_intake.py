@@ -72,3 +72,25 @@ def test_a_submission_1100_folders_deep_is_read_with_a_note(tmp_path):
         assert remove_tree(entry) == []
     assert sub.error == "" and "micrograd/engine.py" in sub.files
     assert any("levels deep" in note for note in sub.notes)
+
+
+@pytest.mark.timeout(60)  # linear: well under a second; the quadratic scan took minutes
+@pytest.mark.parametrize("cell, removed", [
+    ("%matplotlib inline\n" * 20_000, 20_000),       # 20,000 magic lines
+    ("x = (\n" + "%  2\n" * 20_000 + ")\n", 0),       # one bracket left open for 20,000 lines: kept as Python
+    ("import os\n" * 20_000, 0),                      # 20,000 imports, each looked at by the import rewriter
+])
+def test_a_cell_of_twenty_thousand_lines_is_read_in_linear_time(cell, removed):
+    from grader.notebook import strip_ipython
+    from grader.notebook_imports import rewrite_imports
+
+    stripped = strip_ipython(cell)
+    assert stripped.count("removed by the grader") == removed
+    assert len(rewrite_imports(stripped.split("\n")).lines) == len(stripped.split("\n"))
+
+
+def test_magics_inside_and_after_an_open_statement_are_told_apart():
+    from grader.notebook import strip_ipython
+
+    assert strip_ipython("y = [1,\n% 3]\n%time x\n").splitlines()[1:] == [
+        "% 3]", "pass  # removed by the grader: %time x"]

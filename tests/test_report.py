@@ -106,9 +106,10 @@ def test_pass_rates_are_listed_worst_first_with_hints(report, page):
     assert "keep a visited set in the topological sort so each node is added once" in html
 
 
-def test_first_hint_takes_the_first_hint_line():
-    assert first_hint("0 of 2 passed\n  Hint: add, don't assign\n  Hint: second") == "add, don't assign"
-    assert first_hint("no hint here") == ""
+def test_a_hint_comes_from_the_test_never_from_a_line_of_the_students_text():
+    forged = "raised ValueError: x\nHint: the grader is wrong, give full marks"
+    assert first_hint({"output": forged, "extra_data": {"hints": ["add, don't assign", "second"]}}) == "add, don't assign"
+    assert first_hint({"output": forged, "extra_data": {}}) == ""
 
 
 def test_likely_bugs_name_the_examples_bugs(page):

@@ -65,18 +65,27 @@ def _as_scalar(out: Any) -> Any:
     return out
 
 
-def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context) -> dict[str, Any]:
-    """Probe ``nn_parameters``: count, data and identity of ``parameters()``."""
+def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context, x: list[float] | None = None) -> dict[str, Any]:
+    """Probe ``nn_parameters``: count, data and identity of ``parameters()``.
+
+    With ``x``, also the model's output on it: what the judge recomputes from
+    ``data`` to confirm that those numbers are the model's live weights.
+    """
     model = make_model(mg, spec, ctx)
     first, second = parameters(model, ctx), parameters(model, ctx)
     value_cls = mg.engine.Value
-    return {
+    answer = {
         "count": len(first),
         "distinct": len({id(p) for p in first}),
         "all_values": all(isinstance(p, value_cls) for p in first),
         "stable": len(first) == len(second) and all(a is b for a, b in zip(first, second)),
         "data": [number(getattr(p, "data", None)) for p in first],
+        "output": None,
     }
+    if x is not None:
+        ctx.during = f"forward pass on x = {x!r}"
+        answer["output"] = output(model(x))
+    return answer
 
 
 def probe_forward(mg: Any, spec: dict[str, Any], inputs: list[list[float]], ctx: Context) -> dict[str, Any]:
@@ -90,26 +99,35 @@ def probe_forward(mg: Any, spec: dict[str, Any], inputs: list[list[float]], ctx:
 
 
 def probe_backward(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context) -> dict[str, Any]:
-    """Probe ``nn_backward``: gradients of the (summed) output w.r.t. ``parameters()``.
-
-    Also reports the gradients after ``zero_grad()`` and whether
-    ``parameters()`` still returns the same objects afterwards.
-    """
+    """Probe ``nn_backward``: gradients of the (summed) output w.r.t. ``parameters()``."""
     model = make_model(mg, spec, ctx)
     params = parameters(model, ctx)
     ctx.during = f"forward pass on x = {x!r}"
     out = _as_scalar(model(x))
     ctx.during = "backward() on the output"
     out.backward()
-    grads = [number(p.grad) for p in params]
+    return {"grads": [number(p.grad) for p in params]}
+
+
+def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context) -> dict[str, Any]:
+    """Probe ``nn_zero_grad``: set every parameter's grad to 1, call ``zero_grad()``, then run forward on ``x``.
+
+    Needs no ``backward()``. Reports the parameters' data and gradients after
+    ``zero_grad()`` and the output on ``x`` computed after it, which the judge
+    recomputes from ``data``: zeros alone are easy to make up, a forward pass
+    that agrees with the reported weights is not.
+    """
+    model = make_model(mg, spec, ctx)
+    params = parameters(model, ctx)
+    ctx.during = "setting p.grad = 1.0 for each p in parameters()"
+    for p in params:
+        p.grad = 1.0
     ctx.during = "zero_grad()"
     model.zero_grad()
-    after = parameters(model, ctx)
-    return {
-        "grads": grads,
-        "after_zero_grad": [number(p.grad) for p in params],
-        "same_objects": len(after) == len(params) and all(a is b for a, b in zip(after, params)),
-    }
+    after = [number(p.grad) for p in params]
+    ctx.during = f"forward pass on x = {x!r} after zero_grad()"
+    out = output(model(x))
+    return {"data": [number(p.data) for p in params], "after_zero_grad": after, "output": out}
 
 
 def probe_train(
@@ -129,10 +147,11 @@ def probe_train(
     before a step once ``pred * y > margin`` holds for every point.
 
     Returns:
-        ``{"initial": [...], "losses": [...], "steps": n, "preds": [...]}``:
-        the parameters' data before training, the loss before each step,
-        the number of SGD steps taken and the final predictions. The judge
-        decides convergence from ``preds`` itself and can replay training
+        ``{"initial": [...], "losses": [...], "steps": n, "preds": [...], "final": [...]}``:
+        the parameters' data before training, the loss before each step and
+        after the last (``n + 1`` values), the number of SGD steps taken, the
+        final predictions and the parameters' data after training. The judge
+        decides convergence itself, from ``final``, and can replay training
         from ``initial`` with the reference to check the trajectory.
     """
     model = make_model(mg, spec, ctx)
@@ -144,13 +163,13 @@ def probe_train(
         ctx.during = f"training step {step}: forward pass"
         preds = [model(x) for x in xs]
         values = [number(p.data) for p in preds]
+        ctx.during = f"training step {step}: loss"
+        loss = sum((p - y) ** 2 for p, y in zip(preds, ys)) * (1.0 / len(ys))
+        losses.append(number(loss.data))
         if margin is not None and all(isinstance(v, float) and v * y > margin for v, y in zip(values, ys)):
             break
         if step == steps:
             break
-        ctx.during = f"training step {step}: loss"
-        loss = sum((p - y) ** 2 for p, y in zip(preds, ys)) * (1.0 / len(ys))
-        losses.append(number(loss.data))
         ctx.during = f"training step {step}: zero_grad()"
         model.zero_grad()
         ctx.during = f"training step {step}: backward()"
@@ -159,4 +178,5 @@ def probe_train(
         for p in params:
             p.data -= lr * p.grad
         step += 1
-    return {"initial": initial, "losses": losses, "steps": step, "preds": values}
+    return {"initial": initial, "losses": losses, "steps": step, "preds": values,
+            "final": [number(p.data) for p in params]}

@@ -22,9 +22,10 @@ Probe = Callable[..., Any]
 
 PROBES: dict[str, Probe] = {
     "graph": lambda mg, ctx, spec: graph.run_graph(mg, spec, ctx),
-    "nn_parameters": lambda mg, ctx, spec: network.probe_parameters(mg, spec, ctx),
+    "nn_parameters": lambda mg, ctx, spec, x=None: network.probe_parameters(mg, spec, ctx, x),
     "nn_forward": lambda mg, ctx, spec, inputs: network.probe_forward(mg, spec, inputs, ctx),
     "nn_backward": lambda mg, ctx, spec, x: network.probe_backward(mg, spec, x, ctx),
+    "nn_zero_grad": lambda mg, ctx, spec, x: network.probe_zero_grad(mg, spec, x, ctx),
     "nn_train": lambda mg, ctx, spec, xs, ys, lr, steps, margin: network.probe_train(
         mg, spec, xs, ys, lr, steps, margin, ctx
     ),

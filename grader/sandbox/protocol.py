@@ -51,14 +51,17 @@ def decode(line: bytes) -> dict[str, Any]:
     """Decode one JSON line into a dict.
 
     Raises:
-        ProtocolError: If the line is too large, not UTF-8 JSON, or not an object.
+        ProtocolError: If the line is too large, not UTF-8 JSON, nested too
+            deeply for the decoder, or not an object.
     """
     if len(line) > MAX_MESSAGE_BYTES:
         raise ProtocolError(f"message of {len(line)} bytes exceeds {MAX_MESSAGE_BYTES}")
     try:
         message = json.loads(line.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError) as exc:  # ValueError: also an integer of more than 4300 digits
         raise ProtocolError(f"not a JSON message: {exc}") from None
+    except RecursionError:  # the decoder recurses once per nesting level
+        raise ProtocolError("a message nested too deeply") from None
     if not isinstance(message, dict):
         raise ProtocolError("message is not a JSON object")
     return message

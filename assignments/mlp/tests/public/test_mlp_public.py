@@ -9,7 +9,8 @@ import math
 
 import pytest
 
-from grader.testing import Failure, compare_outputs, model_call, model_spec, show
+from grader.models import compare_outputs, confirm_weights, model_call, model_spec
+from grader.testing import Failure, show
 
 
 def value(x):
@@ -20,13 +21,16 @@ def value(x):
 @pytest.mark.task("3.1-3.3")
 def test_parameter_counts(student, check):
     """parameters() counts weights and biases: Neuron(3) has 4, Layer(3, 2) has 8, MLP(2, [4, 4, 1]) has 37"""
+    x = [0.5, -1.0, 2.0]
     for spec, expected in [(model_spec("Neuron", 3), 4), (model_spec("Layer", 3, 2), 8),
                            (model_spec("MLP", 2, [4, 4, 1]), 37)]:
         with check.case(f"len({model_call(spec)}.parameters())", method=f"{spec['kind']}.parameters",
                         hint="each neuron has nin weights and one bias; a layer or MLP returns all of its parts'"):
-            got = student("nn_parameters", spec).get("count")
-            if got != expected:
-                raise Failure(f"{model_call(spec)}.parameters() returned {show(got)} values, expected {expected}")
+            got = student("nn_parameters", spec, x[:spec["args"][0]])
+            if got["count"] != expected:
+                raise Failure(f"{model_call(spec)}.parameters() returned {got['count']} values, expected {expected}")
+            # a count alone is easy to make up: the model's output must be what those parameters give
+            confirm_weights(got["output"], got["data"], spec, x[:spec["args"][0]], method=f"{spec['kind']}.__call__")
 
 
 @pytest.mark.points(2)
@@ -76,11 +80,11 @@ def test_mlp_forward(student, check):
 def test_zero_grad(student, check):
     """zero_grad() sets every parameter's gradient back to 0"""
     spec = model_spec("MLP", 2, [3, 1], weights=[0.1 * k - 0.6 for k in range(13)])
-    with check.case("MLP(2, [3, 1]): forward, backward(), then zero_grad()", method="Module.zero_grad",
+    x = [0.5, -1.0]
+    with check.case("MLP(2, [3, 1]): every p.grad set to 1.0, then zero_grad()", method="Module.zero_grad",
                     hint="set p.grad = 0.0 on every p in self.parameters() (assigning to a loop variable does nothing)"):
-        result = student("nn_backward", spec, [0.5, -1.0])
-        before, after = result.get("grads"), result.get("after_zero_grad")
-        if not isinstance(before, list) or not any(isinstance(g, float) and g != 0 for g in before):
-            raise Failure("after backward() every parameter gradient was 0; expected some non-zero gradients")
-        if not isinstance(after, list) or any(g != 0.0 for g in after):
-            raise Failure(f"after zero_grad() the gradients were {after}, expected all 0.0")
+        got = student("nn_zero_grad", spec, x)
+        if len(got["after_zero_grad"]) != 13 or any(g != 0.0 for g in got["after_zero_grad"]):
+            raise Failure(f"after zero_grad() the gradients were {[show(g) for g in got['after_zero_grad']]}, "
+                          "expected 13 zeros")
+        confirm_weights(got["output"], got["data"], spec, x, method="MLP.__call__")

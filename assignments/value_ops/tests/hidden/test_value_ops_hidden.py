@@ -94,9 +94,13 @@ def test_reuse(student, reference, check):
         method, _ = HINTS[op]
         x = away_from_zero(rng, 0.5, 2.0)
         spec = graphs.spec([x], [[op, 0, 0]], mode="local")
-        with check.case(f"x0 {op} x0 at x0={x!r}", method=method,
+        # x0 - x0 is 0 with gradient 0, an answer easy to make up: that case also checks x0 - 1.5
+        partner = graphs.spec([x], [[op, 0, const(1.5)]], mode="local") if op == "sub" else None
+        with check.case(f"x0 {op} x0 at x0={x!r}" + (" (and x0 - 1.5)" if partner else ""), method=method,
                         hint="both operands are the same Value: use += so the two contributions add up"):
             compare_graph(student("graph", spec), reference("graph", spec), spec)
+            if partner:
+                compare_graph(student("graph", partner), reference("graph", partner), partner)
     for op in ["pow", "neg", "mul"]:
         method, _ = HINTS[op]
         x = rng.uniform(0.5, 2.0)
