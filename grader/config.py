@@ -14,6 +14,7 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
       cpu_seconds: 120               # CPU time per sandbox worker
       memory_mb: 1024                # address space per sandbox worker
       file_mb: 16                    # largest file a worker may write
+      scratch_mb: 64                 # all a worker may write (its scratch folder, where namespaces allow)
       processes: 64                  # processes (and threads) a worker may run
       output_kb: 8                   # captured output kept for feedback
     allow_network: false             # true: the sandbox keeps network access
@@ -51,6 +52,8 @@ class Limits:
         cpu_seconds: CPU-time limit of one sandbox worker process, in seconds.
         memory_mb: Address-space limit of one sandbox worker, in MiB.
         file_mb: Largest file a sandbox worker may write, in MiB.
+        scratch_mb: Everything a sandbox worker may write, in MiB: its scratch folder is a tmpfs of
+            this size inside the mount namespace (without one, only ``file_mb`` per file holds).
         processes: Processes and threads one sandbox worker may run.
         output_kb: How much of the program's own output is kept for feedback, in KiB.
     """
@@ -61,15 +64,17 @@ class Limits:
     cpu_seconds: int = 120
     memory_mb: int = 1024
     file_mb: int = 16
+    scratch_mb: int = 64
     processes: int = 64
     output_kb: int = 8
 
     def for_worker(self) -> dict[str, int]:
-        """The limits the worker applies to itself (``setrlimit`` units: bytes, seconds)."""
+        """The limits the worker applies to itself (``setrlimit`` units: bytes, seconds; the scratch budget in bytes)."""
         return {
             "memory_bytes": self.memory_mb * 1024 * 1024,
             "cpu_seconds": self.cpu_seconds,
             "file_bytes": self.file_mb * 1024 * 1024,
+            "scratch_bytes": self.scratch_mb * 1024 * 1024,
             "processes": self.processes,
         }
 

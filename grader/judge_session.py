@@ -25,7 +25,7 @@ from .config import Assignment
 from .manifest import Job, Part
 from .results import write_submission
 from .testing import GraderFault, StudentFault, describe_error
-from .workers import SandboxSetupError, Worker, WorkerCrashed, WorkerFault, WorkerTimeout
+from .workers import SandboxSetupError, Worker, WorkerCrashed, WorkerFault, WorkerTimeout, error_record
 
 
 MAX_RESTARTS_PER_TEST = 3
@@ -149,9 +149,7 @@ class SubmissionRun:
             except MalformedAnswer as exc:
                 raise StudentFault("malformed", f"the answer from your code's process could not be used ({exc}); "
                                                 "code that changes the grader's probes or its channel earns nothing") from None
-        error = response.get("error")
-        error = error if isinstance(error, dict) else {"type": "Error", "message": "unknown error"}
-        error = locate(error, state.part.line_map)  # a notebook's errors point at its cells
+        error = locate(error_record(response.get("error")), state.part.line_map)  # a notebook's errors point at its cells
         raise StudentFault("raised", f"your code {describe_error(error)}", error)
 
     def _fault(self, state: PartState, exc: WorkerFault, test_deadline: float, test_seconds: float) -> StudentFault:

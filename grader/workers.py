@@ -82,15 +82,37 @@ def signal_name(returncode: int) -> str:
         return f"signal {-returncode}"
 
 
+def _bounded_text(value: Any, limit: int) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def error_record(value: Any) -> dict[str, Any]:
+    """An exception description from the sandbox, as data the judge can use whatever was sent.
+
+    Returns:
+        ``{"type", "message", "where", "during"}`` with every text capped, and
+        ``where`` either None or ``{"file", "line", "function", "source"}``
+        with a text file name and a line number from 0 to 10**7 (a hostile
+        worker may send any shape; see :func:`grader.sandbox.plain.exception_info`).
+    """
+    if not isinstance(value, dict):
+        return {"type": "ProtocolError", "message": "the sandbox sent an invalid error report", "where": None,
+                "during": ""}
+    where, line = value.get("where"), None
+    if isinstance(where, dict):
+        line = where.get("line")
+    located = (
+        {"file": _bounded_text(where.get("file"), 200), "line": line, "function": _bounded_text(where.get("function"), 100),
+         "source": _bounded_text(where.get("source"), 200)}
+        if isinstance(where, dict) and type(line) is int and 0 <= line <= 10**7 else None
+    )
+    return {"type": _bounded_text(value.get("type"), 100) or "Exception", "message": _bounded_text(value.get("message"), 500),
+            "where": located, "during": _bounded_text(value.get("during"), 300)}
+
+
 def _import_result(value: Any) -> dict[str, Any] | None:
     """One module's import result from the hello, as data the judge can use: None (imported) or an error dict."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        return {"type": "ProtocolError", "message": "the sandbox sent an invalid import report", "where": None}
-    where = value.get("where")
-    return {"type": str(value.get("type"))[:100], "message": str(value.get("message"))[:500],
-            "where": where if isinstance(where, dict) else None}
+    return None if value is None else error_record(value)
 
 
 def worker_environment(scratch: Path) -> dict[str, str]:

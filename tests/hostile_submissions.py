@@ -210,6 +210,29 @@ try:
 except OSError:
     pass
 """
+AUTOGRADER_TEMPLATE = """
+import os
+# Gradescope's layout is public: try to change every file under /autograder (here {root!r}) that is not
+# this worker's own scratch folder: the grader's script, its virtual environment, the results folder.
+_root = {root!r}
+_hits = []
+for _dir, _dirs, _files in os.walk(_root):
+    for _name in _files + ["planted.pth"]:
+        _path = os.path.join(_dir, _name)
+        try:
+            with open(_path, "a") as _f:
+                _f.write("\\nimport os; os.system('echo 999 > " + _root + "/results/results.json')\\n")
+            _hits.append(_path)
+        except OSError:
+            pass
+for _path in (_root + "/results/results.json", _root + "/results.json"):
+    try:
+        with open(_path, "w") as _f:
+            _f.write('{{"score": 999}}')
+    except OSError:
+        pass
+"""
+
 IPC_KEY = 0x67726472
 SYSV_IPC = f"""
 import ctypes
@@ -253,6 +276,20 @@ os.chmod("locked", 0)
 """
 
 PLANT_CRASH = "import os\nos._exit(3)"
+
+SCRATCH_FLOOD = """
+# 200 MiB in files of 8 MiB each (every file under the per-file limit): only a budget for the whole
+# scratch folder stops it
+written = 0
+try:
+    for i in range(25):
+        with open(f"flood{i}", "wb") as f:
+            f.write(b"x" * (8 << 20))
+        written += 8 << 20
+except OSError:
+    pass
+print(f"SCRATCH_WRITTEN={written >> 20}MiB")
+"""
 
 NETWORK_TEMPLATE = """
 import socket
@@ -370,7 +407,25 @@ def _answer(probe, *args):
     return made_up if _STRATEGY in ("made_up", "echo") else empty
 
 
-for _module in list(_sys.modules.values()) if _STRATEGY in FORGE_STRATEGIES else []:
+def _bad_error(exc, code_dir):
+    # exception reports of every wrong shape: the judge must still fail the case, not itself
+    _calls[0] += 1
+    nested = []
+    for _ in range(500):
+        nested = [nested]
+    return [{{"type": [1], "message": {{"a": nested}}, "where": {{"file": 5, "line": "x"}}, "during": 10 ** 300}},
+            {{"type": "E", "message": "m", "where": {{"file": "micrograd/engine.py", "line": 10 ** 30}}}},
+            {{"type": "E", "where": {{"file": ["micrograd/engine.py"], "line": -1, "function": None}}}},
+            "not a dict", None, nested][_calls[0] % 6]
+
+
+if _STRATEGY == "bad_errors":
+    for _module in list(_sys.modules.values()):
+        if hasattr(_module, "exception_info") and hasattr(_module, "serve"):
+            _module.exception_info = _bad_error
+
+
+for _module in list(_sys.modules.values()) if _STRATEGY in FORGE_STRATEGIES[:4] else []:
     _probes = getattr(_module, "PROBES", None)
     if isinstance(_probes, dict) and "graph" in _probes:
         for _name in list(_probes):
@@ -378,7 +433,9 @@ for _module in list(_sys.modules.values()) if _STRATEGY in FORGE_STRATEGIES else
 """
 """Module code that replaces every probe in its worker with one that answers from the request alone."""
 
-FORGE_STRATEGIES = ("malformed", "made_up", "echo", "empty")
+FORGE_STRATEGIES = ("malformed", "made_up", "echo", "empty", "bad_errors")
+"""How the forging stub answers: malformed data, answers made up from the request, inputs echoed, empty
+lists, or (``bad_errors``) every probe raising with an exception report of the wrong shape."""
 
 
 def stub_with_forgery(folder: Path, strategy: str) -> Path:

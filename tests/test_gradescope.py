@@ -350,3 +350,43 @@ def test_nothing_appended_to_run_autograder_while_it_runs_is_executed(built, tmp
                           timeout=60)
     assert done.returncode == 0, done.stderr
     assert "999" in script.read_text() and not (root / "results.json").exists()
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Every file and link under ``root`` (caches and the results folder aside) to its content's hash or target."""
+    import hashlib
+
+    found = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d != "__pycache__" and Path(folder, d) != root / "results"]
+        for name in files:
+            path = Path(folder, name)
+            rel = str(path.relative_to(root))
+            found[rel] = ("link:" + os.readlink(path)) if path.is_symlink() else hashlib.sha256(path.read_bytes()).hexdigest()
+    return found
+
+
+def test_a_submission_changes_nothing_under_autograder_and_results_are_the_judges(tree, tmp_path):
+    """Issue 12, C: student code writes nowhere under /autograder but its scratch folder; results.json is
+    written by the judge after the sandbox ended, with the honest score."""
+    if tree.setup.returncode != 0:
+        pytest.skip("setup.sh failed on this variant (its own test says why)")
+    sys.path.insert(0, str(ROOT / "tests"))
+    import hostile_submissions as H
+
+    honest = tree.run_autograder(_package(tmp_path / "honest", H.NO_POW))
+    before = tree_digest(tree.root)
+    hostile = tree.run_autograder(_package(
+        tmp_path / "hostile", H.with_import_code(H.AUTOGRADER_TEMPLATE.format(root=str(tree.root)))))
+    after = tree_digest(tree.root)
+    changed = sorted(k for k in before.keys() | after.keys()
+                     if before.get(k) != after.get(k) and not k.startswith("submission/"))
+    assert changed == []
+    assert hostile["score"] == honest["score"] and hostile["score"] < 999
+
+
+def _package(folder: Path, engine: str) -> Path:
+    import hostile_submissions as H
+
+    H.write(folder, engine)
+    return folder

@@ -105,6 +105,7 @@ def hostile_class(tmp_path_factory):
     H.write(subs / "network", H.with_import_code(H.NETWORK_TEMPLATE.format(port=listener.port)))
     H.write(subs / "sysv_ipc", H.with_import_code(H.SYSV_IPC))
     H.write(subs / "litter", H.with_import_code(H.LITTER))
+    H.write(subs / "scratch_flood", H.with_import_code(H.SCRATCH_FLOOD))
     H.write(subs / "plant", H.with_import_code(H.PLANT_TEMPLATE.format(targets=list(victims.values())),
                                                H.with_pow(H.PLANT_CRASH)))
     H.write(subs / "loud", H.with_pow(H.LOUD))
@@ -227,6 +228,18 @@ def test_sysv_ipc_objects_die_with_the_worker(hostile_class):
     assert H.IPC_KEY not in H.sysv_ipc_keys()
     doc = json.loads((hostile_class["out"] / "value_ops" / "sysv_ipc" / "results.json").read_text())
     assert doc["extra_data"]["grader"]["isolation"]["ipc namespace"].startswith("on")
+
+
+def test_a_worker_writes_no_more_than_its_scratch_budget(hostile_class):
+    """Files each under the per-file limit stop at the folder's budget (64 MiB), and the score is the honest one."""
+    out = hostile_class["out"]
+    feedback = (out / "value_ops" / "scratch_flood" / "feedback.md").read_text()
+    written = [int(part.split("MiB")[0]) for part in feedback.split("SCRATCH_WRITTEN=")[1:]]
+    assert written and max(written) <= 64
+    doc = json.loads((out / "value_ops" / "scratch_flood" / "results.json").read_text())
+    assert doc["extra_data"]["grader"]["isolation"]["scratch budget"].startswith("on")
+    honest = json.loads((out / "value_ops" / "baseline_no_pow" / "results.json").read_text())
+    assert doc["score"] == honest["score"]
 
 
 def test_no_network_from_the_sandbox(hostile_class):

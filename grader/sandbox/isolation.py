@@ -38,7 +38,7 @@ worker again without namespaces.
 
 Fault injection (for tests): :data:`FAULTS` names steps that fail with
 ``EPERM`` as if the host refused them (``launcher``: the whole start, ``unshare``, ``setgroups``,
-``uid_map``, ``gid_map``, ``mount``, ``proc``, ``capabilities``,
+``uid_map``, ``gid_map``, ``mount``, ``scratch``, ``proc``, ``capabilities``,
 ``chown``, ``setuid``, ``landlock``, ``rlimit``); the judge fills it from
 ``GRADER_SANDBOX_FAULTS``.
 """
@@ -257,6 +257,20 @@ def hide_paths(secret: list[str], keep: dict[str, bool]) -> None:
             except OSError as exc:
                 raise SetupFailed("namespaces", f"a failed mount could not be undone ({reason(exc)})") from None
         raise
+
+
+def scratch_tmpfs(scratch: str, size_bytes: int) -> None:
+    """Put a fresh tmpfs of ``size_bytes`` over the scratch folder, so a worker's writes have one budget in all.
+
+    Nothing the judge reads is in scratch (output is captured by descriptor),
+    so the worker may as well write into memory the kernel caps for it; the
+    caller changes into the new folder (its working directory was the one below).
+
+    Raises:
+        OSError: The mount failed (the host scratch folder stays, limited per file only).
+    """
+    inject("scratch")
+    mount("tmpfs", scratch, "tmpfs", MS_NOSUID | MS_NODEV, f"mode=700,size={max(size_bytes, 4096)}")
 
 
 def mount_proc() -> None:

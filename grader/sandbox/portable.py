@@ -56,7 +56,7 @@ def main() -> None:
     report = {
         "sandbox": "portable (a plain worker process: deadlines, crash handling, process-tree kill, OS limits)",
         **{layer: OFF for layer in ("pid namespace", "mount namespace", "network namespace", "ipc namespace",
-                                    "separate user", "landlock", "host sockets")},
+                                    "separate user", "landlock", "host sockets", "scratch budget")},
     }
     in_use = cfg.get("processes_in_use")
     report["resource limits"] = limits.apply_limits(

@@ -70,6 +70,20 @@ def import_submission(code_dir: str, names: list[str]) -> tuple[dict[str, Any], 
     return modules, errors
 
 
+STREAMS = (sys.stdout, sys.stderr)
+"""The worker's own output streams, kept before student code can replace ``sys.stdout``."""
+
+
+def flush_output() -> None:
+    """Push what the program printed into the capture file (a worker is killed, never exits, so nothing else would)."""
+    for stream in STREAMS:
+        try:
+            if stream is not None:
+                stream.flush()
+        except BaseException:  # noqa: BLE001 - a closed or broken stream loses only its own output
+            pass
+
+
 def serve(rfile: Any, wfile: Any, mg: Micrograd, code_dir: str) -> None:
     """Answer requests from ``rfile`` on ``wfile`` until end of input."""
     while True:
@@ -90,6 +104,7 @@ def serve(rfile: Any, wfile: Any, mg: Micrograd, code_dir: str) -> None:
             error = exception_info(exc, code_dir)
             error["during"] = text(ctx.during, 300)
             data = protocol.encode({"id": rid, "ok": False, "error": error})
+        flush_output()
         wfile.write(data)
         wfile.flush()
 
@@ -184,6 +199,7 @@ def main(cfg: dict[str, Any]) -> None:
         _stop_before_student_code(wfd, exc)
     report.update(ns_report)
     report["host sockets"] = "off: without a mount namespace the host's UNIX sockets (under /run...) are reachable"
+    report["scratch budget"] = "off: needs the mount namespace (each file is still limited)"
     in_pid_ns = report.get("pid namespace") == "on"
     if not in_pid_ns:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
@@ -254,6 +270,14 @@ def _namespace_init(cfg: dict[str, Any], report: dict[str, str], code_dir: str, 
         report["host sockets"] = "on (the UNIX sockets under /run, /tmp and the home folder are hidden)"
     except OSError as exc:
         report["mount namespace"] = f"off: {isolation.reason(exc)}"
+    budget = int(cfg["limits"].get("scratch_bytes", 0))
+    if report.get("mount namespace", "").startswith("on") and budget:
+        try:
+            isolation.scratch_tmpfs(cfg["scratch"], budget)
+            os.chdir(cfg["scratch"])
+            report["scratch budget"] = f"on ({budget // (1024 * 1024)} MiB for everything the worker writes)"
+        except OSError as exc:
+            report["scratch budget"] = f"off: {isolation.reason(exc)} (each file is still limited)"
     try:
         isolation.mount_proc()
     except OSError as exc:
@@ -328,6 +352,7 @@ def serve_submission(rfile: Any, wfile: Any, cfg: dict[str, Any], code_dir: str,
         wfile.flush()
         return
     modules, errors = import_submission(code_dir, names)
+    flush_output()
     wfile.write(protocol.encode({"hello": 1, "imports": {n: errors.get(n) for n in names}}))
     wfile.flush()
     serve(rfile, wfile, Micrograd(modules, errors), code_dir)
