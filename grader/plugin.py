@@ -378,7 +378,8 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         "name": test_name(item),
         "task": str(task.args[0]) if task else "",
         "max_score": points,
-        "score": round(points * fraction, 4) if not passed else points,
+        # a grader error withholds the assignment's score; the test itself never keeps partial credit
+        "score": 0.0 if grader_error else (round(points * fraction, 4) if not passed else points),
         "status": "passed" if passed else "failed",
         "visibility": visibility,
         "public": public,

@@ -86,3 +86,30 @@ def test_a_message_nested_too_deeply_or_with_a_huge_integer_is_a_protocol_error(
     for line in (b"[" * 200_000, b'{"id": ' + b"9" * 5000 + b"}"):
         with pytest.raises(ProtocolError):
             decode(line)
+
+
+def test_an_exception_in_a_tests_own_code_withholds_the_score_and_never_grants_part_of_it(tmp_path, capsys):
+    """A bug in a test (not in the submission) after some cases passed: the assignment's score is
+    withheld (no score, an empty gradebook cell, exit status 3), and the test keeps no partial credit."""
+    course = H.copy_course(tmp_path / "course", ["value_ops"], test_seconds=10)
+    yaml_path = course / "assignments" / "value_ops" / "assignment.yaml"
+    yaml_path.write_text(yaml_path.read_text().replace("points: 40", "points: 41"))
+    with open(course / "assignments" / "value_ops" / "tests" / "hidden" / "test_value_ops_hidden.py", "a") as f:
+        f.write(
+            "\n\n@pytest.mark.points(1)\n@pytest.mark.task('1.1')\n"
+            "def test_with_a_bug_of_its_own(student, reference, check):\n"
+            "    '''A test whose own code fails after a passing case'''\n"
+            "    spec = graphs.binary('add', 1.0, 2.0)\n"
+            "    with check.case('x0 + x1'):\n"
+            "        compare_graph(student('graph', spec), reference('graph', spec), spec)\n"
+            "    {}['missing']\n")
+    H.write(tmp_path / "subs" / "correct", H.CORRECT)
+    status = main(["--course", str(course), "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
+                   "-a", "value_ops"])
+    assert status == 3
+    doc = json.loads((tmp_path / "out" / "value_ops" / "correct" / "results.json").read_text())
+    assert "score" not in doc and "KeyError" in doc["extra_data"]["grader"]["grader_error"]
+    buggy = next(t for t in doc["tests"] if t["name"].startswith("A test whose own code"))
+    assert buggy["score"] == 0.0 and buggy["status"] == "failed"
+    with open(tmp_path / "out" / "grades.csv", encoding="utf-8") as f:
+        assert next(csv.DictReader(f))["value_ops"] == ""

@@ -262,3 +262,26 @@ def test_results_report_the_isolation_layers(hostile_class):
     assert layers["resource limits"].startswith("on")
     for layer in ("pid namespace", "mount namespace", "network namespace", "landlock", "separate user"):
         assert layer in layers
+
+
+def _without_timings(value):
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if k not in ("duration", "execution_time")}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def test_classmates_results_are_identical_with_and_without_hostile_neighbours(hostile_class, tmp_path):
+    """The honest baselines graded alone give byte-identical results.json and feedback.md (timings aside)."""
+    alone = tmp_path / "alone"
+    for name in ("baseline_correct", "baseline_no_pow"):
+        H.write(alone / "subs" / name, H.CORRECT if name == "baseline_correct" else H.NO_POW)
+    assert main(["--course", str(hostile_class["course"]), "grade", str(alone / "subs"), "-o", str(alone / "out"),
+                 *[x for a in ASSIGNMENTS for x in ("-a", a)]]) == 0
+    for aid in ASSIGNMENTS:
+        for name in ("baseline_correct", "baseline_no_pow"):
+            ours, theirs = (root / aid / name for root in (alone / "out", hostile_class["out"]))
+            assert _without_timings(json.loads((ours / "results.json").read_text())) == \
+                _without_timings(json.loads((theirs / "results.json").read_text())), (aid, name)
+            assert (ours / "feedback.md").read_bytes() == (theirs / "feedback.md").read_bytes(), (aid, name)
