@@ -366,9 +366,11 @@ def tree_digest(root: Path) -> dict[str, str]:
     return found
 
 
-def test_a_submission_changes_nothing_under_autograder_and_results_are_the_judges(tree, tmp_path):
+def test_a_submission_changes_nothing_under_autograder_and_results_are_the_judges(tree, tmp_path, request):
     """Issue 12, C: student code writes nowhere under /autograder but its scratch folder; results.json is
     written by the judge after the sandbox ended, with the honest score."""
+    if request.node.callspec.params.get("tree") == "emulated":
+        pytest.skip("the same tree as 'ordinary' but for one pin: the attack needs no third run")
     if tree.setup.returncode != 0:
         pytest.skip("setup.sh failed on this variant (its own test says why)")
     sys.path.insert(0, str(ROOT / "tests"))
