@@ -301,6 +301,19 @@ except OSError:
     pass
 """
 
+UNIX_SOCKET_TEMPLATE = """
+import socket
+# A world-connectable UNIX socket of the host (a daemon's, under /run): connect and talk to it.
+try:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(2)
+    s.connect({path!r})
+    s.sendall(b"leaked")
+    s.close()
+except OSError:
+    pass
+"""
+
 # --- attacks in one method (__pow__); everything else is correct --------------------------
 
 LOOP = "while True:\n    pass"

@@ -42,12 +42,18 @@ def sandbox_processes(out: Path) -> list[int]:
 
 
 class Listener:
-    """A TCP server on localhost that records whatever a sandbox manages to send."""
+    """A TCP server on localhost (or a world-connectable UNIX socket at ``path``) that records what a sandbox sends."""
 
-    def __init__(self) -> None:
-        self.sock = socket.create_server(("127.0.0.1", 0))
+    def __init__(self, path: str | None = None) -> None:
+        if path is None:
+            self.sock = socket.create_server(("127.0.0.1", 0))
+        else:
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.bind(path)
+            os.chmod(path, 0o777)
+            self.sock.listen()
         self.sock.settimeout(0.2)
-        self.port = self.sock.getsockname()[1]
+        self.port = self.sock.getsockname()[1] if path is None else 0
         self.received = b""
         self.stop = False
         self.thread = threading.Thread(target=self.run, daemon=True)
@@ -78,6 +84,12 @@ def hostile_class(tmp_path_factory):
     subs = base / "subs"
     out = base / "out"
     listener = Listener()
+    # a host daemon's socket: under /run as root, as /run is; in the host's /tmp otherwise (hidden just the same)
+    run_dir = "/run" if os.access("/run", os.W_OK) else "/tmp"
+    unix_path = os.path.join(run_dir, f"grader-hostile-{os.getpid()}.sock")
+    unix_listener = Listener(unix_path)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:  # reachable from outside the sandbox
+        probe.connect(unix_path)
     victims = {
         "course": str(course / "reference" / "micrograd" / "engine.py"),
         "hidden": str(course / "assignments" / "value_ops" / "tests" / "hidden" / "test_value_ops_hidden.py"),
@@ -103,6 +115,7 @@ def hostile_class(tmp_path_factory):
         H.SPY_TEMPLATE.format(paths=victims), H.with_pow("raise NotImplementedError('Task 1.3 ' + SPY_REPORT)")))
     H.write(subs / "daemon", H.with_import_code(H.DAEMON.format(targets=list(victims.values()))))
     H.write(subs / "network", H.with_import_code(H.NETWORK_TEMPLATE.format(port=listener.port)))
+    H.write(subs / "unix_socket", H.with_import_code(H.UNIX_SOCKET_TEMPLATE.format(path=unix_path)))
     H.write(subs / "sysv_ipc", H.with_import_code(H.SYSV_IPC))
     H.write(subs / "litter", H.with_import_code(H.LITTER))
     H.write(subs / "scratch_flood", H.with_import_code(H.SCRATCH_FLOOD))
@@ -115,8 +128,10 @@ def hostile_class(tmp_path_factory):
     status = main(["--course", str(course), "grade", str(subs), "-o", str(out), "-j", "2",
                    *[x for a in ASSIGNMENTS for x in ("-a", a)]])
     listener.close()
+    unix_listener.close()
+    os.unlink(unix_path)
     yield {"status": status, "out": out, "course": course, "subs": subs, "victims": victims, "before": before,
-           "received": listener.received, "base": base}
+           "received": listener.received, "unix_received": unix_listener.received, "base": base}
 
 
 def scores(out: Path) -> dict[str, dict[str, str]]:
@@ -244,6 +259,13 @@ def test_a_worker_writes_no_more_than_its_scratch_budget(hostile_class):
 
 def test_no_network_from_the_sandbox(hostile_class):
     assert hostile_class["received"] == b""
+
+
+def test_a_host_unix_socket_under_run_is_unreachable(hostile_class):
+    """A world-connectable socket of the host (under /run) cannot be reached, and the report says so."""
+    assert hostile_class["unix_received"] == b""
+    doc = json.loads((hostile_class["out"] / "value_ops" / "unix_socket" / "results.json").read_text())
+    assert doc["extra_data"]["grader"]["isolation"]["host sockets"].startswith("on")
 
 
 def test_program_output_in_feedback_is_short_and_marked(hostile_class):
