@@ -41,7 +41,8 @@ pytestmark = [pytest.mark.linux_only, pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def as_user():
-    """(run, base): ``run(*args, faults="")`` runs the venv's ``grader`` as the normal user in ``base``."""
+    """(run, base): ``run(*args, faults="")`` runs the venv's ``grader`` as the normal user in ``base``
+    (``as_root=True``: as root, with the distribution's Python, which other users can read)."""
     if subprocess.run(["id", USER], capture_output=True, check=False).returncode != 0:
         subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", USER], check=True)
     base = Path(tempfile.mkdtemp(prefix="grader-user-", dir="/tmp"))
@@ -62,9 +63,10 @@ def as_user():
     shutil.copytree(ROOT / "examples" / "submissions" / "bug_wrong_tanh", work / "subs" / "bob")
     subprocess.run(["chown", "-R", f"{USER}:{USER}", str(work)], check=True)
 
-    def run(*args: str, faults: str = "", course: Path = project) -> subprocess.CompletedProcess[str]:
+    def run(*args: str, faults: str = "", course: Path = project, as_root: bool = False) -> subprocess.CompletedProcess[str]:
         env = ["HOME=/home/" + USER, "PATH=/usr/bin:/bin", "LANG=C.UTF-8", f"GRADER_SANDBOX_FAULTS={faults}"]
-        return subprocess.run(["runuser", "-u", USER, "--", "env", "-i", *env, str(venv / "bin" / "grader"),
+        who = [] if as_root else ["runuser", "-u", USER, "--"]
+        return subprocess.run([*who, "env", "-i", *env, str(venv / "bin" / "grader"),
                                "--course", str(course), *args], cwd=work, capture_output=True, text=True,
                               timeout=600, check=False)
 
@@ -130,3 +132,17 @@ def test_a_fork_bomb_is_bounded_on_the_portable_backend_for_a_normal_user(as_use
     while running() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert running() == []
+
+
+def test_as_root_without_namespaces_a_workers_sysv_ipc_objects_are_removed(as_user):
+    """A container that refuses namespaces (Docker's default, so Gradescope's images): no IPC namespace,
+    but the worker runs under a user id of its own, so its SysV objects are removed when it ends."""
+    run, work = as_user
+    H.write(work / "ipc" / "leaver", H.with_import_code(H.SYSV_IPC, H.CORRECT))
+    done = run("grade", "ipc", "-o", "out-ipc", "-a", "value_ops", faults="unshare", as_root=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    isolation = json.loads((work / "out-ipc" / "value_ops" / "leaver" / "results.json").read_text())[
+        "extra_data"]["grader"]["isolation"]
+    assert isolation["separate user"].startswith("on") and "objects are removed" in isolation["ipc namespace"]
+    assert H.IPC_KEY not in H.sysv_ipc_keys()
+    assert grades(work / "out-ipc")["leaver"]["value_ops"] == "40"

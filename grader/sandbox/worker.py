@@ -20,7 +20,7 @@ import random
 import sys
 from typing import Any
 
-from . import isolation, landlock, limits, protocol
+from . import ipc, isolation, landlock, limits, protocol
 from .graph import Context
 from .plain import exception_info, text
 from .probes import PROBES
@@ -211,6 +211,10 @@ def main(cfg: dict[str, Any]) -> None:
         report["separate user"] = f"off: {off['separate user']}"
     else:
         worker_uid = 10_000_000 + os.getpid()
+    if not report.get("ipc namespace", "").startswith("on"):
+        report["ipc namespace"] = report.get("ipc namespace", "off") + (
+            "; its SysV IPC objects are removed when it ends" if worker_uid is not None
+            else "; SysV IPC objects it creates may outlive it")
     sync_r, sync_w = os.pipe()
     launcher = os.getpid()
     child = os.fork()
@@ -223,6 +227,8 @@ def main(cfg: dict[str, Any]) -> None:
         status = _wait_for(child)
         if not in_pid_ns:
             _kill_orphans()
+        if worker_uid is not None and not report.get("ipc namespace", "").startswith("on"):
+            ipc.remove_owned_by(worker_uid)  # the worker's tree has ended: its SysV objects go with it
         os.write(status_fd, str(_returncode(status, in_pid_ns)).encode())
         os._exit(0)
     os.close(sync_w)
