@@ -51,8 +51,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from grader.catalogue import Bug, load_bugs, write_mutant  # noqa: E402
-from grader.config import Course  # noqa: E402
+from grader.course.catalogue import Bug, load_bugs, write_mutant  # noqa: E402
+from grader.course.config import Course  # noqa: E402
 
 BASELINE_TEST = textwrap.dedent(
     """
@@ -177,13 +177,12 @@ def floor(subs_correct: int, cores: int) -> float:
     """Seconds for the reference to run, in this process, what grading one correct submission asks of it,
     times the number of graded submissions, divided by the cores: the compute a perfect grader still pays."""
     sys.path.insert(0, str(ROOT / "assignments" / "mlp" / "tests" / "hidden"))
+    import test_mlp_hidden as T
     from hypothesis import HealthCheck, given, settings
 
-    from grader.reference import load_reference, run_probe
-    from grader.strategies import expression_graphs
-    from grader.models import model_spec
-
-    import test_mlp_hidden as T
+    from grader.judge.reference import load_reference, run_probe
+    from grader.testing.models import model_spec
+    from grader.testing.strategies import expression_graphs
 
     mg = load_reference(ROOT / "reference")
     started = time.monotonic()

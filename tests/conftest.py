@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from grader.backends import Sandbox, WorkerSpec
 from grader.cli import main
-from grader.config import Limits
-from grader.portable_worker import PortableWorker
-from grader.worker_process import SandboxWorker, prepare_runtime
+from grader.course.config import Limits
+from grader.judge.backends import Sandbox, WorkerSpec
+from grader.judge.linux_worker import SandboxWorker, prepare_runtime
+from grader.judge.portable_worker import PortableWorker
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -32,7 +32,7 @@ def zip_folder(folder: Path, dest: Path) -> Path:
 @pytest.fixture(scope="session")
 def refused_layers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The Linux sandbox layers this host refuses (none here; namespaces under Ubuntu 24.04's AppArmor),
-    learned by starting one worker the way a judge does (:meth:`grader.backends.Sandbox.start`)."""
+    learned by starting one worker the way a judge does (:meth:`grader.judge.backends.Sandbox.start`)."""
     base = tmp_path_factory.mktemp("probe")
     code = base / "code" / "micrograd"
     code.mkdir(parents=True)
@@ -75,7 +75,7 @@ def worker_factory(request: pytest.FixtureRequest, tmp_path: Path):
 def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The student release (``grader release``), built once per test module."""
     dest = tmp_path_factory.mktemp("release") / "micrograd-course"
-    assert main(["--course", str(ROOT), "release", str(dest)]) == 0
+    assert main(["--course", str(ROOT), "release", "-o", str(dest)]) == 0
     return dest
 
 

@@ -1,4 +1,4 @@
-"""Which of a submission's .py files or notebooks is graded (grader.candidates, through resolve()).
+"""Which of a submission's .py files or notebooks is graded (grader.intake.candidates, through resolve()).
 
 The folders are laid out like the student release: the template's
 ``micrograd/`` package and one notebook per assignment, as ``grader release``
@@ -16,11 +16,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from grader.candidates import choose
-from grader.config import Course
+from grader.course.config import Course
+from grader.course.handouts import build_notebook, cell_code
 from grader.errors import SubmissionError
-from grader.notebooks import build_notebook, cell_code
-from grader.submission import read_submission, resolve
+from grader.intake.candidates import choose
+from grader.intake.submission import read_submission, resolve
 
 ROOT = Path(__file__).resolve().parent.parent
 COURSE = Course(ROOT)

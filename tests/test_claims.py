@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from grader.claims import ClaimQueue
-from grader.manifest import Job
+from grader.grading.claims import ClaimQueue
+from grader.grading.manifest import Job
 
 
 def jobs(n: int) -> list[Job]:

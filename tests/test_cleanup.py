@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.cleanup import remove_tree
+from grader.files import remove_tree
 
 AS_ROOT = getattr(os, "geteuid", lambda: -1)() == 0
 

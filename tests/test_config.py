@@ -1,4 +1,4 @@
-"""Tests of course configuration (grader.config) and template generation (grader.template)."""
+"""Tests of course configuration (grader.course.config) and template generation (grader.course.template)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from grader import template
-from grader.config import ALLOWED_FILES, VISIBILITIES, Course, Limits, find_course, load_assignment
+from grader.course import template
+from grader.course.config import ALLOWED_FILES, VISIBILITIES, Course, Limits, find_course, load_assignment
 from grader.errors import ConfigError, GraderError
 
 COURSE_ROOT = Path(__file__).resolve().parents[1]

@@ -155,7 +155,7 @@ def test_a_self_check_that_cannot_start_says_it_is_not_the_students_fault(tmp_pa
 
 
 def test_a_judge_that_dies_withholds_its_submissions_scores(tmp_path, capsys, monkeypatch):
-    import grader.batch as batch
+    import grader.grading.batch as batch
 
     real = batch.run_judge
 
@@ -163,7 +163,7 @@ def test_a_judge_that_dies_withholds_its_submissions_scores(tmp_path, capsys, mo
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text("killed\n")
         manifest.dump(path)
-        from grader.claims import ClaimQueue
+        from grader.grading.claims import ClaimQueue
 
         ClaimQueue(Path(manifest.queue), manifest.jobs, manifest.claimant).claim()  # it took one, then died
         return -9
@@ -183,6 +183,6 @@ def test_gradescope_autograde_writes_no_results_when_the_grader_fails(tmp_path, 
     """On Gradescope a missing results.json is a failed autograder run the instructor re-runs, not a 0."""
     monkeypatch.setenv("GRADER_SANDBOX_FAULTS", "launcher")
     results = tmp_path / "results" / "results.json"
-    status = main(["--course", str(ROOT), "autograde", str(CORRECT), "-a", "value_ops", "--results", str(results)])
+    status = main(["--course", str(ROOT), "autograde", str(CORRECT), "-a", "value_ops", "-o", str(results)])
     assert status == 3 and not results.exists()
     assert "not the student's code" in capsys.readouterr().err

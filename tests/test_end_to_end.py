@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.config import Course, VISIBILITIES
+from grader.course.config import VISIBILITIES, Course
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = ["value_ops", "backward", "mlp"]

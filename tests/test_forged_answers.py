@@ -8,11 +8,11 @@ import csv
 import json
 from pathlib import Path
 
+import hostile_submissions as H
 import pytest
 
-import hostile_submissions as H
-from grader.answers import MalformedAnswer, parse
 from grader.cli import main
+from grader.judge.answers import MalformedAnswer, parse
 from grader.sandbox.protocol import ProtocolError, decode
 
 ROOT = Path(__file__).resolve().parent.parent

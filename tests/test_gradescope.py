@@ -40,9 +40,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from grader.cli import main
-from grader.config import VISIBILITIES
+from grader.course.config import VISIBILITIES
+from grader.course.pins import read_lock, resolve, runtime_requirements
 from grader.errors import GraderError
-from grader.pins import read_lock, resolve, runtime_requirements
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -206,7 +206,7 @@ def test_the_zip_pins_the_validated_environment(built):
         lock = read_lock(zf.read("requirements.lock").decode())
         setup = zf.read("setup.sh").decode()
         readme = zf.read("README.md").decode()
-    assert {"setup.sh", "run_autograder", "requirements.lock", "grader/cli.py", "grader/pins.py", "pyproject.toml",
+    assert {"setup.sh", "run_autograder", "requirements.lock", "grader/cli.py", "grader/course/pins.py", "pyproject.toml",
             "reference/micrograd/engine.py"} <= set(names)
     assert any(n.startswith("assignments/backward/tests/hidden/") for n in names)
     assert not any("bugs.yaml" in n or n.startswith("assignments/mlp/") for n in names)
@@ -234,7 +234,7 @@ def test_setup_installs_exactly_the_pins_in_a_venv(tree):
     assert read_lock("\n".join(line for line in freeze if line not in grader_lines)) == pinned
     assert describe(str(python))["stdlib"] == describe(tree.python)["stdlib"]  # a venv of the python3 on PATH
     warned = "WARNING: requirements.lock was made with Python" in output
-    assert warned == (describe(tree.python)["minor"] != "%d.%d" % sys.version_info[:2])
+    assert warned == (describe(tree.python)["minor"] != "{}.{}".format(*sys.version_info[:2]))
 
 
 def test_run_autograder_gives_full_marks_to_a_correct_submission_and_zero_to_the_template(tree):

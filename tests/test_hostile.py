@@ -11,9 +11,9 @@ import socket
 import threading
 from pathlib import Path
 
+import hostile_submissions as H
 import pytest
 
-import hostile_submissions as H
 from grader.cli import main
 
 pytestmark = pytest.mark.linux_only  # the Linux backend, /proc, namespaces or Linux process semantics

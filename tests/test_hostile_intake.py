@@ -10,12 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from grader.cleanup import remove_tree
-from grader.cli import main
-from grader.submission import discover, read_submission, student_id
-
 from conftest import zip_folder
+
+from grader.cli import main
+from grader.files import remove_tree
+from grader.intake.submission import discover, read_submission, student_id
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -81,8 +80,8 @@ def test_a_submission_1100_folders_deep_is_read_with_a_note(tmp_path):
     ("import os\n" * 20_000, 0),                      # 20,000 imports, each looked at by the import rewriter
 ])
 def test_a_cell_of_twenty_thousand_lines_is_read_in_linear_time(cell, removed):
-    from grader.notebook import strip_ipython
-    from grader.notebook_imports import rewrite_imports
+    from grader.intake.notebook import strip_ipython
+    from grader.intake.notebook_imports import rewrite_imports
 
     stripped = strip_ipython(cell)
     assert stripped.count("removed by the grader") == removed
@@ -90,7 +89,7 @@ def test_a_cell_of_twenty_thousand_lines_is_read_in_linear_time(cell, removed):
 
 
 def test_magics_inside_and_after_an_open_statement_are_told_apart():
-    from grader.notebook import strip_ipython
+    from grader.intake.notebook import strip_ipython
 
     assert strip_ipython("y = [1,\n% 3]\n%time x\n").splitlines()[1:] == [
         "% 3]", "pass  # removed by the grader: %time x"]

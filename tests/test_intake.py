@@ -1,4 +1,4 @@
-"""Tests of submission intake: grader.submission and grader.notebook.
+"""Tests of submission intake: grader.intake.submission and grader.intake.notebook.
 
 Every input is built in ``tmp_path``: folders of files, zips written with
 :mod:`zipfile` and notebooks written with :mod:`nbformat`.
@@ -16,10 +16,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from grader import submission
 from grader.errors import GraderError, SubmissionError
-from grader.notebook import notebook_code
-from grader.submission import discover, read_submission, resolve, stage, student_id
+from grader.intake import submission
+from grader.intake.notebook import notebook_code
+from grader.intake.submission import discover, read_submission, resolve, stage, student_id
 
 ENGINE = "class Value:\n    pass\n"
 NN = "from .engine import Value\n"

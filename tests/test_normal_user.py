@@ -23,10 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import hostile_submissions as H
 import psutil
 import pytest
-
-import hostile_submissions as H
 
 ROOT = Path(__file__).resolve().parent.parent
 USER = "grader-ci"

@@ -1,7 +1,7 @@
 """A notebook's code cells as one module: pasted package files, and locations mapped back to cells.
 
-grader.notebook (with grader.notebook_imports) generates the module and its
-line map at intake; grader.cellmap applies the map in the judge. Grading
+grader.intake.notebook (with grader.intake.notebook_imports) generates the module and its
+line map at intake; grader.intake.cellmap applies the map in the judge. Grading
 through the sandbox is in test_release.py; here the generated module is run
 in this process, as a module of its own.
 """
@@ -16,8 +16,8 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from grader.cellmap import NOTEBOOK_DURING, failed_import, locate, locate_imports, where_text
-from grader.notebook import read_notebook
+from grader.intake.cellmap import NOTEBOOK_DURING, failed_import, locate, locate_imports, where_text
+from grader.intake.notebook import read_notebook
 from grader.testing import describe_error
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -14,11 +14,10 @@ import nbclient
 import nbformat
 import pytest
 
-from grader.check import CheckResult
 from grader.cli import main
-from grader.config import Course
-from grader.formats import github
-
+from grader.commands.check import CheckResult
+from grader.course.config import Course
+from grader.outputs.formats import github
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from grader import backends
 from grader.cli import main
 from grader.errors import GraderError
+from grader.judge import backends
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -68,7 +68,7 @@ def per_test(out: Path, student: str) -> dict[str, list[tuple[str, str, float]]]
 
 
 def test_the_emulation_removes_what_the_linux_backend_needs(macos_env):
-    probe = "from grader.backends import linux_missing; print(linux_missing())"
+    probe = "from grader.judge.backends import linux_missing; print(linux_missing())"
     missing = subprocess.run([sys.executable, "-c", probe], env=macos_env, capture_output=True, text=True,
                              check=True).stdout
     for feature in ("os.pidfd_open", "signal.pidfd_send_signal", "socketpair(AF_UNIX, SOCK_SEQPACKET)"):

@@ -18,13 +18,13 @@ import sys
 import time
 from pathlib import Path
 
+import hostile_submissions as H
 import psutil
 import pytest
 
-import hostile_submissions as H
 from grader.cli import main
-from grader.config import Limits
-from grader.workers import WorkerCrashed, WorkerTimeout
+from grader.course.config import Limits
+from grader.judge.worker import WorkerCrashed, WorkerTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
 ADD_SPEC = {"leaves": [2.0, 3.0], "nodes": [["add", 0, 1]], "mode": "backward", "backward": [-1]}
@@ -86,7 +86,7 @@ def portable_processes(out: Path) -> list[int]:
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         cmdline = " ".join(proc.info.get("cmdline") or [])
-        if "_grader_sandbox.portable" in cmdline and str(out) in cmdline:
+        if "_grader_sandbox.portable_worker" in cmdline and str(out) in cmdline:
             found.append(proc.pid)
     return found
 

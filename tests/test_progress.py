@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from grader.progress import Progress
+from grader.grading.progress import Progress
 
 
 def test_plain_lines_when_not_on_a_terminal():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.reference import load_reference
+from grader.judge.reference import load_reference
 
 ROOT = Path(__file__).resolve().parent.parent
 

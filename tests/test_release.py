@@ -17,9 +17,9 @@ import nbformat
 import pytest
 
 from grader.cli import main
-from grader.config import Course
-from grader.notebook import notebook_code
-from grader.notebooks import build_notebook
+from grader.course.config import Course
+from grader.course.handouts import build_notebook
+from grader.intake.notebook import notebook_code
 
 ROOT = Path(__file__).resolve().parent.parent
 REGION = re.compile(r"# BEGIN SOLUTION.*?\n(.*?)# END SOLUTION", re.S)
@@ -54,7 +54,7 @@ def test_the_release_holds_no_reference_body_and_no_hidden_test(release):
     for source in (ROOT / "reference" / "micrograd").glob("*.py"):
         for region in REGION.findall(source.read_text()):
             regions.append([ln.strip() for ln in region.splitlines() if ln.strip() and not ln.strip().startswith("#")])
-    boilerplate = {line for line in {l for r in regions for l in r} if sum(line in r for r in regions) >= 2}
+    boilerplate = {line for line in {ln for r in regions for ln in r} if sum(line in r for r in regions) >= 2}
     assert len(regions) >= 20
     for lines in regions:
         for line in lines:

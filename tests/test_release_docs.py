@@ -13,7 +13,6 @@ import yaml
 
 from grader.cli import build_parser
 
-
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -1,23 +1,24 @@
-"""The instructor's class report (`grader.report`), on a class graded for real, checked in a real Chromium."""
+"""The instructor's class report (`grader.outputs.report`), on a class graded for real, checked in a real Chromium."""
 
 from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Iterator
 from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 from urllib.parse import unquote, urlparse
 from urllib.request import url2pathname
 
 import pytest
 
 from grader.cli import main
-from grader.config import Course
+from grader.course.config import Course
 from grader.errors import GraderError
-from grader.item_analysis import analyse
-from grader.report import first_hint, write_report
+from grader.outputs.item_analysis import analyse
+from grader.outputs.report import first_hint, write_report
 
 ROOT = Path(__file__).resolve().parent.parent
 ASSIGNMENTS = ["value_ops", "backward"]

@@ -7,13 +7,12 @@ import textwrap
 import time
 from pathlib import Path
 
-import pytest
-
 import hostile_submissions as H
-
-from grader.config import Limits
+import pytest
 from hostile_submissions import processes_named
-from grader.worker_process import SandboxWorker, prepare_runtime
+
+from grader.course.config import Limits
+from grader.judge.linux_worker import SandboxWorker, prepare_runtime
 
 pytestmark = pytest.mark.linux_only  # the Linux backend, /proc, namespaces or Linux process semantics
 

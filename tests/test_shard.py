@@ -10,7 +10,7 @@ import pytest
 
 from grader.cli import main
 from grader.errors import GraderError
-from grader.shard import parse_shard, shard_of
+from grader.grading.shard import parse_shard, shard_of
 
 ROOT = Path(__file__).resolve().parent.parent
 

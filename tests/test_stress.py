@@ -12,9 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+import hostile_submissions as H
 import pytest
 
-import hostile_submissions as H
 from grader.cli import main
 
 pytestmark = pytest.mark.linux_only  # the Linux backend, /proc, namespaces or Linux process semantics

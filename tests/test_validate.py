@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from grader.catalogue import load_bugs
 from grader.cli import main
-from grader.config import Course
+from grader.course.catalogue import load_bugs
+from grader.course.config import Course
 from grader.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -13,15 +13,14 @@ import sys
 import time
 from pathlib import Path
 
+import hostile_submissions as H
 import psutil
 import pytest
 
-import hostile_submissions as H
-
-from grader.backends import Sandbox, WorkerSpec
-from grader.config import Limits
-from grader.worker_process import prepare_runtime
-from grader.workers import SandboxSetupError, WorkerCrashed, WorkerTimeout
+from grader.course.config import Limits
+from grader.judge.backends import Sandbox, WorkerSpec
+from grader.judge.linux_worker import prepare_runtime
+from grader.judge.worker import SandboxSetupError, WorkerCrashed, WorkerTimeout
 
 ROOT = Path(__file__).resolve().parent.parent
 ADD_SPEC = {"leaves": [2.0, 3.0], "nodes": [["add", 0, 1]], "mode": "backward", "backward": [-1]}

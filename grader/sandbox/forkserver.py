@@ -1,6 +1,6 @@
 """The fork server: a clean, pre-imported Python from which every sandbox worker is forked.
 
-Started once per judge (see ``grader.forkserver``) as::
+Started once per judge (see ``grader.judge.forkserver_client``) as::
 
     python -s -S -B [-P] -c BOOT RUNTIME TRIGGER_FD ORDER_FD JUDGE_PID
 

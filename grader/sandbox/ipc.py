@@ -21,7 +21,7 @@ the sandbox's private copy).
 from __future__ import annotations
 
 import ctypes
-from typing import Callable
+from collections.abc import Callable
 
 IPC_RMID = 0
 KINDS = {"shm": "shmid", "sem": "semid", "msg": "msqid"}

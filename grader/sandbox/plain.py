@@ -51,14 +51,14 @@ def number(x: object) -> Any:
     """
     kind = type(x)  # type(), not isinstance(): a __class__ property cannot fake it
     if issubclass(kind, bool):
-        return 1.0 if int.__index__(x) else 0.0
+        return 1.0 if int.__index__(x) else 0.0  # type: ignore[arg-type]  # x is a bool: checked through type()
     if issubclass(kind, float):
-        return float.__float__(x)
+        return float.__float__(x)  # type: ignore[arg-type]
     if issubclass(kind, int):
         try:
-            return float(int.__index__(x))
+            return float(int.__index__(x))  # type: ignore[arg-type]
         except OverflowError:
-            return math.inf if int.__gt__(x, 0) else -math.inf
+            return math.inf if int.__gt__(x, 0) else -math.inf  # type: ignore[operator]
     return {NONNUMERIC: type(x).__name__, "repr": short_repr(x)}
 
 

@@ -14,20 +14,33 @@ derives every verdict from numbers that only a correct computation yields.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
-from . import graph, network
+from . import engine_probes, nn_probes
 
 Probe = Callable[..., Any]
 
 PROBES: dict[str, Probe] = {
-    "graph": lambda mg, ctx, spec: graph.run_graph(mg, spec, ctx),
-    "nn_parameters": lambda mg, ctx, spec, x=None: network.probe_parameters(mg, spec, ctx, x),
-    "nn_forward": lambda mg, ctx, spec, inputs: network.probe_forward(mg, spec, inputs, ctx),
-    "nn_backward": lambda mg, ctx, spec, x: network.probe_backward(mg, spec, x, ctx),
-    "nn_zero_grad": lambda mg, ctx, spec, x: network.probe_zero_grad(mg, spec, x, ctx),
-    "nn_train": lambda mg, ctx, spec, xs, ys, lr, steps, margin: network.probe_train(
+    "graph": lambda mg, ctx, spec: engine_probes.run_graph(mg, spec, ctx),
+    "nn_parameters": lambda mg, ctx, spec, x=None: nn_probes.probe_parameters(mg, spec, ctx, x),
+    "nn_forward": lambda mg, ctx, spec, inputs: nn_probes.probe_forward(mg, spec, inputs, ctx),
+    "nn_backward": lambda mg, ctx, spec, x: nn_probes.probe_backward(mg, spec, x, ctx),
+    "nn_zero_grad": lambda mg, ctx, spec, x: nn_probes.probe_zero_grad(mg, spec, x, ctx),
+    "nn_train": lambda mg, ctx, spec, xs, ys, lr, steps, margin: nn_probes.probe_train(
         mg, spec, xs, ys, lr, steps, margin, ctx
     ),
 }
 """Probe name to function."""
+
+ENGINE = ("micrograd.engine",)
+NETWORK = ("micrograd.engine", "micrograd.nn")
+NEEDS: dict[str, tuple[str, ...]] = {
+    "graph": ENGINE,
+    "nn_parameters": NETWORK,
+    "nn_forward": NETWORK,
+    "nn_backward": NETWORK,
+    "nn_zero_grad": NETWORK,
+    "nn_train": NETWORK,
+}
+"""Probe name to the student modules it needs (the judge fails a probe at once when one did not import)."""

@@ -1,7 +1,7 @@
 """The sandbox worker: imports one submission and runs probes on request.
 
 Forked by the fork server (:mod:`.forkserver`) on the judge's order, with the
-configuration written by ``grader.worker_process``. It isolates itself (:mod:`.isolation`) before any student code runs, imports the
+configuration written by ``grader.judge.linux_worker``. It isolates itself (:mod:`.isolation`) before any student code runs, imports the
 student's modules (``micrograd.engine`` then ``micrograd.nn``, each also
 reachable under its short name so ``from engine import Value`` in ``nn.py``
 gets the same class), sends a hello message with the import results, then
@@ -21,7 +21,7 @@ import sys
 from typing import Any
 
 from . import ipc, isolation, landlock, limits, protocol
-from .graph import Context
+from .engine_probes import Context
 from .plain import exception_info, text
 from .probes import PROBES
 
@@ -92,7 +92,8 @@ def serve(rfile: Any, wfile: Any, mg: Micrograd, code_dir: str) -> None:
             return
         request = protocol.decode(line)
         rid = request.get("id")
-        probe = PROBES.get(request.get("probe"))
+        name = request.get("probe")
+        probe = PROBES.get(name) if isinstance(name, str) else None
         ctx = Context()
         try:
             if probe is None:

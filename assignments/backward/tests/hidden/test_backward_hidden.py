@@ -9,9 +9,9 @@ import random
 import pytest
 from hypothesis import given, settings
 
-from grader import graphs
-from grader.graphs import const
-from grader.strategies import expression_graphs
+from grader.testing import graphs
+from grader.testing.graphs import const
+from grader.testing.strategies import expression_graphs
 from grader.testing import Failure, compare_graph, expression, relative_error
 
 BACKWARD_HINT = "order the nodes topologically (each once), set self.grad = 1.0, then call _backward in reverse order"

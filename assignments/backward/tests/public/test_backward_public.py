@@ -6,7 +6,7 @@ differences, (f(x+h) - f(x-h)) / 2h, so these tests run without any solution.
 
 import pytest
 
-from grader import graphs
+from grader.testing import graphs
 from grader.testing import compare_graph
 
 FD_TOL = 1e-5

@@ -15,7 +15,7 @@ import random
 
 import pytest
 
-from grader.models import (
+from grader.testing.models import (
     compare_outputs, confirm_weights, forward_from_math, model_call, model_spec, parameter_count, pinned_to,
 )
 from grader.testing import Failure, close, show

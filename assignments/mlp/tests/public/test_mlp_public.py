@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from grader.models import compare_outputs, confirm_weights, model_call, model_spec
+from grader.testing.models import compare_outputs, confirm_weights, model_call, model_spec
 from grader.testing import Failure, show
 
 

@@ -11,8 +11,8 @@ import random
 
 import pytest
 
-from grader import graphs
-from grader.graphs import const
+from grader.testing import graphs
+from grader.testing.graphs import const
 from grader.testing import compare_graph, expression
 
 HINTS = {

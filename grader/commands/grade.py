@@ -1,0 +1,80 @@
+"""``grader grade SUBMISSIONS``: grade a class into an output folder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from grader.commands import course_of
+from grader.errors import GRADER_ERROR
+from grader.grading.batch import grade
+from grader.grading.progress import Progress
+from grader.grading.shard import parse_shard
+from grader.judge.backends import PORTABLE_WARNING, choose
+from grader.outputs.gradebook import table
+from grader.outputs.inert import terminal
+from grader.outputs.item_analysis import summary
+
+
+def withheld_message(withheld: list[tuple[str, str, str]]) -> str:
+    """The error naming why scores were withheld (one line per distinct cause, at most five)."""
+    causes: dict[str, list[str]] = {}
+    for student, assignment, reason in withheld:
+        causes.setdefault(terminal(reason, keep=""), []).append(terminal(f"{student}/{assignment}", keep=""))
+    lines = [f"grader: error: {len(withheld)} score(s) withheld because the grader itself failed (not the students' "
+             "code); they are empty in grades.csv and a re-run grades them again:"]
+    for reason, where in list(causes.items())[:5]:
+        lines.append(f"  {reason} ({', '.join(where[:3])}{' ...' if len(where) > 3 else ''})")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``grader grade``: grade a class, print the gradebook, the hardest tests and the sandbox's layers."""
+    course = course_of(args)
+    out = Path(args.output)
+    started = time.monotonic()
+    choice = choose(args.sandbox)
+    if choice.kind == "portable":
+        print(f"{PORTABLE_WARNING}\n({choice.describe()})", file=sys.stderr)
+
+    with Progress(sys.stderr) as progress:
+        run = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress,
+                    force=args.force, shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind)
+    elapsed = time.monotonic() - started
+    print(table(run.assignments, run.grades))
+    kept = f" (kept {len(run.skipped)} complete result(s) from an earlier run; --force re-grades them)" if run.skipped else ""
+    print(
+        f"\nGraded {len(run.graded)} submission(s) on {len(run.assignments)} assignment(s) in {elapsed:.1f} s "
+        f"with {args.jobs} job(s){kept}.\nGradebook: {out / 'grades.csv'}; per-student results.json and "
+        f"feedback.md in {out}/<assignment>/<student>/"
+    )
+    if args.format == "junit":
+        from grader.outputs.formats import write_grade_junit
+
+        write_grade_junit(out / "grades.junit.xml", run.assignments, out, [g.student for g in run.grades])
+        print(f"JUnit gradebook: {out / 'grades.junit.xml'}")
+    if len(run.grades) > 1:
+        print(summary(run.items) + f"\n  (all tests: {out / 'item_analysis.csv'})")
+    print(isolation_summary(run.isolation))
+    if run.withheld:
+        print(withheld_message(run.withheld), file=sys.stderr)
+        return GRADER_ERROR
+    return 0
+
+
+def isolation_summary(layers: dict[str, set[str]]) -> str:
+    """One line naming the sandbox backend, the layers that were on, and why any was off."""
+    layers = dict(layers)
+    backends = sorted(layers.pop("sandbox", set()))
+    if not layers:
+        return "Sandbox isolation: no sandbox was started in this run."
+    on = [name for name, states in layers.items() if states and all(s.startswith(("on", "dropped")) for s in states)]
+    reasons: dict[str, list[str]] = {}  # layers that were off for the same reasons are named together
+    for name, states in layers.items():
+        if name not in on:
+            reasons.setdefault("; ".join(sorted(s for s in states if not s.startswith(("on", "dropped")))), []).append(name)
+    off = [f"{', '.join(names)} ({why})" for why, names in reasons.items()]
+    line = f"Sandbox ({', '.join(backends) or 'linux'}) isolation: {', '.join(on) or 'none'}."
+    return line + (f" Not active: {'; '.join(off)}." if off else "")

@@ -1,0 +1,175 @@
+"""``grader validate``: test the tests.
+
+For each assignment it grades, in one batch:
+
+* the reference solution, which must score full marks;
+* the student template, which must score 0;
+* every correct variant in ``reference/variants/<name>/`` (independent
+  correct solutions in other styles), which must score full marks;
+* every catalogued bug (:mod:`grader.course.catalogue`), which must lose points in
+  each test its entry names, and whose feedback must name the method at
+  fault, show what was expected (or what the code raised or that it did not
+  finish) and give a hint.
+
+Every check that does not hold is a *miss*; the command exits non-zero if
+there is any.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.commands import course_of
+from grader.course.catalogue import Bug, load_bugs, write_mutant
+from grader.course.config import Assignment, Course
+from grader.files import temporary_folder
+from grader.grading.batch import grade
+from grader.outputs.results import read_results, score_of
+
+REFERENCE, TEMPLATE = "_reference", "_template"
+
+
+@dataclass
+class BugOutcome:
+    """How the tests fared against one catalogued bug."""
+
+    bug: Bug
+    points_lost: float
+    caught_by: list[str]
+    feedback_ok: bool
+    misses: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """Everything ``grader validate`` found."""
+
+    bugs: list[BugOutcome] = field(default_factory=list)
+    variants: dict[str, float] = field(default_factory=dict)
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def kill_rate(self) -> float:
+        """Share of catalogued bugs that lose points in every test their entry names."""
+        return sum(1 for b in self.bugs if not b.misses) / len(self.bugs) if self.bugs else 1.0
+
+
+def variant_dirs(course: Course) -> list[Path]:
+    """Folders of the correct variants (each holding ``micrograd/``)."""
+    root = course.reference_dir / "variants"
+    return sorted(p for p in root.iterdir() if (p / "micrograd").is_dir()) if root.is_dir() else []
+
+
+def _tests(out: Path, assignment: Assignment, student: str) -> list[dict]:
+    doc = read_results(out, assignment, student)
+    return doc["tests"] if doc else []
+
+
+def feedback_teaches(text: str, method: str) -> bool:
+    """Whether feedback names ``method``, shows expected vs got (or the error) and gives a hint."""
+    short = method.split(".")[-1]
+    names_method = method in text or f".{short}" in text
+    shows = any(w in text for w in ("expected", "raised", "did not finish", "finite difference"))
+    return names_method and shows and "Hint:" in text
+
+
+def check_assignment(course: Course, assignment: Assignment, work: Path, jobs: int, report: Report) -> None:
+    """Grade the reference, template, variants and mutants of one assignment and record misses."""
+    subs = work / assignment.id / "subs"
+    out = work / assignment.id / "out"
+    shutil.copytree(course.reference_dir / "micrograd", subs / REFERENCE / "micrograd",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(course.template_dir / "micrograd", subs / TEMPLATE / "micrograd",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    variants = variant_dirs(course)
+    for variant in variants:
+        shutil.copytree(variant, subs / f"variant--{variant.name}", ignore=shutil.ignore_patterns("__pycache__"))
+    bugs = load_bugs(assignment, course.reference_dir)
+    for bug in bugs:
+        write_mutant(bug, course.reference_dir, subs / f"bug--{bug.id}")
+    grade(course, subs, [assignment.id], out, jobs, force=True)
+
+    def total(student: str) -> tuple[float, float]:
+        return score_of({"tests": _tests(out, assignment, student)})
+
+    got, full = total(REFERENCE)
+    if got != full or full != assignment.points:
+        failing = [t["name"] for t in _tests(out, assignment, REFERENCE) if t["status"] != "passed"]
+        report.misses.append(f"{assignment.id}: the reference scores {got:g}/{assignment.points:g} (fails: {failing})")
+    got, _ = total(TEMPLATE)
+    if got != 0:
+        passing = [t["name"] for t in _tests(out, assignment, TEMPLATE) if t["score"] > 0]
+        report.misses.append(f"{assignment.id}: the template scores {got:g}, not 0 (passes: {passing})")
+    for variant in variants:
+        got, full = total(f"variant--{variant.name}")
+        report.variants[f"{assignment.id}/{variant.name}"] = full - got
+        if got != full:
+            failing = [t["name"] for t in _tests(out, assignment, f"variant--{variant.name}") if t["status"] != "passed"]
+            report.misses.append(f"{assignment.id}: correct variant {variant.name} loses {full - got:g} points in {failing}")
+    for bug in bugs:
+        student = f"bug--{bug.id}"
+        tests = _tests(out, assignment, student)
+        lost = sum(t["max_score"] - t["score"] for t in tests)
+        failing = [t["extra_data"]["key"].rsplit("::", 1)[-1] for t in tests if t["score"] < t["max_score"]]
+        outcome = BugOutcome(bug, round(lost, 4), failing, False)
+        if lost <= 0:
+            outcome.misses.append(f"{bug.id}: not caught (the mutant scores full marks)")
+        for entry in bug.caught_by:
+            if not any(bug.catches(t["extra_data"]["key"]) == entry and t["score"] < t["max_score"] for t in tests):
+                outcome.misses.append(f"{bug.id}: expected {entry} to catch it; caught by {failing or 'nothing'}")
+        feedback = out / assignment.id / student / "feedback.md"
+        outcome.feedback_ok = lost > 0 and feedback.is_file() and feedback_teaches(feedback.read_text(encoding="utf-8"), bug.method)
+        if lost > 0 and not outcome.feedback_ok:
+            outcome.misses.append(f"{bug.id}: the feedback does not name {bug.method} with expected vs got and a hint")
+        report.bugs.append(outcome)
+        report.misses += outcome.misses
+
+
+def validate(course: Course, assignment_ids: list[str] | None, jobs: int) -> Report:
+    """Run every check on the chosen assignments (default: all) and return the report."""
+    report = Report()
+    with temporary_folder("grader-validate-") as tmp:
+        for assignment in course.assignments(assignment_ids):
+            check_assignment(course, assignment, Path(tmp), jobs, report)
+    return report
+
+
+def render(report: Report, width: int = 110) -> str:
+    """The report as a plain-text table followed by a summary."""
+    rows = [("bug", "method", "caught by", "points lost", "ok")]
+    for b in report.bugs:
+        caught = ", ".join(b.caught_by[:3]) + (f" +{len(b.caught_by) - 3}" if len(b.caught_by) > 3 else "")
+        rows.append((f"{b.bug.assignment}/{b.bug.id}", b.bug.method, caught or "-", f"{b.points_lost:g}",
+                     "yes" if not b.misses else "MISS"))
+    widths = [min(max(len(r[i]) for r in rows), 48) for i in range(len(rows[0]))]
+    lines = ["  ".join(c[:w].ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    losing = sum(1 for b in report.bugs if b.points_lost > 0)
+    lines.append("")
+    lines.append(
+        f"{len(report.bugs)} catalogued bugs: {losing} lose points ({losing / max(1, len(report.bugs)):.0%}), "
+        f"{report.kill_rate:.0%} caught by the expected tests with teaching feedback; "
+        f"{len(report.variants)} correct-variant gradings, "
+        f"{sum(1 for v in report.variants.values() if v > 0)} false failures."
+    )
+    if report.misses:
+        lines.append(f"\n{len(report.misses)} miss(es):")
+        lines += [f"  - {m}"[:width * 3] for m in report.misses]
+    else:
+        lines.append("No misses: the reference scores full marks, the template 0, every variant full marks, "
+                     "and every bug is caught where its entry says.")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``grader validate [-a ID]... [-j N]``: exit 1 on any miss."""
+    course = course_of(args)
+    started = time.monotonic()
+    report = validate(course, args.assignment or None, args.jobs)
+    print(render(report))
+    print(f"\n(validated in {time.monotonic() - started:.1f} s)")
+    return 1 if report.misses else 0

@@ -1,0 +1,269 @@
+"""Course and assignment configuration: ``assignments/<id>/assignment.yaml``.
+
+Example (every key but ``title``, ``files`` and ``points`` is optional)::
+
+    title: "Value operations: forward values and local gradients"
+    order: 1                         # position in the course (default: after numbered ones)
+    files: [micrograd/engine.py]     # what students submit, as package paths
+    points: 30                       # must equal the sum of the tests' points
+    visibility: after_due_date       # default for hidden tests (Gradescope values)
+    limits:
+      test_seconds: 10               # wall clock per test
+      submission_seconds: 120        # wall clock for the whole assignment
+      startup_seconds: 10            # wall clock to import the submission
+      cpu_seconds: 120               # CPU time per sandbox worker
+      memory_mb: 1024                # address space per sandbox worker
+      file_mb: 16                    # largest file a worker may write
+      scratch_mb: 64                 # all a worker may write (its scratch folder, where namespaces allow)
+      processes: 64                  # processes (and threads) a worker may run
+      output_kb: 8                   # captured output kept for feedback
+    allow_network: false             # true: the sandbox keeps network access
+
+Validation errors name the file and the key (:class:`~grader.errors.ConfigError`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from grader.errors import ConfigError, GraderError
+
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+"""Gradescope's per-test visibility values (results.json specification)."""
+
+ALLOWED_FILES = ("micrograd/engine.py", "micrograd/nn.py")
+"""Files an assignment may ask for: the student API's two modules."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for grading one submission on one assignment.
+
+    Attributes:
+        test_seconds: Wall-clock budget of one test, in seconds.
+        submission_seconds: Wall-clock budget of the whole assignment, in seconds.
+        startup_seconds: Wall-clock budget for importing the submission, in seconds.
+        cpu_seconds: CPU-time limit of one sandbox worker process, in seconds.
+        memory_mb: Address-space limit of one sandbox worker, in MiB.
+        file_mb: Largest file a sandbox worker may write, in MiB.
+        scratch_mb: Everything a sandbox worker may write, in MiB: its scratch folder is a tmpfs of
+            this size inside the mount namespace (without one, only ``file_mb`` per file holds).
+        processes: Processes and threads one sandbox worker may run.
+        output_kb: How much of the program's own output is kept for feedback, in KiB.
+    """
+
+    test_seconds: float = 10.0
+    submission_seconds: float = 120.0
+    startup_seconds: float = 10.0
+    cpu_seconds: int = 120
+    memory_mb: int = 1024
+    file_mb: int = 16
+    scratch_mb: int = 64
+    processes: int = 64
+    output_kb: int = 8
+
+    def for_worker(self) -> dict[str, int]:
+        """The limits the worker applies to itself (``setrlimit`` units: bytes, seconds; the scratch budget in bytes)."""
+        return {
+            "memory_bytes": self.memory_mb * 1024 * 1024,
+            "cpu_seconds": self.cpu_seconds,
+            "file_bytes": self.file_mb * 1024 * 1024,
+            "scratch_bytes": self.scratch_mb * 1024 * 1024,
+            "processes": self.processes,
+        }
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One assignment of the course.
+
+    Attributes:
+        id: The folder name under ``assignments/``.
+        title: Human-readable title.
+        files: Package paths students submit (``micrograd/engine.py``).
+        points: Total points; equals the sum of the tests' points.
+        visibility: Default Gradescope visibility of hidden tests.
+        limits: Resource limits.
+        root: The assignment folder.
+        order: Position in the course; assignments are listed by (order, id).
+        allow_network: Whether the sandbox keeps network access (default: no network).
+    """
+
+    id: str
+    title: str
+    files: tuple[str, ...]
+    points: float
+    visibility: str
+    limits: Limits
+    root: Path
+    order: int = 1000
+    allow_network: bool = False
+
+    @property
+    def public_tests(self) -> Path:
+        """Folder of the tests shipped to students."""
+        return self.root / "tests" / "public"
+
+    @property
+    def hidden_tests(self) -> Path:
+        """Folder of the tests only the grader has."""
+        return self.root / "tests" / "hidden"
+
+    @property
+    def modules(self) -> list[str]:
+        """Importable module names of :attr:`files`, in import order (engine first)."""
+        return [f[: -len(".py")].replace("/", ".") for f in ALLOWED_FILES if f in self.files]
+
+
+def _positive(path: Path, key: str, value: Any, kind: type) -> Any:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ConfigError(path, key, f"expected a positive number, got {value!r}")
+    if kind is int and value != int(value):
+        raise ConfigError(path, key, f"expected a whole number, got {value!r}")
+    return kind(value)
+
+
+def _limits(path: Path, raw: Any) -> Limits:
+    if raw is None:
+        return Limits()
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "limits", f"expected a mapping of limit names to numbers, got {raw!r}")
+    known = {f.name: f.type for f in fields(Limits)}
+    values = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise ConfigError(path, f"limits.{key}", f"unknown limit; known limits: {', '.join(known)}")
+        values[key] = _positive(path, f"limits.{key}", value, float if known[key] == "float" else int)
+    return Limits(**values)
+
+
+def load_assignment(root: Path) -> Assignment:
+    """Load and validate ``root/assignment.yaml``.
+
+    Raises:
+        ConfigError: If the file is missing, is not YAML, or a key is missing
+            or invalid; the message names the file and the key.
+    """
+    path = root / "assignment.yaml"
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(path, "", "file not found") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, "", f"not valid YAML: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "", "expected a mapping at the top level")
+    known = {"title", "files", "points", "visibility", "limits", "id", "order", "allow_network"}
+    for key in raw:
+        if key not in known:
+            raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(sorted(known))}")
+    if "id" in raw and raw["id"] != root.name:
+        raise ConfigError(path, "id", f"must match the folder name {root.name!r}, got {raw['id']!r}")
+    title = raw.get("title")
+    if not isinstance(title, str) or not title.strip():
+        raise ConfigError(path, "title", "expected a non-empty string")
+    files = raw.get("files")
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+        raise ConfigError(path, "files", f"expected a non-empty list of file names from {list(ALLOWED_FILES)}")
+    for f in files:
+        if f not in ALLOWED_FILES:
+            raise ConfigError(path, "files", f"{f!r} is not one of {list(ALLOWED_FILES)}")
+    if "points" not in raw:
+        raise ConfigError(path, "points", "missing: the assignment's total points")
+    points = _positive(path, "points", raw["points"], float)
+    visibility = raw.get("visibility", "after_due_date")
+    if visibility not in VISIBILITIES:
+        raise ConfigError(path, "visibility", f"expected one of {list(VISIBILITIES)}, got {visibility!r}")
+    order = raw.get("order", 1000)
+    if isinstance(order, bool) or not isinstance(order, int):
+        raise ConfigError(path, "order", f"expected a whole number, got {order!r}")
+    allow_network = raw.get("allow_network", False)
+    if not isinstance(allow_network, bool):
+        raise ConfigError(path, "allow_network", f"expected true or false, got {allow_network!r}")
+    return Assignment(
+        id=root.name,
+        order=order,
+        allow_network=allow_network,
+        title=title.strip(),
+        files=tuple(files),
+        points=points,
+        visibility=visibility,
+        limits=_limits(path, raw.get("limits")),
+        root=root,
+    )
+
+
+
+@dataclass(frozen=True)
+class Course:
+    """A course directory: ``assignments/``, ``reference/``, ``student_template/``."""
+
+    root: Path
+
+    @property
+    def assignments_dir(self) -> Path:
+        return self.root / "assignments"
+
+    @property
+    def reference_dir(self) -> Path:
+        """The folder holding the reference ``micrograd`` package."""
+        return self.root / "reference"
+
+    @property
+    def template_dir(self) -> Path:
+        """The folder holding the student template ``micrograd`` package."""
+        return self.root / "student_template"
+
+    def assignment_ids(self) -> list[str]:
+        """Ids of every assignment (folders with an ``assignment.yaml``), sorted."""
+        if not self.assignments_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.assignments_dir.iterdir() if (p / "assignment.yaml").is_file())
+
+    def assignment(self, assignment_id: str) -> Assignment:
+        """Load one assignment by id.
+
+        Raises:
+            GraderError: If there is no such assignment.
+            ConfigError: If its ``assignment.yaml`` is invalid.
+        """
+        ids = self.assignment_ids()
+        if assignment_id not in ids:
+            raise GraderError(
+                f"no assignment {assignment_id!r} in {self.assignments_dir}; available: {', '.join(ids) or 'none'}"
+            )
+        return load_assignment(self.assignments_dir / assignment_id)
+
+    def assignments(self, ids: list[str] | None = None) -> list[Assignment]:
+        """Load the given assignments (default: all), in the given order or by (order, id).
+
+        Raises:
+            GraderError: If an id is unknown or repeated.
+        """
+        if ids:
+            repeated = sorted({i for i in ids if ids.count(i) > 1})
+            if repeated:
+                raise GraderError(f"assignment {repeated[0]!r} given more than once")
+            return [self.assignment(i) for i in ids]
+        return sorted((self.assignment(i) for i in self.assignment_ids()), key=lambda a: (a.order, a.id))
+
+
+def find_course(start: Path | None = None) -> Course:
+    """Find the course directory: ``start`` or its nearest ancestor with ``assignments/``.
+
+    Raises:
+        GraderError: If no such directory exists.
+    """
+    here = (start or Path.cwd()).resolve()
+    for candidate in (here, *here.parents):
+        if (candidate / "assignments").is_dir():
+            return Course(candidate)
+    raise GraderError(
+        f"no course found: neither {here} nor a parent has an 'assignments/' folder "
+        "(run from the course directory or pass --course DIR)"
+    )

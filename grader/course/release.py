@@ -1,0 +1,294 @@
+"""``grader release -o OUT``: what students receive.
+
+The release is a folder (ready to become a GitHub Classroom template
+repository) holding:
+
+* ``micrograd/``: the student template (stubs, signatures, docstrings);
+* ``student_template/micrograd/``: an untouched copy of it, so ``grader
+  check`` tells the files the student worked on from the notebooks (see
+  :mod:`grader.intake.candidates`);
+* ``notebooks/<id>.ipynb``: one notebook per assignment, its first cell the
+  handout, its last cell the self-check;
+* ``assignments/<id>/``: ``assignment.yaml``, the handout ``README.md`` and
+  the public tests (never the hidden ones, never ``bugs.yaml``);
+* ``grader/`` and ``pyproject.toml``: the grader itself, so ``grader check``
+  runs locally and in CI;
+* ``README.md``: how to set up (a virtual environment per OS, then
+  ``python -m pip install -e .``), check (``grader check``), use notebooks
+  (Jupyter, VS Code, Colab, Codespaces) and submit;
+* ``.gitignore``: virtual environments, bytecode, ``*.egg-info``, notebook
+  checkpoints, grader output and OS files stay out of a student's commits;
+* ``.devcontainer/devcontainer.json``: GitHub Codespaces or a VS Code dev
+  container with the grader installed and the Python and Jupyter extensions;
+* ``.github/workflows/classroom.yml``: runs ``grader check --format github``
+  on every push and hands its result to the classroom autograding reporter.
+
+Nothing of ``reference/`` is copied.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from grader.course.config import Course
+from grader.course.handouts import build_notebook
+from grader.errors import GraderError
+
+WORKFLOW = """\
+name: Autograding Tests
+on: [push, workflow_dispatch, repository_dispatch]
+permissions:
+  checks: write
+  actions: read
+  contents: read
+jobs:
+  run-autograding-tests:
+    runs-on: ubuntu-latest
+    if: github.actor != 'github-classroom[bot]'
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.11"
+      - name: Install the grader
+        run: python -m pip install --quiet .
+      - name: micrograd self-check
+        id: micrograd
+        run: grader check --format github
+      - name: Autograding Reporter
+        if: always()
+        uses: classroom-resources/autograding-grading-reporter@v1
+        env:
+          MICROGRAD_RESULTS: "${{ steps.micrograd.outputs.result }}"
+        with:
+          runners: micrograd
+"""
+
+README = """\
+# micrograd: build an autograd engine and a neural network
+
+Your work goes in `micrograd/engine.py` and `micrograd/nn.py` (or, if you
+prefer notebooks, in `notebooks/<assignment>.ipynb`). Every method that raises
+`NotImplementedError("Task N.M: ...")` is yours to write; the handout of each
+assignment is in `assignments/<id>/README.md`.
+
+| assignment | handout | tasks |
+| --- | --- | --- |
+{rows}
+
+## Set up (once)
+
+You need Python {python} or newer. Open a terminal in this folder (the one
+holding this README) and type these three lines, one at a time.
+
+macOS or Linux:
+
+```bash
+python3 -m venv .venv
+source .venv/bin/activate
+python -m pip install -e .
+```
+
+Windows (PowerShell or Command Prompt):
+
+```bat
+py -m venv .venv
+.venv\\Scripts\\activate
+python -m pip install -e .
+```
+
+The first line makes `.venv/`, a private Python for this course; the second
+activates it, so your prompt starts with `(.venv)`; the third installs the
+`grader` command into it. In every new terminal, run the second line again
+before using `grader`. If something goes wrong:
+
+- pip says `requires a different Python` (macOS's own `python3` is 3.9):
+  install a newer Python from python.org, delete the `.venv`
+  folder, and start again.
+- Debian or Ubuntu says `ensurepip is not available`: run the `apt install`
+  line it prints, with `sudo` in front, delete the `.venv` folder, and start
+  again.
+- Windows says `py` is not recognized: type `python` instead of `py`.
+- PowerShell says running scripts is disabled: run
+  `Set-ExecutionPolicy -Scope CurrentUser RemoteSigned` once, answer `Y`, and
+  activate again.
+
+## Check your work
+
+From this folder, with `.venv` active:
+
+```bash
+grader check                                          # every assignment
+grader check -a value_ops                             # one assignment
+grader check notebooks/value_ops.ipynb -a value_ops   # a notebook instead of micrograd/
+```
+
+`grader check` runs the public tests against your code in a sandbox and
+prints your score per task and, for each failing test, the method at fault,
+the inputs, expected vs got, and a hint. It exits 0 only when every public
+test passes. Hidden tests check the same things on other inputs. On the
+untouched template it reports 0 points: that means your set-up works.
+
+## Notebooks
+
+A notebook must run on the Python of `.venv` (its *kernel*). With `.venv`
+active, either:
+
+- Jupyter in the browser: `python -m pip install jupyterlab`, then
+  `jupyter lab` from this folder, and open `notebooks/`; or
+- VS Code: `python -m pip install ipykernel`, open the notebook, click
+  **Select Kernel** (top right), **Python Environments**, then `.venv`.
+
+Write your code in the cells, save the notebook (Ctrl+S, or Cmd+S on a Mac),
+then run its last cell, **Self-check**: it grades the saved file.
+
+## Google Colab
+
+Colab keeps the notebook you edit in Google Drive, away from the grader, so
+you check a downloaded copy of it:
+
+1. On GitHub, download this repository (**Code > Download ZIP**) and unzip
+   it. In Colab, **File > Upload notebook** and pick your notebook from its
+   `notebooks/` folder.
+2. Drag the zip into Colab's **Files** pane (the folder icon on the left),
+   then run this in a new code cell (again after every runtime restart):
+
+   ```
+   !rm -rf /tmp/course && mkdir /tmp/course && unzip -q /content/*.zip -d /tmp/course && cp -r /tmp/course/*/. /content/
+   %pip install -e /content
+   ```
+
+3. To check: **File > Download > Download .ipynb**, drag the downloaded file
+   into the Files pane (it lands in `/content`, the notebook's folder), then
+   run the notebook's last cell, **Self-check**.
+
+## GitHub Codespaces and VS Code dev containers
+
+This folder has a dev container (`.devcontainer/devcontainer.json`): on
+GitHub, **Code > Codespaces > Create codespace**; or, in VS Code with Docker
+and the Dev Containers extension, **Dev Containers: Reopen in Container**.
+It installs Python, the grader and the Python and Jupyter extensions for
+you: skip the set-up above. Once it has finished, open a terminal and run
+`grader check`. For notebooks, choose the kernel `/usr/local/bin/python`.
+
+Work either in `micrograd/` or in the notebooks: the grader grades the one you
+changed (`student_template/` keeps the untouched stubs it compares with).
+
+## Submit
+
+Push to your classroom repository: the workflow in `.github/workflows/`
+runs the same self-check and reports your points. Your instructor grades
+`micrograd/engine.py` and `micrograd/nn.py` (or your notebook) with the hidden
+tests after the deadline. The `.gitignore` keeps `.venv/` and other generated
+files out of your commits.
+"""
+
+GITIGNORE = """\
+# Virtual environments (README: python3 -m venv .venv)
+.venv/
+venv/
+env/
+
+# Python bytecode, `pip install -e .` metadata and builds
+__pycache__/
+*.py[cod]
+*.egg-info/
+/build/
+/dist/
+
+# Jupyter
+.ipynb_checkpoints/
+
+# Output of grader and test runs
+grading-output/
+.pytest_cache/
+.hypothesis/
+
+# Operating systems
+.DS_Store
+._*
+Thumbs.db
+desktop.ini
+"""
+
+DEVCONTAINER = {
+    "name": "micrograd",
+    "image": "mcr.microsoft.com/devcontainers/python:1-3.12-bookworm",
+    # The image's Python (/usr/local, from the official python image) is not externally managed;
+    # the container user (vscode) installs into its user site, whose bin/ is on the PATH.
+    "postCreateCommand": "python -m pip install --user -e . ipykernel",
+    "customizations": {
+        "vscode": {
+            "extensions": ["ms-python.python", "ms-toolsai.jupyter"],
+            "settings": {"python.defaultInterpreterPath": "/usr/local/bin/python"},
+        }
+    },
+}
+
+
+def min_python(pyproject: str) -> str:
+    """The oldest Python a ``pyproject.toml`` accepts (``requires-python = ">=3.10"`` gives ``3.10``).
+
+    Raises:
+        GraderError: If it states no ``>=`` lower bound, so the README could not say which Python to use.
+    """
+    found = re.search(r'^requires-python\s*=\s*"\s*>=\s*([0-9]+(?:\.[0-9]+)*)', pyproject, re.M)
+    if not found:
+        raise GraderError('pyproject.toml has no requires-python = ">=X.Y": the release README names the oldest Python')
+    return found.group(1)
+
+
+def build_release(course: Course, dest: Path) -> list[Path]:
+    """Write the student release into ``dest`` (which must be empty or missing).
+
+    Returns:
+        The files written, relative to ``dest``.
+
+    Raises:
+        GraderError: If ``dest`` is not empty, or the template or ``pyproject.toml`` is missing.
+    """
+    if dest.exists() and any(dest.iterdir()):
+        raise GraderError(f"{dest} is not empty; give a new folder for the release")
+    template = course.template_dir / "micrograd"
+    if not (template / "engine.py").is_file():
+        raise GraderError(f"no student template at {template} (run `grader template` first)")
+    dest.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(template, dest / "micrograd", ignore=ignore)
+    shutil.copytree(template, dest / "student_template" / "micrograd", ignore=ignore)  # untouched files: see candidates
+    sources = {f"micrograd/{p.name}": p.read_text(encoding="utf-8") for p in template.glob("*.py")}
+    rows = []
+    for a in course.assignments():
+        target = dest / "assignments" / a.id
+        target.mkdir(parents=True)
+        shutil.copy(a.root / "assignment.yaml", target / "assignment.yaml")
+        handout = (a.root / "README.md").read_text(encoding="utf-8") if (a.root / "README.md").is_file() else f"# {a.title}\n"
+        (target / "README.md").write_text(handout, encoding="utf-8")
+        if a.public_tests.is_dir():
+            shutil.copytree(a.public_tests, target / "tests" / "public", ignore=ignore)
+        (dest / "notebooks").mkdir(exist_ok=True)
+        nbformat.write(build_notebook(a, sources, handout), dest / "notebooks" / f"{a.id}.ipynb")
+        rows.append(f"| `{a.id}` | [{a.title}](assignments/{a.id}/README.md) | {', '.join(a.files)} |")
+    package = Path(__file__).resolve().parent.parent  # the grader package
+    shutil.copytree(package, dest / "grader", ignore=ignore)
+    pyproject = next((p for p in (package.parent / "pyproject.toml", course.root / "pyproject.toml") if p.is_file()),
+                     None)
+    if pyproject is None:
+        raise GraderError(f"no pyproject.toml next to {package} or in {course.root}: students need it "
+                          "to install the grader (`pip install -e .`)")
+    shutil.copy(pyproject, dest / "pyproject.toml")
+    readme = README.format(rows="\n".join(rows), python=min_python(pyproject.read_text(encoding="utf-8")))
+    (dest / "README.md").write_text(readme, encoding="utf-8")
+    (dest / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
+    (dest / ".devcontainer").mkdir()
+    (dest / ".devcontainer" / "devcontainer.json").write_text(json.dumps(DEVCONTAINER, indent=2) + "\n",
+                                                               encoding="utf-8")
+    workflow = dest / ".github" / "workflows" / "classroom.yml"
+    workflow.parent.mkdir(parents=True)
+    workflow.write_text(WORKFLOW, encoding="utf-8")
+    return sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file())

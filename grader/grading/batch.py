@@ -1,0 +1,287 @@
+"""Grading a batch: intake, staging, parallel judge processes, resumable outputs.
+
+:func:`grade` reads every submission (never executing it), skips those whose
+results are already complete for the same content (unless ``force``), stages
+the files each assignment names into a working folder inside the output
+folder, and keeps ``-j`` judge processes running while submissions are left:
+each judge claims submissions one at a time from a shared queue
+(:mod:`grader.grading.claims`), at most 25, so a submission that hangs holds up only
+its own judge while the others take the rest of the class. Each judge writes a submission's ``results.json`` and
+``feedback.md`` atomically as soon as that submission is graded, so an
+interrupted run (Ctrl-C, ``kill -9``) loses at most the submissions being
+graded at that moment, and running again finishes the class. Judges and
+sandboxes die with the grader. A submission that cannot be read or staged
+still gets its tests (all failed, with the reason), so the batch always
+completes; ``grades.csv`` is rebuilt from the results files at the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from grader.course.config import Assignment, Course
+from grader.errors import GraderError, SubmissionError
+from grader.files import remove_tree
+from grader.grading.claims import ClaimQueue
+from grader.grading.manifest import Job, Manifest, Part
+from grader.grading.shard import shard_of
+from grader.intake.candidates import choose
+from grader.intake.submission import Submission, discover, read_submission, stage, student_id
+from grader.judge.backends import choose as choose_backend
+from grader.judge.linux_worker import prepare_runtime
+from grader.outputs.gradebook import StudentGrade, grade_from_results, write_csv
+from grader.outputs.item_analysis import Item, analyse
+from grader.outputs.item_analysis import write_csv as write_items
+from grader.outputs.records import empty_record
+from grader.outputs.results import grader_data, read_results, withheld, write_submission
+
+Progress = Callable[[int, int, str], None]
+PROGRESS_POLL_SECONDS = 0.5
+"""How often the batch looks for newly written results, to report progress."""
+MAX_SLOTS = 25
+"""Most submissions one judge process grades before the next judge takes over (its pytest session stays small)."""
+
+
+@dataclass
+class GradeRun:
+    """What :func:`grade` did.
+
+    Attributes:
+        assignments: The assignments graded, in order.
+        grades: One grade per submission (graded now or before).
+        graded: Student ids graded in this run.
+        skipped: Student ids whose complete results were kept from an earlier run.
+        isolation: Sandbox layer name to the set of statuses reported by the workers.
+        items: Per-test statistics over the class, worst first.
+    """
+
+    assignments: list[Assignment]
+    grades: list[StudentGrade] = field(default_factory=list)
+    graded: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    isolation: dict[str, set[str]] = field(default_factory=dict)
+    items: list[Item] = field(default_factory=list)
+
+    @property
+    def withheld(self) -> list[tuple[str, str, str]]:
+        """(student, assignment id, reason) of every score withheld because the grader failed."""
+        return [(g.student, a, reason) for g in self.grades for a, reason in g.withheld.items()]
+
+
+def fingerprint(sub: Submission) -> str:
+    """SHA-256 over what was read from a submission (paths, contents, read error)."""
+    digest = hashlib.sha256(sub.error.encode())
+    for path in sorted(sub.files):
+        digest.update(b"\0" + path.encode() + b"\0" + hashlib.sha256(sub.files[path]).digest())
+    return digest.hexdigest()
+
+
+def is_complete(out: Path, assignments: list[Assignment], student: str, print_: str) -> bool:
+    """Whether every assignment has a results.json for this very content."""
+    for a in assignments:
+        doc = read_results(out, a, student)
+        if doc is None or grader_data(doc).get("fingerprint") != print_ or withheld(doc):
+            return False
+    return True
+
+
+def written_since(out: Path, assignments: list[Assignment], student: str, since: float) -> bool:
+    """Whether every assignment's results.json of ``student`` was written at or after ``since`` (epoch seconds)."""
+    for a in assignments:
+        try:
+            if (out / a.id / student / "results.json").stat().st_mtime < since:
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def intake(sub: Submission, index: int, assignments: list[Assignment], stage_root: Path, print_: str,
+           template: Path | None = None) -> Job:
+    """Stage one read submission for every assignment (``template``: the course's template folder)."""
+    job = Job(sub.id, index, fingerprint=print_)
+    for a in assignments:
+        base = stage_root / f"{index:06d}" / a.id
+        try:
+            chosen = choose(sub, a.files, a.id, template)  # .py files or notebook; notes say which
+            stage(chosen.sources, base / "code")
+            job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=(sub.notes + chosen.notes)[:20],
+                                   line_map=chosen.line_map)
+        except SubmissionError as exc:
+            job.parts[a.id] = Part(error=str(exc), notes=sub.notes[:20])
+    return job
+
+
+def run_judge(manifest: Manifest, path: Path, log: Path) -> int:
+    """Run one judge process on ``manifest`` (saved at ``path``); its output goes to ``log``."""
+    manifest.dump(path)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    env = dict(
+        os.environ,
+        PYTHONDONTWRITEBYTECODE="1",
+        HYPOTHESIS_STORAGE_DIRECTORY=str(path.parent / "hypothesis"),
+        GRADER_PARENT_PID=str(os.getpid()),
+    )
+    with open(log, "wb") as out:
+        return subprocess.run(
+            [sys.executable, "-m", "grader.judge", str(path)],
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, check=False,
+        ).returncode
+
+
+def clean_stale_work(instructor: Path) -> None:
+    """Remove working folders left by grader runs that no longer exist (e.g. after kill -9)."""
+    import psutil
+
+    for work in instructor.glob("work-*"):
+        pid = work.name.removeprefix("work-")
+        if pid.isdigit() and not psutil.pid_exists(int(pid)):
+            remove_tree(work)
+
+
+def grade(
+    course: Course,
+    submissions: Path,
+    assignment_ids: list[str] | None,
+    out: Path,
+    jobs: int,
+    progress: Progress | None = None,
+    force: bool = False,
+    shard: tuple[int, int] | None = None,
+    sandbox: str | None = None,
+) -> GradeRun:
+    """Grade every submission in ``submissions`` on the chosen assignments.
+
+    Args:
+        course: The course (assignments, reference).
+        submissions: Folder of submission entries (see :mod:`grader.intake.submission`).
+        assignment_ids: Assignments to grade; None for all.
+        out: Output folder: ``<assignment>/<student>/results.json``,
+            ``feedback.md``, ``grades.csv``; logs and working files in ``_instructor/``.
+        jobs: Judge processes run in parallel.
+        progress: Called as ``progress(done, total, student)`` after each submission.
+        force: Re-grade submissions that already have complete results.
+        shard: ``(K, N)``: grade only the students of shard K of N (see :mod:`grader.grading.shard`).
+        sandbox: The sandbox backend, ``"linux"`` or ``"portable"``; None picks it (:func:`grader.judge.backends.choose`).
+
+    Returns:
+        A :class:`GradeRun`.
+
+    Raises:
+        GraderError: For instructor errors (no submissions, bad configuration,
+            a judge that failed).
+    """
+    out, submissions = out.resolve(), submissions.resolve()  # workers run elsewhere: no relative paths
+    sandbox = sandbox or choose_backend("auto").kind
+    assignments = course.assignments(assignment_ids)
+    entries = discover(submissions)
+    if not entries:
+        raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
+    if shard is not None:
+
+        entries = [e for e in entries if shard_of(student_id(e), shard[1]) == shard[0]]
+    instructor = out / "_instructor"
+    instructor.mkdir(parents=True, exist_ok=True)
+    clean_stale_work(instructor)
+    run = GradeRun(assignments)
+    # Fixed-width names: the sandbox's paths have the same lengths on every run, and with them its heap
+    # and the addresses student objects get (a set of Values iterates by address).
+    work = instructor / f"work-{os.getpid():07d}"
+    remove_tree(work)
+    failed_judges: list[tuple[int, int]] = []
+    try:
+        runtime = prepare_runtime(work / "runtime")
+        todo: list[Job] = []
+        for index, entry in enumerate(entries):
+            sub = read_submission(entry)
+            print_ = fingerprint(sub)
+            if not force and is_complete(out, assignments, sub.id, print_):
+                run.skipped.append(sub.id)
+                continue
+            todo.append(intake(sub, index, assignments, work / "stage", print_, course.template_dir))
+        hide = [str(course.root), str(submissions.resolve()), str(out.resolve())]
+        queue = ClaimQueue(work / "queue", todo)
+        base = Manifest(str(course.root), str(runtime), [a.id for a in assignments], True,
+                        todo, hide=hide, out=str(out), queue=str(queue.folder), slots=MAX_SLOTS, sandbox=sandbox)
+        names = itertools.count()
+        lock = threading.Lock()
+        ended: list[tuple[int, list[Job]]] = []  # (status, the submissions it claimed) of each judge that ended
+        stop = threading.Event()
+
+        def judges() -> None:
+            """Start judges one after another while submissions are left unclaimed."""
+            while not stop.is_set() and queue.unclaimed():
+                k = next(names)
+                name = f"judge-{k}"
+                status = run_judge(replace(base, claimant=name), work / f"manifest-{k}.json",
+                                   instructor / "logs" / f"{name}.log")
+                claimed = queue.claimed_by(name)
+                with lock:
+                    ended.append((status, claimed))
+                    if status not in (0, 1):
+                        failed_judges.append((k, status))
+                        if not claimed:  # it failed before grading anything: another judge would too
+                            stop.set()
+
+        reported: set[str] = set()
+
+        def report(job: Job) -> None:
+            if job.id not in reported:
+                reported.add(job.id)
+                run.graded.append(job.id)
+                if progress is not None:
+                    progress(len(reported), len(todo), job.id)
+
+        def give_up(job: Job, reason: str) -> None:
+            if not written_since(out, assignments, job.id, started):  # its judge ended before writing its results
+                for a in assignments:
+                    error = job.parts[a.id].error
+                    record = empty_record(error=error) if error else empty_record(grader_error=reason)
+                    write_submission(out, a, job.id, record, job.fingerprint)
+            report(job)
+
+        started = time.time()
+        parallel = min(max(1, jobs), len(todo))
+        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
+            pending = {pool.submit(judges) for _ in range(parallel)}
+            while pending:
+                _, pending = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
+                for job in todo:  # judges write results as they go: report each as soon as it is there
+                    if job.id not in reported and written_since(out, assignments, job.id, started):
+                        report(job)
+                with lock:
+                    done, ended[:] = list(ended), []
+                for status, claimed in done:
+                    for job in claimed:
+                        give_up(job, f"the judge process ended with status {status} before grading it")
+        for job in queue.unclaimed():
+            give_up(job, "the judge processes failed before grading it")
+    finally:
+        remove_tree(work)
+    for entry in entries:
+        run.grades.append(grade_from_results(out, assignments, student_id(entry)))
+        for a in assignments:
+            doc = read_results(out, a, run.grades[-1].student) or {}
+            for layer, status_ in (grader_data(doc).get("isolation") or {}).items():
+                status_ = str(status_)  # "on (details)" shortened to "on"; an "off: reason" kept whole
+                run.isolation.setdefault(layer, set()).add(status_[:200] if status_.startswith("off") else
+                                                           status_.split(" (")[0])
+    write_csv(out / "grades.csv", assignments, run.grades)
+    run.items = analyse(out, assignments, [g.student for g in run.grades])
+    write_items(out / "item_analysis.csv", run.items)
+    if failed_judges:
+        k, status = failed_judges[0]
+        log = instructor / "logs" / f"judge-{k}.log"
+        tail = "\n".join(log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
+        raise GraderError(f"{len(failed_judges)} judge process(es) failed (status {status}); see {log}:\n{tail}")
+    return run

@@ -1,0 +1,103 @@
+"""The manifest: what a judge process is asked to grade, and where to write.
+
+Written by the batch runner (:mod:`grader.grading.batch`), read by the pytest plugin
+in the judge process. Plain JSON so the judge can be run by hand::
+
+    python -m pytest -p grader.judge.plugin --grader-manifest manifest.json assignments/value_ops/tests
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.intake.cellmap import LineMap
+
+
+@dataclass
+class Part:
+    """One submission staged for one assignment.
+
+    Attributes:
+        code_dir: Folder holding the staged ``micrograd/`` package, or "" when not staged.
+        scratch: Empty folder the sandbox worker may write to.
+        error: Why the submission cannot be graded on this assignment ("" if it can).
+        notes: What was skipped while reading the submission (symbolic links, unsafe zip entries),
+            and which of its files or notebooks was graded when it held several.
+        line_map: For a notebook, where each line of the staged module comes from in
+            it (the judge locates the sandbox's errors with it); None otherwise.
+    """
+
+    code_dir: str = ""
+    scratch: str = ""
+    error: str = ""
+    notes: list[str] = field(default_factory=list)
+    line_map: LineMap | None = None
+
+
+@dataclass
+class Job:
+    """One submission to grade.
+
+    Attributes:
+        id: The student id (the submission entry's name).
+        index: Position in the batch; names the judge's results file.
+        parts: Assignment id to :class:`Part`.
+        fingerprint: SHA-256 of what was read from the submission; stored in
+            results.json so a re-run knows whether a result is for this content.
+    """
+
+    id: str
+    index: int
+    parts: dict[str, Part] = field(default_factory=dict)
+    fingerprint: str = ""
+
+
+@dataclass
+class Manifest:
+    """Everything a judge session needs.
+
+    Attributes:
+        course: The course directory (holds ``assignments/`` and ``reference/``).
+        runtime: Folder prepared by :func:`grader.judge.linux_worker.prepare_runtime`.
+        assignments: Assignment ids to grade, in order.
+        include_hidden: Run hidden tests too (False for a student self-check).
+        jobs: The submissions.
+        hide: Folders sandbox workers must not see (course, submissions, output, working folder).
+        out: The output folder: the judge writes each submission's results.json
+            and feedback.md there as soon as the submission is graded ("" to skip).
+        queue: A :class:`grader.grading.claims.ClaimQueue` folder shared with other
+            judges: the judge grades, in ``slots`` slots, the submissions of
+            ``jobs`` it claims there. "" grades every job of ``jobs``.
+        slots: Most submissions the judge claims (with ``queue``).
+        claimant: The judge's name, written into its claims.
+        sandbox: The sandbox backend, ``"linux"`` or ``"portable"`` (chosen by :func:`grader.judge.backends.choose`).
+    """
+
+    course: str
+    runtime: str
+    assignments: list[str]
+    include_hidden: bool = True
+    jobs: list[Job] = field(default_factory=list)
+    hide: list[str] = field(default_factory=list)
+    out: str = ""
+    queue: str = ""
+    slots: int = 0
+    claimant: str = ""
+    sandbox: str = "linux"
+
+    def dump(self, path: Path) -> None:
+        """Write the manifest as JSON."""
+        path.write_text(json.dumps(asdict(self), indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | Path) -> Manifest:
+        """Read a manifest written by :meth:`dump`."""
+        raw: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
+        jobs = [
+            Job(j["id"], j["index"], {a: Part(**p) for a, p in j["parts"].items()}, j.get("fingerprint", ""))
+            for j in raw.pop("jobs")
+        ]
+        return cls(**raw, jobs=jobs)

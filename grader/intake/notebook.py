@@ -1,0 +1,156 @@
+"""Extracting the Python code of a Jupyter notebook submission.
+
+The notebook is read and validated with ``nbformat``. Code cells are joined
+in order into one module. IPython syntax is never run: a cell magic
+(``%%bash``...) drops the whole cell, a line magic (``%matplotlib``), shell
+escape (``!pip install``), help request (``obj?``) or captured shell
+assignment (``files = !ls``) drops that line, replaced by ``pass`` at the
+same indentation so the surrounding code still parses and line numbers stay
+meaningful. Imports that only work in a package (``from __future__`` after
+the first statement, ``from .engine import Value``...) are rewritten to work
+in the one module (:mod:`grader.intake.notebook_imports`).
+
+Alongside the code, :func:`read_notebook` returns a
+:class:`~grader.intake.cellmap.LineMap` that takes every line of the generated
+module back to its cell and line, so feedback can say "notebook cell 5
+(code cell 3), line 2".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import nbformat
+
+from grader.errors import SubmissionError
+from grader.intake.cellmap import CellSpan, LineMap
+from grader.intake.notebook_imports import StatementTracker, rewrite_imports
+
+IPYTHON_LINE = re.compile(r"^\s*([%!?]|\w+\s*=\s*[%!])|^\s*[\w.]+\?{1,2}\s*$")
+NEWLINE = re.compile(r"\r\n|\r|\n")
+MODULE = "micrograd/engine.py"
+"""Where the module generated from a notebook is staged."""
+MAX_NAME = 120
+"""Longest notebook name kept for feedback, in characters."""
+
+
+def cap(name: str, limit: int = MAX_NAME) -> str:
+    """``name`` (student-controlled: a file name) cut to ``limit`` characters, control characters removed."""
+    name = "".join(ch if ch.isprintable() else "?" for ch in name)
+    return name if len(name) <= limit else name[: limit - 3] + "..."
+
+
+def source_lines(source: str) -> list[str]:
+    """The lines of ``source`` as Python and Jupyter count them (split at ``\\n``, ``\\r\\n`` and ``\\r`` only)."""
+    lines = NEWLINE.split(source)
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def strip_ipython(source: str) -> str:
+    """Return ``source`` with IPython-only lines replaced by ``pass``.
+
+    A line that continues an open statement (``% x`` after an open bracket,
+    as black formats long expressions) is Python, not a magic, and is kept.
+    """
+    tracker = StatementTracker()  # linear in the cell's length, however many magic lines it holds
+    for line in source_lines(source):
+        if IPYTHON_LINE.search(line) and not tracker.is_open():
+            indent = line[: len(line) - len(line.lstrip())]
+            tracker.append(f"{indent}pass  # removed by the grader: {line.strip()[:60]}")
+        else:
+            tracker.append(line)
+    return "\n".join(tracker.lines)
+
+
+@dataclass
+class NotebookCode:
+    """The module generated from a notebook.
+
+    Attributes:
+        code: The module's text.
+        line_map: Where each of its lines comes from in the notebook.
+    """
+
+    code: str
+    line_map: LineMap
+
+
+def parse(raw: bytes, name: str) -> Any:
+    """The validated notebook (an ``nbformat`` v4 node) of the bytes ``raw``.
+
+    Raises:
+        SubmissionError: If the bytes are not UTF-8 or not a valid notebook.
+    """
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise SubmissionError(f"{cap(name)} is not UTF-8 text, so it is not a notebook") from None
+    try:
+        nb = nbformat.reads(text, as_version=4)
+        nbformat.validate(nb)
+    except Exception as exc:  # nbformat raises JSON, validation and version errors
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SubmissionError(f"{cap(name)} is not a valid Jupyter notebook: {first[:200]}") from None
+    return nb
+
+
+def code_cells(nb: Any) -> list[tuple[int, int, str]]:
+    """``(cell number, code cell number, source)`` of each code cell of the parsed notebook ``nb``."""
+    cells: list[tuple[int, int, str]] = []
+    for number, cell in enumerate(nb.cells, start=1):
+        if cell.cell_type == "code":
+            source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+            cells.append((number, len(cells) + 1, source))
+    return cells
+
+
+def assemble(cells: list[tuple[int, int, str]], name: str) -> NotebookCode:
+    """Join code cells (as :func:`code_cells` gives them) into one module and its line map."""
+    header: list[str] = []
+    header_spans: list[CellSpan] = []
+    body: list[str] = []
+    spans: list[CellSpan] = []
+    for number, code_number, source in cells:
+        if body:
+            body.append("")
+        if source.lstrip().startswith("%%"):
+            body.append(f"# cell {number}: skipped by the grader (cell magic)")
+            continue
+        body.append(f"# cell {number}")
+        rewritten = rewrite_imports(source_lines(strip_ipython(source)))
+        for cell_line, statement in rewritten.futures:
+            header.append(statement)
+            header_spans.append(CellSpan(line=len(header), lines=1, cell=number, code_cell=code_number,
+                                         cell_line=cell_line))
+        if rewritten.lines:
+            spans.append(CellSpan(line=len(body) + 1, lines=len(rewritten.lines), cell=number,
+                                  code_cell=code_number, cell_line=1))
+            body.extend(rewritten.lines)
+    for span in spans:
+        span["line"] += len(header)
+    code = "\n".join(header + body) + "\n"
+    return NotebookCode(code, LineMap(notebook=cap(name), module=MODULE, spans=header_spans + spans))
+
+
+def read_notebook(raw: bytes, name: str) -> NotebookCode:
+    """The module generated from the notebook ``raw`` (its bytes), and its line map.
+
+    Args:
+        raw: The ``.ipynb`` file's bytes.
+        name: Its path in the submission (for messages and the line map).
+
+    Raises:
+        SubmissionError: If the bytes are not UTF-8 or not a valid notebook.
+    """
+    return assemble(code_cells(parse(raw, name)), name)
+
+
+def notebook_code(raw: bytes, name: str) -> str:
+    """Return the Python code of the notebook ``raw`` (its bytes).
+
+    Raises:
+        SubmissionError: If the bytes are not UTF-8 or not a valid notebook.
+    """
+    return read_notebook(raw, name).code

@@ -1,0 +1,225 @@
+"""Imports that only make sense in a package, made to work in a notebook's one generated module.
+
+A student may paste a whole ``engine.py`` and ``nn.py`` into a notebook. In
+the module the grader generates from the cells (see :mod:`grader.intake.notebook`):
+
+* ``from __future__ import ...`` must be the module's first statement, so
+  each one at the top level of a cell is moved to the top of the module
+  (the grader records where it came from) and replaced by ``pass``;
+* an import of the engine (or ``nn``) must give the names the notebook itself
+  defines, never re-import the module being run: ``from .engine import Value``,
+  ``from micrograd.engine import *`` and ``from engine import Value`` become
+  ``pass`` (the names are the module's own), an alias ``... import Value as V``
+  becomes ``V = Value``, and ``import micrograd.engine as eng``, ``import
+  engine``, ``from micrograd import engine`` or ``from . import engine`` bind
+  the name to the module itself.
+
+Every replacement keeps the statement's first line (at the same indentation)
+and blanks its continuation lines, so the cell keeps its line numbers.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, field
+
+IMPORT_START = re.compile(r"^\s*(from|import)\s")
+OWN_MODULES = {"engine", "nn"}
+"""Module names (``micrograd.engine``, ``.nn``, ``engine``...) that stand for the notebook itself."""
+SELF = '__import__("sys").modules[__name__]'
+"""An expression for the module being run (the generated module)."""
+PACKAGE = f'__import__("types").SimpleNamespace(engine={SELF}, nn={SELF})'
+"""What ``import micrograd.engine`` binds ``micrograd`` to."""
+
+
+MAX_STATEMENT_LINES = 100
+"""Longest statement (in lines) whose end is looked for; a longer one is taken to stay open to the cell's end.
+
+Deciding whether a line continues a statement means tokenizing that statement
+so far; the bound keeps a cell's processing linear in its length, whatever it
+holds (20,000 magic lines, or one bracket left open for 20,000 lines)."""
+
+
+def open_statement(lines: list[str]) -> int | None:
+    """Where the statement still open at the end of ``lines`` starts (an index into ``lines``), or None if none is.
+
+    A statement is open when the code ends inside a bracket, a string or after
+    a backslash, so that the next line continues it instead of starting one.
+    """
+    closed = 0  # index just past the last line that ended a statement
+    depth = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline):
+            if token.type == tokenize.OP and token.string in "([{":
+                depth += 1
+            elif token.type == tokenize.OP and token.string in ")]}":
+                depth = max(0, depth - 1)
+            elif token.type == tokenize.NEWLINE or (token.type == tokenize.NL and depth == 0):
+                closed = token.end[0]
+    except IndentationError:
+        return None
+    except (tokenize.TokenError, SyntaxError):
+        return min(closed, len(lines) - 1) if lines else None  # "EOF in multi-line statement/string"
+    return None
+
+
+def continues(lines: list[str]) -> bool:
+    """Whether the code in ``lines`` ends inside a bracket, a string or after a backslash,
+    so that the next line continues a statement instead of starting one."""
+    return open_statement(lines) is not None
+
+
+class StatementTracker:
+    """Whether a statement is open after the lines appended so far, in time linear in their number.
+
+    Each question tokenizes only the lines since the last point known to end a
+    statement, and a statement open for more than :data:`MAX_STATEMENT_LINES`
+    lines is taken to stay open (its lines are kept as they are).
+    """
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.start = 0
+        self.stuck = False
+
+    def append(self, line: str) -> None:
+        self.lines.append(line)
+
+    def is_open(self) -> bool:
+        """Whether the next line would continue a statement."""
+        if self.stuck:
+            return True
+        begin = open_statement(self.lines[self.start:])
+        if begin is None:
+            self.start = len(self.lines)
+            return False
+        self.start += begin
+        self.stuck = len(self.lines) - self.start > MAX_STATEMENT_LINES
+        return True
+
+
+@dataclass
+class Rewritten:
+    """A cell's lines with its package-only imports rewritten.
+
+    Attributes:
+        lines: The cell's lines, as many as it had.
+        futures: ``(line in the cell, statement)`` of each ``from __future__``
+            import moved out of the cell; the statement is one line.
+    """
+
+    lines: list[str]
+    futures: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _own_module(module: str | None, level: int) -> bool:
+    """``from <module> import`` names the notebook itself (``.engine``, ``micrograd.nn``, ``engine``)."""
+    if module is None:
+        return False
+    if level == 1:
+        return module in OWN_MODULES
+    return level == 0 and (module in OWN_MODULES or module in {f"micrograd.{m}" for m in OWN_MODULES})
+
+
+def _own_package(module: str | None, level: int) -> bool:
+    """``from <module> import engine`` names the package (``from micrograd import engine``, ``from . import nn``)."""
+    return (level == 1 and module is None) or (level == 0 and module == "micrograd")
+
+
+def replacement(node: ast.stmt) -> str | None:
+    """The one-line statement that replaces an engine import, or None to keep ``node`` as it is."""
+    if isinstance(node, ast.ImportFrom) and _own_module(node.module, node.level):
+        aliases = [f"{a.asname} = {a.name}" for a in node.names if a.asname and a.asname != a.name and a.name != "*"]
+        return "; ".join(aliases) or "pass"
+    if isinstance(node, ast.ImportFrom) and _own_package(node.module, node.level):
+        if not all(a.name in OWN_MODULES for a in node.names):
+            return None
+        return "; ".join(f"{a.asname or a.name} = {SELF}" for a in node.names)
+    if isinstance(node, ast.Import):
+        own = {m for m in OWN_MODULES} | {f"micrograd.{m}" for m in OWN_MODULES}
+        if not any(a.name in own for a in node.names):
+            return None
+        statements = []
+        for a in node.names:
+            if a.name not in own:
+                statements.append(f"import {a.name}" + (f" as {a.asname}" if a.asname else ""))
+            elif a.asname:
+                statements.append(f"{a.asname} = {SELF}")
+            elif "." in a.name:
+                statements.append(f"micrograd = {PACKAGE}")
+            else:
+                statements.append(f"{a.name} = {SELF}")
+        return "; ".join(statements)
+    return None
+
+
+def _statement(lines: list[str], start: int) -> int:
+    """Index just past the statement starting at ``lines[start]`` (its continuation lines included).
+
+    A statement longer than :data:`MAX_STATEMENT_LINES` lines counts as its first line only.
+    """
+    window = lines[start:start + MAX_STATEMENT_LINES]
+    try:
+        for token in tokenize.generate_tokens(io.StringIO("\n".join(window) + "\n").readline):
+            if token.type == tokenize.NEWLINE:
+                return start + token.end[0]
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    return start + 1
+
+
+def _parse(lines: list[str]) -> ast.stmt | None:
+    """The single import statement ``lines`` hold, or None (several statements, not an import, invalid)."""
+    try:
+        body = ast.parse("\n".join([lines[0].lstrip(), *lines[1:]])).body
+    except (SyntaxError, ValueError):
+        return None
+    if len(body) == 1 and isinstance(body[0], (ast.Import, ast.ImportFrom)):
+        return body[0]
+    return None
+
+
+def rewrite_imports(lines: list[str]) -> Rewritten:
+    """Rewrite the package-only imports of one cell's ``lines`` (see the module docstring).
+
+    Args:
+        lines: The cell's lines, IPython syntax already replaced (:func:`grader.intake.notebook.strip_ipython`).
+
+    Returns:
+        The rewritten lines (as many) and the ``from __future__`` imports moved out.
+    """
+    out = Rewritten([])
+    tracker = StatementTracker()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if not IMPORT_START.match(line) or tracker.is_open():
+            out.lines.append(line)
+            tracker.append(line)
+            i += 1
+            continue
+        end = _statement(lines, i)
+        node = _parse(lines[i:end])
+        indent = line[: len(line) - len(line.lstrip())]
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__" and node.level == 0 and not indent:
+            statement = f"from __future__ import {', '.join(a.name for a in node.names)}"
+            out.futures.append((i + 1, statement))
+            new = "pass  # moved to the top of the module by the grader: " + statement
+        else:
+            rewritten = replacement(node) if node is not None else None
+            if rewritten is None:
+                out.lines.extend(lines[i:end])
+                for added in lines[i:end]:
+                    tracker.append(added)
+                i = end
+                continue
+            new = rewritten + f"  # the grader made this import use the notebook's own code: {line.strip()[:60]}"
+        out.lines.append(indent + new)
+        out.lines.extend("" for _ in range(i + 1, end))
+        for added in out.lines[len(tracker.lines):]:
+            tracker.append(added)
+        i = end
+    return out

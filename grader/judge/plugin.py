@@ -1,0 +1,407 @@
+"""The grader's pytest plugin: the judge side of grading.
+
+Loaded with ``-p grader.judge.plugin``. With ``--grader-manifest FILE`` (ini:
+``grader_manifest``) it grades the submissions the manifest lists:
+
+* every test that uses the ``student`` fixture is parametrized over the
+  submissions, or over slots that each claim a submission from a queue
+  shared with other judges (see :mod:`grader.judge.state`), at session
+  scope; the items are ordered submission by submission, so each
+  submission's sandbox workers are started once (forked from the judge's
+  fork server) and reused by all its tests;
+* ``student(probe, *args)`` runs a probe in the submission's sandbox worker,
+  ``reference(probe, *args)`` on the reference solution in this process,
+  ``check`` collects soft assertions for partial credit;
+* each test's outcome becomes a result (points, status, student-facing
+  feedback); when a submission's last test ends its workers are killed and
+  its results file is written.
+
+Markers: ``points(n)`` (required on every graded test), ``task("1.2")``,
+``visibility("visible"|"hidden"|"after_due_date"|"after_published")``.
+Tests under ``tests/public/`` default to visible, others to the
+assignment's ``visibility``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis.control import currently_in_test_context
+
+from grader.course.config import VISIBILITIES
+from grader.grading.manifest import Manifest
+from grader.judge.answers import MalformedAnswer
+from grader.judge.answers import parse as parse_answer
+from grader.judge.reference import run_probe
+from grader.judge.scoring import test_score
+from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of
+from grader.outputs.records import GradedTest
+from grader.testing.cases import Check
+from grader.testing.outcomes import Failure, GraderFault, StudentFault
+
+MARKERS = (
+    "points(n): points the test is worth (partial credit by the share of `check` cases passed)",
+    "task(id): the handout task the test grades, e.g. task('1.2')",
+    f"visibility(v): Gradescope visibility, one of {', '.join(VISIBILITIES)}",
+)
+MAX_CASES_SHOWN = 3
+
+
+STATE = pytest.StashKey[GradingState]()
+CHECK = pytest.StashKey[Check]()
+STARTED = pytest.StashKey[float]()
+FAULT = pytest.StashKey[Failure]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("grader", "micrograd grader")
+    group.addoption(
+        "--grader-manifest",
+        dest="grader_manifest",
+        default=None,
+        help="grade the submissions listed in this manifest (written by `grader grade`)",
+    )
+    parser.addini("grader_manifest", "default for --grader-manifest", default="")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for marker in MARKERS:
+        config.addinivalue_line("markers", marker)
+    path = config.getoption("grader_manifest") or config.getini("grader_manifest")
+    if path:
+        config.stash[STATE] = state = GradingState(Manifest.load(path))
+        config.pluginmanager.register(EmptySlots(state), "grader-empty-slots")
+        from hypothesis import HealthCheck, settings
+
+        settings.register_profile(
+            "grader",
+            derandomize=True,
+            database=None,
+            deadline=None,
+            print_blob=False,
+            report_multiple_bugs=False,  # feedback shows one counterexample: shrink only the first one found
+            suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+        )
+        settings.load_profile("grader")
+        _no_local_constants()
+
+
+def _no_local_constants() -> None:
+    """Make hypothesis's examples independent of which modules happen to be loaded.
+
+    Hypothesis (>= 6.131) mixes in literals collected from "local" modules,
+    which differ between an editable and a regular install of the grader and
+    with the order modules are imported; the same submission must always get
+    the same examples, so the pool is emptied. Guarded: if hypothesis changes
+    this internal, examples merely stay as hypothesis makes them.
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:  # pragma: no cover
+        return
+    if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
+        empty = providers.Constants()
+        providers._get_local_constants = lambda: empty
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return []
+    manifest = config.getoption("grader_manifest") or config.getini("grader_manifest")
+    return [
+        f"grader: {len(state.manifest.jobs)} submission(s)"
+        + (f" shared through {state.manifest.queue}, {len(state.params)} slot(s)" if state.queue else "")
+        + f", assignments {', '.join(state.manifest.assignments)}",
+        f"grader: repeat with: python -m pytest -p grader.judge.plugin --grader-manifest {manifest}",
+    ]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    state = metafunc.config.stash.get(STATE, None)
+    if state is not None and SUBMISSION in metafunc.fixturenames:
+        metafunc.parametrize(SUBMISSION, state.params, ids=state.params, scope="session")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    state = config.stash.get(STATE, None)
+    if state is None:
+        return
+    for item in items:
+        if item.get_closest_marker("points") is None:
+            raise pytest.UsageError(f"{item.nodeid}: every graded test needs @pytest.mark.points(n)")
+        limit = state.assignment_of(item).limits.test_seconds
+        item.add_marker(pytest.mark.timeout(backstop_seconds(limit)))
+    if state.manifest.include_hidden and state.params:
+        check_points(state, [it for it in items if submission_of(it) == state.params[0]])
+    position = {id(item): i for i, item in enumerate(items)}
+    items.sort(key=lambda it: (state.order.get(submission_of(it) or "", -1), position[id(it)]))
+
+
+def check_points(state: GradingState, items: list[pytest.Item]) -> None:
+    """Fail the session if an assignment's tests do not add up to its declared points."""
+    totals = dict.fromkeys(state.assignments, 0.0)
+    for item in items:
+        totals[state.assignment_of(item).id] += float(item.get_closest_marker("points").args[0])  # type: ignore[union-attr]
+    for aid, total in totals.items():
+        declared = state.assignments[aid].points
+        if abs(total - declared) > 1e-9:
+            raise pytest.UsageError(
+                f"{state.assignments[aid].root / 'assignment.yaml'}: points: declares {declared:g} "
+                f"but the tests' @pytest.mark.points add up to {total:g}"
+            )
+
+
+@pytest.fixture(scope="session")
+def grader_submission() -> str:
+    """The id of the submission being graded (parametrized by the plugin)."""
+    raise pytest.UsageError("no submission to grade: run through `grader grade` or pass --grader-manifest")
+
+
+@pytest.fixture
+def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[..., Any]:
+    """``student(probe, *args)``: run a probe on the submission, in its sandbox.
+
+    Raises (from the call) :class:`~grader.testing.cases.StudentFault` when the
+    student's code raises, crashes, times out or cannot be imported.
+    """
+    state = request.config.stash[STATE]
+    run = state.run(grader_submission)
+    assert run is not None, "EmptySlots ends an empty slot's tests before their fixtures"
+    assignment = state.assignment_of(request.node)
+    deadline = time.monotonic() + assignment.limits.test_seconds
+    test_id = request.node.nodeid
+
+    def call(probe: str, *args: Any) -> Any:
+        try:
+            return run.call(assignment.id, probe, list(args), test_id, deadline)
+        except StudentFault as fault:
+            if input_independent(fault) and currently_in_test_context():
+                raise GiveUp(fault) from None  # no input can make it pass: hypothesis must not shrink
+            raise
+
+    return call
+
+
+class GiveUp(BaseException):
+    """Ends a hypothesis test at once (not an ``Exception``, so hypothesis neither retries nor shrinks).
+
+    Raised for faults no input can change (unimplemented method, code that
+    cannot be imported, a time limit used up): shrinking would call the
+    student's code hundreds of times to find a "smallest" input that does
+    not exist.
+    """
+
+    def __init__(self, fault: StudentFault) -> None:
+        super().__init__(str(fault))
+        self.fault = fault
+
+
+def input_independent(fault: StudentFault) -> bool:
+    """Whether a fault would happen whatever the inputs."""
+    return fault.kind in ("import", "unavailable", "timeout", "malformed") or fault.error.get("type") == "NotImplementedError"
+
+
+@pytest.fixture
+def reference(request: pytest.FixtureRequest) -> Callable[..., Any]:
+    """``reference(probe, *args)``: run a probe on the reference solution (hidden tests only)."""
+    state = request.config.stash[STATE]
+    mg = state.reference
+
+    def call(probe: str, *args: Any) -> Any:
+        # every submission gets the same inputs, so the reference's answers are computed once per judge
+        key = json.dumps([probe, args], sort_keys=True)
+        if key not in state.reference_cache:
+            state.reference_cache[key] = json.dumps(run_probe(mg, probe, list(args)))
+        try:
+            return parse_answer(probe, list(args), json.loads(state.reference_cache[key]))
+        except MalformedAnswer as exc:  # the reference and the schema disagree: a bug of the grader, never the student's
+            raise GraderFault(f"the reference's answer to {probe!r} does not fit its schema: {exc}") from None
+
+    return call
+
+
+@pytest.fixture
+def check(request: pytest.FixtureRequest) -> Check:
+    """Soft assertions with partial credit; see :class:`grader.testing.cases.Check`."""
+    result = Check()
+    request.node.stash[CHECK] = result
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    state = item.config.stash.get(STATE, None)
+    item.stash[STARTED] = time.monotonic()
+    try:
+        return (yield)
+    finally:
+        sub = submission_of(item)
+        run = state.runs.get(sub) if state is not None and sub is not None else None
+        if run is not None and (nextitem is None or submission_of(nextitem) != sub):
+            run.finish()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Any:
+    """Turn a student fault into a plain ``pytest.fail`` without a traceback.
+
+    The fault's message is the whole story (the feedback is built from it),
+    and pytest's traceback formatting, which parses the source of every
+    frame, cost more than the rest of a template submission's grading.
+    """
+    try:
+        return (yield)
+    except BaseException as exc:  # noqa: BLE001 - GiveUp and exception groups carry faults too
+        failure = find_failure(exc)
+        if failure is None:
+            raise
+        pyfuncitem.stash[FAULT] = failure
+        pytest.fail(str(failure), pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    state = item.config.stash.get(STATE, None)
+    sub = submission_of(item)
+    run = state.runs.get(sub) if state is not None and sub is not None else None
+    if state is None or run is None:
+        return report
+    if report.when == "call" or (report.when == "setup" and report.failed):
+        result = make_result(state, item, call, report)
+        run.record(state.assignment_of(item).id, result)
+    return report
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    state = session.config.stash.get(STATE, None)
+    if state is not None:
+        for run in state.runs.values():
+            if run is not None and not run.finished:
+                run.finish()
+        state.sandbox.close()
+
+
+# --- turning an outcome into a result ----------------------------------------
+
+def find_failure(exc: BaseException) -> Failure | None:
+    """The first :class:`Failure` in ``exc`` (looking inside exception groups)."""
+    if isinstance(exc, Failure):
+        return exc
+    if isinstance(exc, GiveUp):
+        return exc.fault
+    for inner in getattr(exc, "exceptions", ()) or ():
+        found = find_failure(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def test_name(item: pytest.Item) -> str:
+    """The test's title: its docstring's first line (``{param}`` placeholders filled), else its name."""
+    func = getattr(item, "function", None)
+    doc = (getattr(func, "__doc__", None) or "").strip().splitlines()
+    params = {k: v for k, v in getattr(getattr(item, "callspec", None), "params", {}).items() if k != SUBMISSION}
+    if doc:
+        try:
+            return doc[0].strip().format(**params)
+        except (KeyError, IndexError, ValueError):
+            return doc[0].strip()
+    return getattr(item, "originalname", item.name)
+
+
+def test_key(item: pytest.Item, sub: str) -> str:
+    """A stable id of the test across submissions: ``path::name[params]`` without the submission."""
+    name = item.name
+    suffix = f"[{sub}]"
+    if name.endswith(suffix):
+        name = name[: -len(suffix)]
+    elif name.endswith(f"-{sub}]"):
+        name = name[: -len(sub) - 2] + "]"
+    return f"{item.nodeid.split('::')[0]}::{name}"
+
+
+def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> GradedTest:
+    """Score one test and write its feedback; mark the report failed if a case failed."""
+    assignment = state.assignment_of(item)
+    points = float(item.get_closest_marker("points").args[0])  # type: ignore[union-attr]
+    task = item.get_closest_marker("task")
+    public = assignment.public_tests.resolve() in Path(str(item.path)).resolve().parents
+    vis_marker = item.get_closest_marker("visibility")
+    visibility = vis_marker.args[0] if vis_marker else ("visible" if public else assignment.visibility)
+    checks = item.stash.get(CHECK, None) or Check()
+    lines: list[str] = []
+    internal = grader_error = ""
+    escaped: Failure | None = None
+    if call.excinfo is not None and not report.passed:
+        exc = call.excinfo.value
+        escaped = item.stash.get(FAULT, None) if call.when == "call" else None
+        escaped = escaped or find_failure(exc)
+        if escaped is None:  # the grader's own machinery failed: the score is withheld, never charged
+            if isinstance(exc, GraderFault):
+                grader_error = str(exc)
+            elif isinstance(exc, pytest.fail.Exception) and ran_past_backstop(item):
+                grader_error = "the test ran past the grader's own time limit"  # pytest-timeout's backstop
+            else:
+                grader_error = f"internal error ({type(exc).__name__})"
+            escaped = Failure(f"the grader could not run this test: {grader_error} (not your fault; the score is "
+                              "withheld and your instructor can see why)")
+            internal = "".join(traceback.format_exception(exc))
+    failed_cases = checks.failures
+    total = len(checks.cases) + (1 if escaped and checks.cases else 0)
+    groups: dict[str, list[str]] = {}  # one message, the cases that failed with it
+    for case in failed_cases:
+        groups.setdefault(case.message, []).append(case.title)
+    for message, titles in list(groups.items())[:MAX_CASES_SHOWN]:
+        also = f"\n  (the same for {len(titles) - 1} more case(s))" if len(titles) > 1 else ""
+        lines.append(f"✗ {titles[0]}\n  " + message.replace("\n", "\n  ") + also)
+    hidden_groups = list(groups.values())[MAX_CASES_SHOWN:]
+    if hidden_groups:
+        lines.append(f"... and {sum(len(t) for t in hidden_groups)} more failing case(s)")
+    if escaped is not None:
+        lines.append(str(escaped))
+    if checks.cases and (failed_cases or escaped):
+        lines.insert(0, f"{len(checks.cases) - len(failed_cases)} of {total} case(s) passed.")
+    passed = not failed_cases and escaped is None and report.passed
+    if report.passed and not passed:
+        report.outcome = "failed"
+        report.longrepr = "\n".join(lines)
+    return GradedTest(
+        key=test_key(item, submission_of(item) or ""),
+        name=test_name(item),
+        task=str(task.args[0]) if task else "",
+        max_score=points,
+        score=test_score(points, len(checks.cases), len(failed_cases), escaped is not None, bool(grader_error)),
+        status="passed" if passed else "failed",
+        visibility=visibility,
+        public=public,
+        output="\n".join(lines),
+        methods=sorted({c.method for c in failed_cases if c.method}),
+        hints=list(dict.fromkeys(c.hint for c in failed_cases if c.hint)),  # the test's text only
+        internal_error=internal,
+        grader_error=grader_error,
+        duration=round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),
+    )
+
+
+def backstop_seconds(limit: float) -> float:
+    """The pytest-timeout backstop of a test whose own limit is ``limit`` seconds: student calls end long before."""
+    return limit * 3 + 30
+
+
+def ran_past_backstop(item: pytest.Item) -> bool:
+    """Whether the test has run for its whole pytest-timeout backstop (how a pytest-timeout failure is told apart)."""
+    state = item.config.stash.get(STATE, None)
+    if state is None:
+        return False
+    elapsed = time.monotonic() - item.stash.get(STARTED, time.monotonic())
+    return elapsed >= backstop_seconds(state.assignment_of(item).limits.test_seconds) - 1

@@ -1,0 +1,74 @@
+"""Running probes on the reference solution, inside the judge.
+
+The reference is trusted code: it is imported into the judge process under a
+private package name (so it can never be confused with a ``micrograd`` the
+judge might see) and probes run on it directly. Results go through the same
+JSON encoding as sandbox results, so both sides are compared in the same
+plain-data form.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+from grader.errors import GraderError
+from grader.sandbox.engine_probes import Context
+from grader.sandbox.probes import PROBES
+
+PACKAGE = "_grader_reference_micrograd"
+
+
+def load_reference(reference_dir: Path) -> SimpleNamespace:
+    """Import ``reference_dir/micrograd`` as a private package.
+
+    Returns:
+        A namespace with ``engine`` and ``nn`` modules, as probes expect.
+
+    Raises:
+        GraderError: If the reference package is missing or fails to import.
+    """
+    package_dir = reference_dir / "micrograd"
+    if not (package_dir / "engine.py").is_file():
+        raise GraderError(f"no reference solution at {package_dir} (expected engine.py and nn.py)")
+    name = f"{PACKAGE}_{abs(hash(str(package_dir.resolve())))}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]
+        )
+        assert spec is not None and spec.loader is not None
+        package = importlib.util.module_from_spec(spec)
+        sys.modules[name] = package
+        try:
+            spec.loader.exec_module(package)
+        except Exception as exc:
+            del sys.modules[name]
+            raise GraderError(f"the reference solution failed to import: {exc!r}") from exc
+    modules: dict[str, ModuleType] = {}
+    for short in ("engine", "nn"):
+        try:
+            modules[short] = importlib.import_module(f"{name}.{short}")
+        except Exception as exc:
+            raise GraderError(f"the reference solution's {short}.py failed to import: {exc!r}") from exc
+    return SimpleNamespace(**modules)
+
+
+def run_probe(mg: Any, probe: str, args: list[Any]) -> Any:
+    """Run ``probe`` on ``mg`` in this process and return its result as plain data.
+
+    Raises:
+        GraderError: If the probe is unknown or raises on the reference (a
+            bug in the test: the reference must handle every probed input).
+    """
+    if probe not in PROBES:
+        raise GraderError(f"unknown probe {probe!r}; known probes: {', '.join(sorted(PROBES))}")
+    ctx = Context()
+    try:
+        value = PROBES[probe](mg, ctx, *args)
+    except Exception as exc:
+        raise GraderError(f"probe {probe!r} failed on the reference solution while {ctx.during}: {exc!r}") from exc
+    return json.loads(json.dumps(value))

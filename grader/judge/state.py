@@ -1,0 +1,97 @@
+"""The judge's per-session grading state: which submissions it grades, in which slots, and their runs.
+
+Kept by :mod:`grader.judge.plugin` in ``config.stash``. Tests that use the
+``student`` fixture are parametrized over :attr:`GradingState.params`: the
+submission ids of the manifest, or, when judges share a claim queue
+(:mod:`grader.grading.claims`), slots that each claim a submission when their first
+test starts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.course.config import Assignment, Course
+from grader.grading.claims import ClaimQueue
+from grader.grading.manifest import Manifest
+from grader.judge.backends import Sandbox
+from grader.judge.reference import load_reference
+from grader.judge.submission_run import SubmissionRun
+
+SUBMISSION = "grader_submission"
+"""The fixture the plugin parametrizes: its value is a slot or submission id."""
+
+
+def submission_of(item: pytest.Item) -> str | None:
+    """The slot or submission id an item is parametrized with (None for unparametrized items)."""
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get(SUBMISSION) if callspec is not None else None
+
+
+class GradingState:
+    """Per-session grading state, kept in ``config.stash``."""
+
+    def __init__(self, manifest: Manifest) -> None:
+        self.manifest = manifest
+        self.course = Course(Path(manifest.course))
+        self.assignments: dict[str, Assignment] = {a: self.course.assignment(a) for a in manifest.assignments}
+        self.sandbox = Sandbox(manifest.sandbox, Path(manifest.runtime))  # every worker of this judge starts here
+        self.queue = ClaimQueue(Path(manifest.queue), manifest.jobs, manifest.claimant) if manifest.queue else None
+        self.jobs = {job.id: job for job in manifest.jobs}
+        if self.queue is not None:  # slots, each grading the submission it claims when its first test starts
+            self.params = [f"slot{i:02d}" for i in range(max(0, min(manifest.slots, len(manifest.jobs))))]
+        else:
+            self.params = [job.id for job in manifest.jobs]
+        self.order = {param: i for i, param in enumerate(self.params)}
+        self.runs: dict[str, SubmissionRun | None] = {}
+        """Parametrization value (slot or submission id) to its run; None for a slot left empty."""
+        self._roots = {aid: a.root.resolve() for aid, a in self.assignments.items()}
+        self._by_file: dict[Path, Assignment] = {}
+        self._reference: Any = None
+        self.reference_cache: dict[str, str] = {}
+
+    def run(self, param: str) -> SubmissionRun | None:
+        """The run of a slot or submission, claiming the slot's submission on first use."""
+        if param not in self.runs:
+            job = self.queue.claim() if self.queue is not None else self.jobs.get(param)
+            self.runs[param] = None if job is None else SubmissionRun(
+                job, self.assignments, Path(self.manifest.runtime),
+                self.manifest.hide, Path(self.manifest.out) if self.manifest.out else None, self.sandbox,
+            )
+        return self.runs[param]
+
+    @property
+    def reference(self) -> Any:
+        if self._reference is None:
+            if not self.manifest.include_hidden:
+                raise RuntimeError("the reference solution is not available in a self-check")
+            self._reference = load_reference(self.course.reference_dir)
+        return self._reference
+
+    def assignment_of(self, item: pytest.Item) -> Assignment:
+        """The assignment whose folder holds the item's test file."""
+        path = Path(str(item.path))
+        if path not in self._by_file:
+            parents = Path(path).resolve().parents
+            found = [a for a, root in self._roots.items() if root in parents]
+            if not found:
+                raise pytest.UsageError(f"{item.nodeid}: test is not inside a graded assignment's folder")
+            self._by_file[path] = self.assignments[found[0]]
+        return self._by_file[path]
+
+
+class EmptySlots:
+    """Ends, without running or reporting them, the tests of a slot whose claim found the queue empty."""
+
+    def __init__(self, state: GradingState) -> None:
+        self.state = state
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+        param = submission_of(item)
+        if param is not None and self.state.run(param) is None:
+            return True
+        return None

@@ -1,0 +1,215 @@
+"""Judge-side state of grading one submission: its workers, budgets and results.
+
+A :class:`SubmissionRun` owns one sandbox worker per assignment (started on
+the first probe, reused by every test of that assignment, restarted after a
+timeout or crash), enforces the wall-clock budgets (per test, per
+assignment), turns sandbox outcomes into :class:`~grader.testing.cases.StudentFault`
+and collects one result per test. :meth:`SubmissionRun.finish` kills every
+worker and writes the results file atomically.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.course.config import Assignment
+from grader.grading.manifest import Job, Part
+from grader.intake.cellmap import failed_import, locate, locate_imports
+from grader.judge.answers import MalformedAnswer
+from grader.judge.answers import parse as parse_answer
+from grader.judge.backends import Sandbox, WorkerSpec, choose
+from grader.judge.worker import SandboxSetupError, Worker, WorkerCrashed, WorkerFault, WorkerTimeout, error_record
+from grader.outputs.records import GradedTest, JudgeRecord
+from grader.outputs.results import write_submission
+from grader.sandbox.probes import ENGINE, NEEDS
+from grader.testing.outcomes import GraderFault, StudentFault, describe_error
+
+MAX_RESTARTS_PER_TEST = 3
+"""Crashed workers restarted within one test before its remaining calls fail at once."""
+
+
+def import_message(module: str, error: dict[str, Any]) -> str:
+    """Student-facing message for a module that failed to import."""
+    return f"your {failed_import(module, error)}: it {describe_error(error)}"
+
+
+@dataclass
+class PartState:
+    """Grading state of one submission on one assignment."""
+
+    assignment: Assignment
+    part: Part
+    worker: Worker | None = None
+    imports: dict[str, Any] = field(default_factory=dict)
+    startup_fault: StudentFault | None = None
+    setup_error: str = ""
+    deadline: float | None = None
+    fault_test: str | None = None
+    fault: StudentFault | None = None
+    crash_test: str | None = None
+    crashes: int = 0
+    started: float | None = None
+    results: list[GradedTest] = field(default_factory=list)
+    output: str = ""
+    isolation: dict[str, str] = field(default_factory=dict)
+
+
+class SubmissionRun:
+    """Grading of one submission (a :class:`~grader.grading.manifest.Job`) in the judge.
+
+    Args:
+        job: The submission and its staged parts.
+        assignments: Assignment id to configuration.
+        runtime: The sandbox runtime folder.
+        hide: Folders the sandbox must not see.
+        out: Output folder for results.json and feedback.md (written by :meth:`finish`), or None.
+        sandbox: The judge's sandbox (backend, fork server, layers this host refused), shared by all its
+            runs; None: one of its own, on the backend this host supports.
+    """
+
+    def __init__(
+        self,
+        job: Job,
+        assignments: dict[str, Assignment],
+        runtime: Path,
+        hide: list[str] | None = None,
+        out: Path | None = None,
+        sandbox: Sandbox | None = None,
+    ) -> None:
+        self.job = job
+        self.sandbox = sandbox or Sandbox(choose("auto").kind, runtime)
+        self.out = out
+        self.hide = list(hide or [])
+        self.runtime = runtime
+        self.parts = {aid: PartState(assignments[aid], part) for aid, part in job.parts.items()}
+        self.finished = False
+
+    def call(self, assignment_id: str, probe: str, args: list[Any], test_id: str, test_deadline: float) -> Any:
+        """Run a probe on the student's code and return its answer, parsed (:mod:`grader.judge.answers`).
+
+        Raises:
+            StudentFault: The code raised, could not be imported, crashed, ran
+                out of time, or its process sent an answer that does not fit
+                the probe's schema; the message is written for the student.
+        """
+        state = self.parts[assignment_id]
+        limits = state.assignment.limits
+        if state.part.error:
+            raise StudentFault("unavailable", state.part.error)
+        now = time.monotonic()
+        if state.started is None:
+            state.started = now
+            state.deadline = now + limits.submission_seconds
+        if state.fault_test == test_id and state.fault is not None:
+            raise state.fault
+        assert state.deadline is not None
+        if now >= state.deadline:
+            raise StudentFault(
+                "timeout",
+                f"the time limit for the whole assignment ({limits.submission_seconds:g} s) was used up "
+                "before this test could run",
+            )
+        if now >= test_deadline:
+            raise StudentFault("timeout", f"the time limit for this test ({limits.test_seconds:g} s) was used up")
+        worker = self._worker(state)
+        for module in NEEDS.get(probe, ENGINE):
+            error = state.imports.get(module)
+            if error:
+                raise StudentFault("import", import_message(module, error), error)
+            if module not in state.imports:
+                raise StudentFault("unavailable", f"{module.replace('.', '/')}.py is not part of this assignment")
+        try:
+            response = worker.request(probe, args, min(test_deadline, state.deadline) - now, "running your code")
+        except WorkerFault as exc:
+            fault = self._fault(state, exc, test_deadline, limits.test_seconds)
+            if state.crash_test != test_id:
+                state.crash_test, state.crashes = test_id, 0
+            state.crashes += 1
+            # a timeout used up this test's time; after a few crashes, the rest of the test fails at once
+            if isinstance(exc, WorkerTimeout) or state.crashes >= MAX_RESTARTS_PER_TEST:
+                state.fault_test, state.fault = test_id, fault
+            raise fault from None
+        if response["ok"]:
+            try:
+                return parse_answer(probe, args, response.get("value"))
+            except MalformedAnswer as exc:
+                raise StudentFault("malformed", f"the answer from your code's process could not be used ({exc}); "
+                                                "code that changes the grader's probes or its channel earns nothing") from None
+        error = locate(error_record(response.get("error")), state.part.line_map)  # a notebook's errors point at its cells
+        raise StudentFault("raised", f"your code {describe_error(error)}", error)
+
+    def _fault(self, state: PartState, exc: WorkerFault, test_deadline: float, test_seconds: float) -> StudentFault:
+        if isinstance(exc, WorkerTimeout):
+            assert state.deadline is not None
+            which = (
+                f"this test's time limit ({test_seconds:g} s)"
+                if test_deadline <= state.deadline
+                else "the time limit of the whole assignment"
+            )
+            return StudentFault(
+                "timeout", f"your code did not finish within {which}: an infinite loop, or an algorithm far too slow?"
+            )
+        if isinstance(exc, WorkerCrashed):
+            return StudentFault("crash", f"{exc} (a crash in your code, e.g. too deep a recursion or too much memory)")
+        return StudentFault("crash", str(exc))
+
+    def _worker(self, state: PartState) -> Worker:
+        if state.setup_error:
+            raise GraderFault(state.setup_error)
+        if state.startup_fault is not None:
+            raise state.startup_fault
+        if state.worker is not None and state.worker.alive:
+            return state.worker
+        if state.worker is not None:
+            state.output += state.worker.output_excerpt(state.assignment.limits.output_kb * 1024)
+            state.worker.close()
+        spec = WorkerSpec(Path(state.part.code_dir), Path(state.part.scratch), tuple(state.assignment.modules),
+                          state.assignment.limits, tuple(self.hide), state.assignment.allow_network)
+
+        def attempt(worker: Worker) -> None:
+            state.worker = worker
+
+        try:
+            worker = self.sandbox.start(spec, attempt)
+        except SandboxSetupError as exc:
+            state.setup_error = f"the sandbox could not be started on this host: {exc.reason}"
+            raise GraderFault(state.setup_error) from None
+        except WorkerFault as exc:
+            assert state.worker is not None
+            state.isolation = state.worker.isolation or state.isolation
+            reason = "importing your code took too long" if isinstance(exc, WorkerTimeout) else str(exc)
+            state.startup_fault = StudentFault("import", f"your code could not be loaded: {reason}")
+            raise state.startup_fault from None
+        state.imports = locate_imports(worker.imports, state.part.line_map)
+        state.isolation = worker.isolation
+        return worker
+
+    def record(self, assignment_id: str, result: GradedTest) -> None:
+        """Add one test's result."""
+        self.parts[assignment_id].results.append(result)
+
+    def finish(self) -> None:
+        """Kill every worker and write each assignment's outputs (results.json, feedback.md) when there is an output folder."""
+        for state in self.parts.values():
+            if state.worker is not None:
+                state.worker.kill()
+                state.output += state.worker.output_excerpt(state.assignment.limits.output_kb * 1024)
+                state.worker.close()
+        self.finished = True
+        if self.out is not None:
+            for state in self.parts.values():
+                write_submission(self.out, state.assignment, self.job.id, self.record_of(state), self.job.fingerprint)
+
+    @staticmethod
+    def record_of(state: PartState) -> JudgeRecord:
+        """The judge's record of one submission on one assignment (what results.json is written from)."""
+        limit = state.assignment.limits.output_kb * 1024
+        return JudgeRecord(
+            tests=state.results, error=state.part.error, notes=list(state.part.notes), imports=state.imports,
+            startup=str(state.startup_fault) if state.startup_fault else "", program_output=state.output[-limit:],
+            isolation=state.isolation, grader_error=state.setup_error,
+            execution_time=round(time.monotonic() - state.started, 3) if state.started else 0.0,
+        )

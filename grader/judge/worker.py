@@ -1,0 +1,357 @@
+"""The judge's handle on one sandbox worker, whatever the backend: errors, start-up handshake, requests.
+
+Two backends implement :class:`Worker`: the Linux fast path
+(:class:`grader.judge.linux_worker.SandboxWorker`, forked from a fork server,
+namespaces, Landlock) and the portable one
+(:class:`grader.judge.portable_worker.PortableWorker`, a fresh interpreter per
+worker, for macOS, Windows and restricted hosts). Both speak the protocol
+of :mod:`grader.sandbox.protocol`; a backend supplies only how to launch,
+read with a deadline, write with a deadline, and kill.
+
+Two kinds of failure are kept apart, because only one is the student's:
+
+* :class:`WorkerFault` (timed out, crashed, invalid answer) once student
+  code may have run: the message is student-facing and costs the tests that
+  needed the worker;
+* :class:`SandboxSetupError` before any student code ran (the launcher or
+  an isolation step failed, the worker cannot see its staged code): the
+  grader's own machinery failed; the judge retries without the failing
+  layer, and if that fails too the score is withheld, never charged.
+
+Start-up messages, in order (see :mod:`grader.sandbox.worker`): the
+launcher's (Linux only), ``{"isolation": {...}}`` before any student code
+runs, then ``{"hello": 1, "imports": {...}}``; any of them may instead be
+``{"setup_failed": {"layer", "reason"}}``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from grader.course.config import Limits
+from grader.judge.forkserver_client import ENV as POSIX_ENV
+from grader.sandbox import protocol
+from grader.sandbox.protocol import ErrorReport, Where, WorkerConfig
+
+FAULTS_ENV = "GRADER_SANDBOX_FAULTS"
+"""Comma-separated isolation steps to fail on purpose (tests emulating refusing hosts; see grader.sandbox.isolation)."""
+MAX_REASON = 300
+"""Longest setup-failure reason kept from a worker, in characters."""
+
+
+class WorkerFault(Exception):
+    """The worker did not answer properly; the message is student-facing."""
+
+
+class WorkerTimeout(WorkerFault):
+    """The worker did not answer before the deadline."""
+
+
+class WorkerCrashed(WorkerFault):
+    """The worker process died."""
+
+
+class WorkerProtocolError(WorkerFault):
+    """The worker sent something that is not a valid response."""
+
+
+class SandboxSetupError(Exception):
+    """The sandbox could not be set up before any student code ran: the grader's fault, never the student's.
+
+    Args:
+        layer: The isolation layer to turn off before trying again
+            (``"namespaces"``...), or "" when no layer is to blame.
+        reason: What failed, for the instructor and the isolation report.
+    """
+
+    def __init__(self, layer: str, reason: str) -> None:
+        super().__init__(reason)
+        self.layer = layer
+        self.reason = reason
+
+
+def signal_name(returncode: int) -> str:
+    """The name of the signal behind a negative returncode (``SIGKILL``)."""
+    try:
+        return signal.Signals(-returncode).name
+    except ValueError:
+        return f"signal {-returncode}"
+
+
+def _bounded_text(value: Any, limit: int) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def error_record(value: Any) -> ErrorReport:
+    """An exception description from the sandbox, as data the judge can use whatever was sent.
+
+    Returns:
+        ``{"type", "message", "where", "during"}`` with every text capped, and
+        ``where`` either None or ``{"file", "line", "function", "source"}``
+        with a text file name and a line number from 0 to 10**7 (a hostile
+        worker may send any shape; see :func:`grader.sandbox.plain.exception_info`).
+    """
+    if not isinstance(value, dict):
+        return ErrorReport(type="ProtocolError", message="the sandbox sent an invalid error report", where=None,
+                           during="")
+    where, line = value.get("where"), None
+    if isinstance(where, dict):
+        line = where.get("line")
+    located = (
+        Where(file=_bounded_text(where.get("file"), 200), line=line, function=_bounded_text(where.get("function"), 100),
+              source=_bounded_text(where.get("source"), 200))
+        if isinstance(where, dict) and type(line) is int and 0 <= line <= 10**7 else None
+    )
+    return ErrorReport(type=_bounded_text(value.get("type"), 100) or "Exception",
+                       message=_bounded_text(value.get("message"), 500), where=located,
+                       during=_bounded_text(value.get("during"), 300))
+
+
+def _import_result(value: Any) -> ErrorReport | None:
+    """One module's import result from the hello, as data the judge can use: None (imported) or an error dict."""
+    return None if value is None else error_record(value)
+
+
+def worker_environment(scratch: Path) -> dict[str, str]:
+    """A worker's whole environment (both backends): no inherited variables, its scratch folder as home and temp."""
+    if os.name == "nt":
+        return {
+            "SYSTEMROOT": os.environ.get("SYSTEMROOT", r"C:\Windows"),
+            "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "PYTHONUTF8": "1", "PYTHONDONTWRITEBYTECODE": "1",
+            "TEMP": str(scratch), "TMP": str(scratch), "USERPROFILE": str(scratch), "HOME": str(scratch),
+        }
+    return {**POSIX_ENV, "HOME": str(scratch), "TMPDIR": str(scratch)}
+
+
+def injected_faults() -> list[str]:
+    """The steps named by ``GRADER_SANDBOX_FAULTS`` (empty in normal use)."""
+    return [f.strip() for f in os.environ.get(FAULTS_ENV, "").split(",") if f.strip()]
+
+
+class Worker:
+    """One running sandbox worker for one submission and assignment (backend-independent part).
+
+    Args:
+        runtime: Directory prepared by :func:`grader.judge.linux_worker.prepare_runtime`.
+        code_dir: Staged submission (holds ``micrograd/``).
+        scratch: Empty writable directory: the worker's cwd, HOME and TMPDIR.
+        modules: Student modules to import, in order (``micrograd.engine``...).
+        limits: Resource limits.
+        hide: Folders the worker must not see (where the backend can hide them).
+        network: Leave the network reachable (``allow_network`` in assignment.yaml).
+        off: Isolation layers to leave off, to the reason (learned from earlier setup failures).
+
+    Attributes:
+        isolation: The layers the worker reported, before it ran any student
+            code: layer name to ``"on ..."`` or ``"off: reason"``.
+        imports: Module name to None or an error description, from the hello.
+    """
+
+    def __init__(
+        self,
+        runtime: Path,
+        code_dir: Path,
+        scratch: Path,
+        modules: list[str],
+        limits: Limits,
+        *,
+        hide: list[str] | None = None,
+        network: bool = False,
+        off: dict[str, str] | None = None,
+    ) -> None:
+        self.runtime = runtime.resolve()
+        self.code_dir = code_dir.resolve()
+        self.scratch = scratch.resolve()
+        self.modules = modules
+        self.limits = limits
+        self.hide = list(hide or [])
+        self.network = network
+        self.off = dict(off or {})
+        self.imports: dict[str, Any] = {}
+        self.isolation: dict[str, str] = {}
+        self._output = -1
+        """The capture file of what the program prints: a descriptor only the judge opened (no path)."""
+        self._next_id = 0
+
+    # --- what a backend provides ---------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        raise NotImplementedError
+
+    def _launch(self, config: WorkerConfig) -> None:
+        """Start the worker process with ``config``; raise :class:`SandboxSetupError` if it cannot start."""
+        raise NotImplementedError
+
+    def _launched(self, deadline: float) -> None:
+        """Read what the backend's launcher says before the isolation report (nothing by default)."""
+
+    def _read(self, deadline: float, during: str) -> dict[str, Any]:
+        """The next message, decoded; raises :class:`WorkerFault` (the worker is dead afterwards)."""
+        raise NotImplementedError
+
+    def _write(self, data: bytes, deadline: float, during: str) -> None:
+        """Send ``data``; raises :class:`WorkerFault` (the worker is dead afterwards)."""
+        raise NotImplementedError
+
+    def _returncode(self, timeout: float) -> int | None:
+        """The worker's returncode once it has ended (None if it has not within ``timeout`` seconds)."""
+        raise NotImplementedError
+
+    def kill(self) -> None:
+        """Kill the worker with everything it started, and release its pipes. Idempotent."""
+        raise NotImplementedError
+
+    # --- shared ----------------------------------------------------------------------
+
+    def config(self) -> WorkerConfig:
+        """The configuration the worker receives (plain data)."""
+        return WorkerConfig(
+            code_dir=str(self.code_dir), scratch=str(self.scratch), runtime=str(self.runtime),
+            limits=self.limits.for_worker(), modules=list(self.modules), hide=list(self.hide), network=self.network,
+            off=dict(self.off), faults=injected_faults(),
+        )
+
+    def start(self) -> dict[str, Any]:
+        """Start the worker and wait for its hello (within ``startup_seconds``).
+
+        Returns:
+            The import results: module name to None or an error description.
+
+        Raises:
+            SandboxSetupError: If the sandbox failed before any student code ran.
+            WorkerFault: If importing the student's code crashed, hung or broke the protocol.
+        """
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        self._launch(self.config())
+        deadline = time.monotonic() + self.limits.startup_seconds
+        try:
+            self._launched(deadline)
+            report = self._setup_message(self._read(deadline, "starting the sandbox")).get("isolation")
+            if not isinstance(report, dict):
+                raise WorkerProtocolError("no isolation report")
+        except WorkerFault as exc:
+            self.kill()
+            raise SandboxSetupError("", f"the sandbox did not start ({exc})") from None
+        self.isolation = {str(k)[:100]: str(v)[:MAX_REASON] for k, v in list(report.items())[:30]}
+        hello = self._setup_message(self._read(deadline, "importing your code"))
+        imports = hello.get("imports")
+        if hello.get("hello") != 1 or not isinstance(imports, dict):
+            self.kill()
+            raise WorkerProtocolError("the sandbox did not start properly (unexpected first message)")
+        self.imports = {str(k)[:100]: _import_result(v) for k, v in list(imports.items())[:10]}
+        return self.imports
+
+    def _setup_message(self, message: dict[str, Any]) -> dict[str, Any]:
+        """``message``, unless it reports a setup failure: then kill and raise :class:`SandboxSetupError`."""
+        failed = message.get("setup_failed")
+        if failed is None:
+            return message
+        self.kill()
+        if not isinstance(failed, dict):
+            raise SandboxSetupError("", "the sandbox reported a setup failure")
+        raise SandboxSetupError(str(failed.get("layer") or "")[:40], str(failed.get("reason") or "")[:MAX_REASON])
+
+    def request(self, probe: str, args: list[Any], timeout: float, during: str) -> dict[str, Any]:
+        """Send one probe request and return the worker's response.
+
+        Args:
+            probe: Probe name (see ``grader.sandbox.probes``).
+            args: Plain-data arguments.
+            timeout: Seconds to wait for the answer.
+            during: Student-facing description of the call, for error messages.
+
+        Returns:
+            The response: ``{"ok": True, "value": ...}`` or ``{"ok": False, "error": {...}}``.
+
+        Raises:
+            WorkerFault: On a timeout, a crash or a protocol violation; the
+                worker is dead afterwards.
+        """
+        if not self.alive:
+            raise WorkerCrashed("the sandbox worker is not running")
+        self._next_id += 1
+        rid = self._next_id
+        deadline = time.monotonic() + max(timeout, 0.0)
+        self._write(protocol.encode({"id": rid, "probe": probe, "args": args}), deadline, during)
+        response = self._read(deadline, during)
+        if response.get("id") != rid or not isinstance(response.get("ok"), bool):
+            self.kill()
+            raise WorkerProtocolError(f"the sandbox sent an invalid answer while {during}")
+        return response
+
+    def _decode(self, line: bytes, during: str) -> dict[str, Any]:
+        try:
+            return protocol.decode(line)
+        except protocol.ProtocolError as exc:
+            self.kill()
+            raise WorkerProtocolError(f"the sandbox sent an invalid answer while {during} ({exc})") from None
+
+    def _timeout(self, during: str) -> None:
+        self.kill()
+        raise WorkerTimeout(f"timed out while {during}")
+
+    def _oversized(self, during: str) -> None:
+        self.kill()
+        raise WorkerProtocolError(f"the sandbox sent an oversized answer while {during}")
+
+    def _crashed(self, during: str) -> None:
+        code = self._returncode(1.0)
+        self.kill()
+        if code is None:
+            how = "closed its connection"
+        elif code < 0:
+            how = f"was killed by {signal_name(code)}"
+            if code == -getattr(signal, "SIGXCPU", 0):
+                how += " (CPU time limit exceeded)"
+            elif code == -getattr(signal, "SIGXFSZ", 0):
+                how += " (file size limit exceeded)"
+        else:
+            how = f"exited with status {code}"
+        raise WorkerCrashed(f"the program {how} while {during}")
+
+    def _capture(self) -> int:
+        """Open the capture file for a new worker process: an anonymous file, never a path the worker can reach.
+
+        The judge owns the descriptor before the worker starts and reads it
+        with no path involved, so nothing a worker plants in its scratch
+        folder (a symbolic link, a FIFO) is ever opened by the judge. Its size
+        is bounded by the worker's file-size limit (where the OS has one).
+        """
+        self.close_output()
+        memfd_create = getattr(os, "memfd_create", None)
+        if memfd_create is not None:
+            self._output = memfd_create("grader-output", os.MFD_CLOEXEC)
+        else:
+            with tempfile.TemporaryFile() as anonymous:  # unlinked at once on POSIX; deleted on close on Windows
+                self._output = os.dup(anonymous.fileno())
+        return self._output
+
+    def output_excerpt(self, limit: int) -> str:
+        """The last ``limit`` bytes the program printed, decoded leniently (call once the worker is dead)."""
+        if self._output < 0:
+            return ""
+        try:
+            size = os.fstat(self._output).st_size
+            os.lseek(self._output, max(0, size - limit), os.SEEK_SET)
+            data = os.read(self._output, limit)
+        except OSError:
+            return ""
+        text = data.decode("utf-8", errors="replace")
+        return ("..." + text) if size > limit else text
+
+    def close_output(self) -> None:
+        """Release the capture file (its text is gone). Idempotent."""
+        if self._output >= 0:
+            os.close(self._output)
+            self._output = -1
+
+    def close(self) -> None:
+        """Kill the worker and release everything it held, the capture file included. Idempotent."""
+        self.kill()
+        self.close_output()

@@ -1,0 +1,187 @@
+"""Output formats of ``grader check`` (and JUnit for ``grader grade``).
+
+* ``text``: per-assignment and per-task scores, then each failing test's
+  teaching feedback;
+* ``json``: the same as data;
+* ``junit``: JUnit XML (one ``testsuite`` per assignment), read by most CI systems;
+* ``github``: for GitHub Actions and GitHub Classroom: an ``::error``
+  annotation per failing test (at the student's line when the failure is an
+  exception in their code), a Markdown job summary appended to
+  ``$GITHUB_STEP_SUMMARY``, and the ``result`` step output appended to
+  ``$GITHUB_OUTPUT``: base64 of the JSON the classroom autograding reporter
+  reads (``version``, ``status`` pass/fail/error, ``max_score``, ``tests[]``
+  with ``name``, ``status``, ``score``, ``message``, ``line_no``,
+  ``duration``), whose points are the sum of the per-test scores so partial
+  credit is reported as such.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from grader.commands.check import CheckResult
+from grader.course.config import Assignment
+from grader.outputs.gradebook import points
+from grader.outputs.inert import fence, markdown, xml_text
+
+WHERE = re.compile(r"at (micrograd/\w+\.py) line (\d+)")
+
+
+def text(result: CheckResult) -> str:
+    """Human-readable self-check report."""
+    lines = []
+    withheld = result.withheld
+    for a in result.assignments:
+        if a.id in withheld:
+            lines += [f"{a.title}: not checked. The grader itself failed on this machine (not your code): "
+                      f"{withheld[a.id]}", ""]
+            continue
+        score, most = result.score(a)
+        lines.append(f"{a.title}: {points(score)} / {points(most)} public points")
+        for problem in result.problems(a):
+            lines.append(f"  could not grade: {problem}")
+        lines += [f"  note: {note}" for note in result.notes(a)]
+        for task, (s, m) in sorted(result.tasks(a).items()):
+            mark = "ok" if s == m else "  "
+            lines.append(f"  {mark} task {task or '-'}: {points(s)} / {points(m)}")
+        for t in result.tests(a):
+            if t["status"] != "passed":
+                lines.append(f"\n  ✗ {t['name']} ({points(t['score'])} / {points(t['max_score'])})")
+                lines += [f"    {line}" for line in t["output"].splitlines()]
+        lines.append("")
+    if withheld:
+        lines.append("The self-check could not run completely because of a problem in the grader, not in your "
+                     "code. Try `grader check --sandbox portable`, and tell your instructor what it printed.")
+    else:
+        lines.append("All public tests pass." if result.passed else
+                     "Some public tests fail (hidden tests check the same things on other inputs).")
+    return "\n".join(lines)
+
+
+def as_json(result: CheckResult) -> str:
+    """The self-check as JSON."""
+    assignments: dict[str, Any] = {}
+    doc = {"passed": result.passed, "assignments": assignments}
+    for a in result.assignments:
+        score, most = result.score(a)
+        assignments[a.id] = {
+            "title": a.title, "score": score, "max_score": most, "problems": result.problems(a),
+            "grader_error": result.withheld.get(a.id, ""),
+            "tasks": {task: {"score": s, "max_score": m} for task, (s, m) in result.tasks(a).items()},
+            "tests": [{k: t.get(k) for k in ("name", "number", "score", "max_score", "status", "output")}
+                      for t in result.tests(a)],
+        }
+    return json.dumps(doc, indent=2)
+
+
+def junit(suites: Iterable[tuple[str, list[dict[str, Any]]]]) -> str:
+    """JUnit XML for ``(suite name, results.json tests)`` pairs."""
+    root = ET.Element("testsuites")
+    for name, tests in suites:
+        failures = sum(1 for t in tests if t["status"] != "passed")
+        name = xml_text(name)  # a suite's name holds the student id; messages hold what the program said
+        suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(tests)), failures=str(failures), errors="0")
+        for t in tests:
+            case = ET.SubElement(suite, "testcase", classname=name, name=xml_text(t["name"]))
+            ET.SubElement(case, "properties").extend([
+                ET.Element("property", name="score", value=points(t["score"])),
+                ET.Element("property", name="max_score", value=points(t["max_score"])),
+            ])
+            if t["status"] != "passed":
+                output = xml_text(t["output"])
+                failure = ET.SubElement(case, "failure", message=(output.splitlines() or ["failed"])[0][:300])
+                failure.text = output
+    ET.indent(root)
+    return ET.tostring(root, encoding="unicode", xml_declaration=True)
+
+
+def check_junit(result: CheckResult) -> str:
+    return junit((a.id, result.tests(a)) for a in result.assignments)
+
+
+def classroom_payload(result: CheckResult) -> dict[str, Any]:
+    """The JSON the GitHub Classroom autograding reporter reads from a runner's ``result`` output."""
+    tests = []
+    for a in result.assignments:
+        for t in result.tests(a):
+            where = WHERE.search(t["output"])
+            tests.append({
+                "name": f"{a.id}: {t['name']}",
+                "status": "pass" if t["status"] == "passed" else "fail",
+                "score": t["score"],
+                "message": t["output"][:2000] if t["status"] != "passed" else "",
+                "line_no": int(where.group(2)) if where else 0,
+                "filename": where.group(1) if where else "",
+                "duration": int(1000 * float((t.get("extra_data") or {}).get("duration", 0) or 0)),
+            })
+    errored = any(result.problems(a) for a in result.assignments) or bool(result.withheld)
+    max_score = sum(result.score(a)[1] for a in result.assignments)
+    status = "error" if errored else ("pass" if result.passed else "fail")
+    return {"version": 1, "status": status, "max_score": max_score, "tests": tests}
+
+
+def _escape(message: str) -> str:
+    """Escape a workflow-command message (GitHub's rules for %, CR and LF)."""
+    return message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: str) -> str:
+    return _escape(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def github(result: CheckResult, env: dict[str, str] | None = None) -> str:
+    """Annotations (returned, for stdout); job summary and ``result`` output written to the files named in ``env``."""
+    env = dict(os.environ) if env is None else env
+    lines = []
+    for a in result.assignments:
+        for t in result.tests(a):
+            if t["status"] == "passed":
+                continue
+            where = WHERE.search(t["output"])
+            location = f"file={where.group(1)},line={where.group(2)}," if where else ""
+            title = _escape_property(f"{a.id}: {t['name']}")
+            lines.append(f"::error {location}title={title}::{_escape(t['output'] or 'failed')}")
+    payload = base64.b64encode(json.dumps(classroom_payload(result)).encode()).decode()
+    if env.get("GITHUB_OUTPUT"):
+        with open(env["GITHUB_OUTPUT"], "a", encoding="utf-8") as f:
+            f.write(f"result={payload}\n")
+    if env.get("GITHUB_STEP_SUMMARY"):
+        with open(env["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as f:
+            f.write(summary_markdown(result))
+    lines.append(text(result))
+    return "\n".join(lines)
+
+
+def summary_markdown(result: CheckResult) -> str:
+    """The job summary: a table per assignment and the feedback of failing tests."""
+    out = ["## micrograd self-check", ""]
+    for a in result.assignments:
+        score, most = result.score(a)
+        out += [f"### {a.title}: {points(score)} / {points(most)}", "", "| test | task | points |", "| --- | --- | --- |"]
+        for t in result.tests(a):
+            mark = "✅" if t["status"] == "passed" else "❌"
+            out.append(f"| {mark} {t['name']} | {t.get('number', '')} | {points(t['score'])} / {points(t['max_score'])} |")
+        out.append("")
+        for t in result.tests(a):
+            if t["status"] != "passed":
+                out += [f"<details><summary>{markdown(t['name'])}</summary>", "", *fence(t["output"]), "</details>", ""]
+    return "\n".join(out) + "\n"
+
+
+def write_grade_junit(path: Path, assignments: list[Assignment], out: Path, students: list[str]) -> None:
+    """JUnit XML of a whole class: one ``testsuite`` per (assignment, student)."""
+    from grader.outputs.results import read_results
+
+    suites = []
+    for a in assignments:
+        for s in students:
+            doc = read_results(out, a, s)
+            suites.append((f"{a.id}.{s}", doc["tests"] if doc else []))
+    path.write_text(junit(suites), encoding="utf-8")

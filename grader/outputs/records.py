@@ -1,0 +1,81 @@
+"""The records the judge hands to the outputs: one test's result, and one submission's record on one assignment.
+
+Built in the judge (:func:`grader.judge.plugin.make_result`,
+:meth:`grader.judge.submission_run.SubmissionRun.record_of`), read by
+:mod:`grader.outputs.results`, which writes ``results.json`` (Gradescope's
+format) and ``feedback.md`` from them. Every text in them that came from the
+submission is already capped; the outputs make it inert for each medium.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+
+class GradedTest(TypedDict):
+    """One test of one submission, scored.
+
+    Attributes:
+        key: A stable id of the test across submissions (``path::name[params]``).
+        name: The test's title (its docstring's first line).
+        task: The handout task it grades, e.g. ``"1.2"`` ("" if none).
+        max_score: Its points.
+        score: Points earned: ``max_score * passed cases / cases`` (0 when the grader itself failed).
+        status: ``"passed"`` or ``"failed"``.
+        visibility: Gradescope's visibility of the test.
+        public: Whether the test is one of the public tests students have.
+        output: The feedback: failed cases, their messages and hints.
+        methods: The student's methods named by the failed cases.
+        hints: The hints of the failed cases (the test's own text only).
+        internal_error: A traceback when the grader's own code failed ("" otherwise).
+        grader_error: Why the grader could not run the test ("" otherwise; the score is then withheld).
+        duration: Wall-clock time of the test, in seconds.
+    """
+
+    key: str
+    name: str
+    task: str
+    max_score: float
+    score: float
+    status: Literal["passed", "failed"]
+    visibility: str
+    public: bool
+    output: str
+    methods: list[str]
+    hints: list[str]
+    internal_error: str
+    grader_error: str
+    duration: float
+
+
+class JudgeRecord(TypedDict):
+    """Everything the judge knows about one submission on one assignment when it is done.
+
+    Attributes:
+        tests: Each test's result, in order.
+        error: Why the submission could not be graded at all (intake), or "".
+        notes: Notes from intake (files chosen, names escaped...).
+        imports: Student module to None (imported) or its import error.
+        startup: Why the code could not be loaded (a crash or hang at import), or "".
+        program_output: The last part of what the program printed (capped).
+        isolation: Isolation layer to its status, as the worker reported it.
+        grader_error: Why the grader's own machinery failed (the score is then withheld), or "".
+        execution_time: Wall-clock time from the first probe to the end, in seconds.
+    """
+
+    tests: list[GradedTest]
+    error: str
+    notes: list[str]
+    imports: dict[str, Any]
+    startup: str
+    program_output: str
+    isolation: dict[str, str]
+    grader_error: str
+    execution_time: float
+
+
+def empty_record(error: str = "", grader_error: str = "") -> JudgeRecord:
+    """The record of a submission no test ran for: it could not be graded (``error``), or its judge failed
+    (``grader_error``: the score is withheld)."""
+    return JudgeRecord(tests=[], error=error, notes=[], imports={}, startup="", program_output="", isolation={},
+                       grader_error=grader_error, execution_time=0.0)

@@ -1,0 +1,156 @@
+"""Probes on the engine: build an expression graph from a plain-data spec.
+
+A *graph spec* is plain data that the judge writes and the sandbox executes
+with the student's ``Value`` (and the judge with the reference's)::
+
+    {
+      "leaves": [2.0, -3.0],                   # nodes 0 and 1: Value(2.0), Value(-3.0)
+      "nodes": [["mul", 0, 1],                 # node 2 = node0 * node1
+                ["add", {"const": 1}, 2],      # node 3 = 1 + node2  (__radd__)
+                ["tanh", 3]],                  # node 4 = node3.tanh()
+      "mode": "local" | "backward",
+      "seed": 1.0,          # local mode: out.grad is set to this
+      "output": -1,         # local mode: the node whose _backward chain is run
+      "backward": [-1]      # backward mode: call .backward() on these, in order
+    }
+
+An operand is a node index or ``{"const": number}``, a plain int/float passed
+as is, so wrapping and reflected operations are exercised. ``pow`` takes its
+exponent as a const.
+
+``local`` mode tests the ``_backward`` closures only: the probe seeds
+``out.grad`` and walks the graph itself (its own topological order over
+``_prev``, by object identity), calling each ``_backward`` once, so it does
+not depend on the student's ``backward()``. ``backward`` mode calls the
+student's ``backward()``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .plain import number, short_repr
+
+UNARY: dict[str, Callable[[Any], Any]] = {
+    "neg": lambda a: -a,
+    "tanh": lambda a: a.tanh(),
+    "relu": lambda a: a.relu(),
+    "exp": lambda a: a.exp(),
+    "log": lambda a: a.log(),
+    "sigmoid": lambda a: a.sigmoid(),
+}
+BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "truediv": lambda a, b: a / b,
+    "pow": lambda a, b: a**b,
+}
+SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
+
+
+class ProbeError(Exception):
+    """The student's objects do not behave as the API requires (not a crash
+    inside a method, but e.g. an operation that returned a float)."""
+
+
+class Context:
+    """What the probe was doing, reported with any exception."""
+
+    def __init__(self) -> None:
+        self.during = ""
+
+
+def operand_label(spec: dict[str, Any], operand: Any) -> str:
+    """Human-readable name of an operand: ``x0``, ``n3`` or the constant."""
+    if isinstance(operand, dict):
+        return repr(operand.get("const"))
+    return f"x{operand}" if operand < len(spec["leaves"]) else f"n{operand}"
+
+
+def describe_node(spec: dict[str, Any], index: int) -> str:
+    """Return the expression of node ``index``, e.g. ``x0 * 2``."""
+    leaves = spec["leaves"]
+    if index < len(leaves):
+        return f"x{index}"
+    op, *operands = spec["nodes"][index - len(leaves)]
+    names = [operand_label(spec, o) for o in operands]
+    if op in SYMBOL:
+        return f"{names[0]} {SYMBOL[op]} {names[1]}"
+    if op == "neg":
+        return f"-{names[0]}"
+    if op == "sum":
+        return f"sum([{', '.join(names)}])"
+    return f"{names[0]}.{op}()"
+
+
+def _check_value(obj: Any, value_cls: type, what: str) -> None:
+    if not isinstance(obj, value_cls):
+        raise ProbeError(f"{what} returned {type(obj).__name__} {short_repr(obj)}, expected a Value")
+
+
+def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
+    """Run the forward pass of ``spec`` with ``value_cls``; return every node."""
+    nodes: list[Any] = []
+    for x in spec["leaves"]:
+        ctx.during = f"creating Value({x!r})"
+        nodes.append(value_cls(x))
+    for i, (op, *operands) in enumerate(spec["nodes"], start=len(spec["leaves"])):
+        args = [o["const"] if isinstance(o, dict) else nodes[o] for o in operands]
+        what = describe_node(spec, i)
+        ctx.during = f"forward pass: n{i} = {what}"
+        if op == "sum":
+            out = sum(args)
+        elif op in UNARY:
+            out = UNARY[op](args[0])
+        else:
+            out = BINARY[op](args[0], args[1])
+        _check_value(out, value_cls, what)
+        nodes.append(out)
+    return nodes
+
+
+def walk_backward(out: Any, ctx: Context) -> None:
+    """Call every ``_backward`` reachable from ``out`` once, in reverse topological order.
+
+    The order is the probe's own (iterative DFS keyed by ``id``), so only
+    the student's closures and ``_prev`` are exercised.
+    """
+    ctx.during = "listing the graph through _prev"
+    order: list[Any] = []
+    seen: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(out, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+        elif id(node) not in seen:
+            seen.add(id(node))
+            stack.append((node, True))
+            stack.extend((child, False) for child in list(node._prev) if id(child) not in seen)
+    for node in reversed(order):
+        ctx.during = f"calling _backward of a node made by {short_repr(getattr(node, '_op', '?'), 20)}"
+        node._backward()
+
+
+def run_graph(mg: Any, spec: dict[str, Any], ctx: Context) -> dict[str, Any]:
+    """Probe ``graph``: forward pass, then a local or full backward pass.
+
+    Returns:
+        ``{"data": [...], "grad": [...]}``, one number (or non-number marker)
+        per node, leaves first.
+    """
+    value_cls = mg.engine.Value
+    nodes = build(value_cls, spec, ctx)
+    if spec.get("mode", "backward") == "local":
+        out = nodes[spec.get("output", -1)]
+        ctx.during = "setting out.grad"
+        out.grad = spec.get("seed", 1.0)
+        walk_backward(out, ctx)
+    else:
+        for i in spec.get("backward", [-1]):
+            ctx.during = f"calling backward() on {describe_node(spec, i % len(nodes))}"
+            nodes[i].backward()
+    ctx.during = "reading data and grad"
+    return {"data": [number(n.data) for n in nodes], "grad": [number(n.grad) for n in nodes]}

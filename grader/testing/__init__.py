@@ -1,0 +1,47 @@
+"""The API test authors import in an assignment's tests (judge side): ``from grader.testing import ...``.
+
+A test asks the student's code and the reference for the same probe and
+compares the plain data they return::
+
+    @pytest.mark.points(2)
+    @pytest.mark.task("1.2")
+    def test_mul(student, reference, check):
+        '''Value.__mul__: forward value and local gradients'''
+        for a, b in [(2.0, -3.0), (0.5, 4.0)]:
+            spec = graphs.binary("mul", a, b, seed=1.0)
+            with check.case(f"x0 * x1 with x0={a}, x1={b}", method="Value.__mul__",
+                            hint="d(a*b)/da = b: multiply out.grad by the *other* operand"):
+                compare_graph(student("graph", spec), reference("graph", spec), spec)
+
+Failures are :class:`Failure` exceptions whose message is written for the
+student: the method, the inputs, expected vs got, and a hint. Only that
+message reaches the feedback, never the test's source.
+
+Modules: :mod:`~grader.testing.outcomes` (failures and faults),
+:mod:`~grader.testing.cases` (the ``check`` fixture's cases),
+:mod:`~grader.testing.comparisons` (numbers and graphs), :mod:`~grader.testing.graphs`
+(graph specs and what math says they compute), :mod:`~grader.testing.models`
+(model specs and what a correct network computes), :mod:`~grader.testing.strategies`
+(hypothesis strategies).
+"""
+
+from grader.testing.cases import CaseResult, Check
+from grader.testing.comparisons import (
+    ABS_TOL,
+    REL_TOL,
+    close,
+    compare_graph,
+    expression,
+    field_list,
+    graph_text,
+    is_number,
+    relative_error,
+    show,
+)
+from grader.testing.outcomes import Failure, GraderFault, StudentFault, describe_error
+
+__all__ = [
+    "ABS_TOL", "REL_TOL", "CaseResult", "Check", "Failure", "GraderFault", "StudentFault", "close",
+    "compare_graph", "describe_error", "expression", "field_list", "graph_text", "is_number", "relative_error",
+    "show",
+]

@@ -1,0 +1,68 @@
+"""Cases with partial credit: the ``check`` fixture (:class:`Check`) records each case's outcome.
+
+A test scores by :func:`grader.judge.scoring.test_score`; a failing case does not stop the test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from grader.testing.outcomes import Failure, StudentFault
+
+
+@dataclass
+class CaseResult:
+    """One case of a test: its title and, if it failed, the failure and its rendered message.
+
+    Attributes:
+        title: What the case checks, with its inputs.
+        failure: The failure raised in the case, or None if it passed.
+        method: The student's method named in the feedback.
+        message: The student-facing message: method, what went wrong, hint.
+        hint: The hint shown, always the test's own text (never parsed from a message).
+    """
+
+    title: str
+    failure: Failure | None = None
+    method: str | None = None
+    message: str = ""
+    hint: str | None = None
+
+
+@dataclass
+class Check:
+    """Soft assertions with partial credit (the ``check`` fixture).
+
+    Each :meth:`case` counts equally (the score: :func:`grader.judge.scoring.test_score`).
+    A failing case does not stop the test; the test is reported failed if any case failed.
+    """
+
+    cases: list[CaseResult] = field(default_factory=list)
+
+    @contextmanager
+    def case(self, title: str, method: str | None = None, hint: str | None = None) -> Iterator[None]:
+        """Run one case; a :class:`Failure` inside is recorded, not raised.
+
+        Args:
+            title: What the case checks, with its inputs.
+            method: The student's method under test, named in the feedback.
+            hint: Shown when the case fails (unless the failure has its own).
+        """
+        result = CaseResult(title)
+        self.cases.append(result)
+        try:
+            yield
+        except Failure as failure:
+            # the same fault object may be raised again by other cases: read it, never edit it
+            not_written = isinstance(failure, StudentFault) and failure.error.get("type") == "NotImplementedError"
+            result.failure = failure
+            result.method = failure.method or method
+            shown_hint = failure.hint if failure.hint is not None else (None if not_written else hint)
+            result.hint = shown_hint
+            result.message = Failure(failure.message, result.method, shown_hint).render()
+
+    @property
+    def failures(self) -> list[CaseResult]:
+        return [c for c in self.cases if c.failure is not None]

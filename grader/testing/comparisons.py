@@ -1,0 +1,131 @@
+"""Comparing a probe's answer with the expected one: numbers within tolerance, graphs node by node.
+
+Answers are already typed records (:mod:`grader.judge.answers`); these helpers
+raise :class:`~grader.testing.outcomes.Failure` with a message that names the
+node, the inputs, what was expected and what came.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from grader.sandbox.engine_probes import describe_node
+from grader.sandbox.plain import NONNUMERIC
+from grader.testing.outcomes import Failure
+
+REL_TOL = 1e-7
+"""Default relative tolerance when comparing with the reference."""
+ABS_TOL = 1e-10
+"""Default absolute tolerance when comparing with the reference."""
+
+
+def is_number(x: Any) -> bool:
+    """True for a plain number (bools excluded)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def show(x: Any) -> str:
+    """Student-facing rendering of a probe value (number or non-number marker)."""
+    if isinstance(x, dict) and NONNUMERIC in x:
+        return f"a {x[NONNUMERIC]} object ({x.get('repr', '')}), not a number"
+    if is_number(x):
+        return repr(float(x)) if not (isinstance(x, float) and x.is_integer() and abs(x) < 1e16) else repr(x)
+    return repr(x)
+
+
+def close(got: Any, expected: float, rel: float = REL_TOL, abs_tol: float = ABS_TOL) -> bool:
+    """Whether ``got`` is a number within tolerance of ``expected`` (NaN equals NaN, inf equals inf)."""
+    if not is_number(got):
+        return False
+    got = float(got)
+    if math.isnan(expected) or math.isnan(got):
+        return math.isnan(expected) and math.isnan(got)
+    return math.isclose(got, expected, rel_tol=rel, abs_tol=abs_tol)
+
+
+def relative_error(got: float, expected: float) -> float:
+    """``|got - expected| / max(|got|, |expected|)`` (0 when both are 0)."""
+    scale = max(abs(got), abs(expected))
+    return 0.0 if scale == 0 else abs(got - expected) / scale
+
+
+def field_list(result: Any, key: str, length: int) -> list[Any]:
+    """Return ``result[key]`` validated as a list of ``length`` items.
+
+    Raises:
+        Failure: If the probe result does not have that shape (it comes from
+            the sandbox and is untrusted).
+    """
+    value = result.get(key) if isinstance(result, dict) else None
+    if not isinstance(value, list) or len(value) != length:
+        raise Failure(f"the sandbox returned malformed data (field {key!r})")
+    return value
+
+
+def compare_graph(
+    got: Any,
+    expected: Any,
+    spec: dict[str, Any],
+    *,
+    data_nodes: Sequence[int] | None = None,
+    grad_nodes: Sequence[int] | None = None,
+    rel: float = REL_TOL,
+    abs_tol: float = ABS_TOL,
+) -> None:
+    """Compare a ``graph`` probe result with the expected one.
+
+    Args:
+        got: The student's result (``{"data": [...], "grad": [...]}``).
+        expected: The reference's result, or a hand-written one of the same shape.
+        spec: The graph spec both were computed from.
+        data_nodes: Node indices whose forward value is compared (default:
+            every node that is not a leaf).
+        grad_nodes: Node indices whose gradient is compared (default: the leaves).
+        rel: Relative tolerance.
+        abs_tol: Absolute tolerance.
+
+    Raises:
+        Failure: On the first mismatch: forward values first (a wrong forward
+            value explains wrong gradients), then gradients.
+    """
+    n = len(spec["leaves"]) + len(spec["nodes"])
+    inputs = ", ".join(f"x{i}={v!r}" for i, v in enumerate(spec["leaves"]))
+    if data_nodes is None:
+        data_nodes = range(len(spec["leaves"]), n)
+    if grad_nodes is None:
+        grad_nodes = range(len(spec["leaves"]))
+    got_data, exp_data = field_list(got, "data", n), field_list(expected, "data", n)
+    for i in data_nodes:
+        if not close(got_data[i], float(exp_data[i]), rel, abs_tol):
+            raise Failure(
+                f"forward pass: {describe_node(spec, i)} with {inputs} gave {show(got_data[i])}, "
+                f"expected {show(exp_data[i])}"
+            )
+    got_grad, exp_grad = field_list(got, "grad", n), field_list(expected, "grad", n)
+    for i in grad_nodes:
+        if not close(got_grad[i], float(exp_grad[i]), rel, abs_tol):
+            raise Failure(
+                f"{graph_text(spec)}\n  with {inputs}: "
+                f"{'x' if i < len(spec['leaves']) else 'n'}{i}.grad was {show(got_grad[i])}, expected {show(exp_grad[i])}"
+            )
+
+
+def expression(spec: dict[str, Any]) -> str:
+    """The nodes of a graph spec, e.g. ``n1 = x0 * 2; n2 = n1.tanh()``."""
+    leaves = len(spec["leaves"])
+    return "; ".join(f"n{i} = {describe_node(spec, i)}" for i in range(leaves, leaves + len(spec["nodes"])))
+
+
+def graph_text(spec: dict[str, Any]) -> str:
+    """A readable listing of a graph spec and how its backward pass was run."""
+    leaves = len(spec["leaves"])
+    body = expression(spec)
+    mode = spec.get("mode", "backward")
+    if mode == "local":
+        how = f"set n{(spec.get('output', -1)) % (leaves + len(spec['nodes']))}.grad = {spec.get('seed', 1.0)!r} and ran the _backward closures"
+    else:
+        targets = ", ".join(f"n{i % (leaves + len(spec['nodes']))}" for i in spec.get("backward", [-1]))
+        how = f"called backward() on {targets}"
+    return f"{body}; {how}"

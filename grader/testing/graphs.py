@@ -1,0 +1,136 @@
+"""Graph specs for tests: builders, a plain-float evaluator and finite differences.
+
+Specs are the plain-data expression graphs executed by the ``graph`` probe
+(see :mod:`grader.sandbox.engine_probes` for the format). The evaluator here computes
+forward values with ``math`` only, so public tests (which run without the
+reference solution) can check gradients against central finite differences.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+def const(x: float) -> dict[str, float]:
+    """A plain-number operand (exercises wrapping and reflected operations)."""
+    return {"const": x}
+
+
+def spec(
+    leaves: Sequence[float],
+    nodes: Sequence[Sequence[Any]],
+    *,
+    mode: str = "backward",
+    seed: float = 1.0,
+    backward: Sequence[int] = (-1,),
+) -> dict[str, Any]:
+    """Build a graph spec.
+
+    Args:
+        leaves: Values of the leaf nodes x0, x1, ...
+        nodes: ``[op, operand, ...]`` per node; an operand is a node index or :func:`const`.
+        mode: ``"local"`` (seed the last node's grad and run the closures) or
+            ``"backward"`` (call ``backward()`` on each of ``backward``).
+        seed: The upstream gradient set on the output in local mode.
+        backward: Node indices to call ``backward()`` on, in order.
+    """
+    out: dict[str, Any] = {"leaves": list(leaves), "nodes": [list(n) for n in nodes], "mode": mode}
+    if mode == "local":
+        out["seed"] = seed
+        out["output"] = -1
+    else:
+        out["backward"] = list(backward)
+    return out
+
+
+def binary(op: str, a: Any, b: Any, *, seed: float = 1.0) -> dict[str, Any]:
+    """``a op b`` in local mode; ``a``/``b`` are numbers (leaves) or :func:`const` operands."""
+    leaves: list[float] = []
+    operands: list[Any] = []
+    for x in (a, b):
+        if isinstance(x, dict):
+            operands.append(x)
+        else:
+            operands.append(len(leaves))
+            leaves.append(x)
+    return spec(leaves, [[op, *operands]], mode="local", seed=seed)
+
+
+def unary(op: str, a: float, *, seed: float = 1.0) -> dict[str, Any]:
+    """``op(a)`` in local mode."""
+    return spec([a], [[op, 0]], mode="local", seed=seed)
+
+
+# --- plain-float evaluation -------------------------------------------------
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+FUNCTIONS: dict[str, Callable[..., float]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "truediv": lambda a, b: a / b,
+    "pow": lambda a, b: a**b,
+    "neg": lambda a: -a,
+    "tanh": math.tanh,
+    "relu": lambda a: a if a > 0 else 0.0,
+    "exp": math.exp,
+    "log": math.log,
+    "sigmoid": _sigmoid,
+    "sum": lambda *xs: math.fsum(xs),
+}
+"""What each operation of the probes' vocabulary (:data:`grader.sandbox.engine_probes.UNARY` and
+``BINARY``, plus ``sum``) computes on plain floats."""
+
+
+def evaluate(graph: dict[str, Any], leaves: Sequence[float] | None = None) -> list[float]:
+    """Forward values of every node, computed with plain floats.
+
+    Raises:
+        ValueError, ZeroDivisionError, OverflowError: Outside an operation's domain.
+    """
+    values = [float(x) for x in (graph["leaves"] if leaves is None else leaves)]
+    for op, *operands in graph["nodes"]:
+        args = [o["const"] if isinstance(o, dict) else values[o] for o in operands]
+        values.append(float(FUNCTIONS[op](*args)))
+    return values
+
+
+def output_index(graph: dict[str, Any]) -> int:
+    """Index of the output node (the last node)."""
+    return len(graph["leaves"]) + len(graph["nodes"]) - 1
+
+
+def central_difference(graph: dict[str, Any], leaf: int, h: float = 1e-6) -> float:
+    """d(output)/d(leaf) by the central finite difference (f(x+h) - f(x-h)) / 2h.
+
+    ``h`` is scaled by ``max(1, |x|)``; the truncation error is O(h**2).
+    """
+    xs = [float(x) for x in graph["leaves"]]
+    step = h * max(1.0, abs(xs[leaf]))
+    out = output_index(graph)
+    up, down = list(xs), list(xs)
+    up[leaf] += step
+    down[leaf] -= step
+    return (evaluate(graph, up)[out] - evaluate(graph, down)[out]) / (2 * step)
+
+
+def expected_from_math(graph: dict[str, Any]) -> dict[str, list[float]]:
+    """A ``graph``-probe-shaped result: exact forward values and finite-difference
+    gradients of the output w.r.t. each leaf (other nodes' grads are NaN).
+
+    Only meaningful for single-output graphs (``local`` mode with seed 1, or
+    ``backward`` on the last node).
+    """
+    data = evaluate(graph)
+    seed = graph.get("seed", 1.0) if graph.get("mode") == "local" else 1.0
+    grads = [seed * central_difference(graph, i) for i in range(len(graph["leaves"]))]
+    grads += [math.nan] * (len(data) - len(grads))
+    return {"data": data, "grad": grads}
