@@ -18,14 +18,10 @@ from typing import Any
 from grader.commands import course_of
 from grader.course.config import Assignment, Course
 from grader.errors import GRADER_ERROR, GraderError
-from grader.files import temporary_folder
-from grader.grading.batch import fingerprint, intake, run_judge
-from grader.grading.manifest import Manifest
-from grader.intake.submission import read_submission
+from grader.grading.one import JudgeFailed, grade_one
 from grader.judge.backends import choose
-from grader.judge.linux_worker import prepare_runtime
 from grader.outputs.inert import terminal
-from grader.outputs.results import grader_data, read_results, score_of, withheld
+from grader.outputs.results import grader_data, score_of, withheld
 
 STUDENT = "self-check"
 
@@ -93,23 +89,13 @@ def check(course: Course, path: Path, assignment_ids: list[str] | None = None, s
     if not path.exists():
         raise GraderError(f"{path} does not exist (give the folder holding micrograd/, a .zip or a .ipynb)")
     assignments = course.assignments(assignment_ids)
-    sandbox = sandbox or choose("auto").kind
     result = CheckResult(assignments, path=path)
-    with temporary_folder("grader-check-") as tmp:
-        sub = read_submission(path)
-        sub.id = STUDENT
-        job = intake(sub, 0, assignments, tmp / "stage", fingerprint(sub), course.template_dir)
-        out = tmp / "out"
-        manifest = Manifest(str(course.root), str(prepare_runtime(tmp / "runtime")), [a.id for a in assignments], False, [job], hide=[str(course.root), str(out)],
-                            out=str(out), sandbox=sandbox)
-        status = run_judge(manifest, tmp / "manifest.json", tmp / "judge.log")
-        if status not in (0, 1):
-            log = (tmp / "judge.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
-            raise GraderError(f"the self-check could not run (status {status}):\n" + "\n".join(log))
-        for a in assignments:
-            doc = read_results(out, a, STUDENT)
-            if doc is not None:
-                result.results[a.id] = doc
+    try:
+        docs = grade_one(course, path, assignments, include_hidden=False, sandbox=sandbox or choose("auto").kind,
+                         student=STUDENT)
+    except JudgeFailed as exc:
+        raise GraderError(f"the self-check could not run (status {exc.status}):\n{exc.log_tail}") from None
+    result.results = {aid: doc for aid, doc in docs.items() if doc is not None}
     return result
 
 

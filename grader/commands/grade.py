@@ -16,6 +16,7 @@ from grader.judge.backends import PORTABLE_WARNING, choose
 from grader.outputs.gradebook import table
 from grader.outputs.inert import terminal
 from grader.outputs.item_analysis import summary
+from grader.sandbox.protocol import layer_status
 
 
 def withheld_message(withheld: list[tuple[str, str, str]]) -> str:
@@ -70,11 +71,11 @@ def isolation_summary(layers: dict[str, set[str]]) -> str:
     backends = sorted(layers.pop("sandbox", set()))
     if not layers:
         return "Sandbox isolation: no sandbox was started in this run."
-    on = [name for name, states in layers.items() if states and all(s.startswith(("on", "dropped")) for s in states)]
+    on = [name for name, states in layers.items() if states and all(layer_status(s)["active"] for s in states)]
     reasons: dict[str, list[str]] = {}  # layers that were off for the same reasons are named together
     for name, states in layers.items():
         if name not in on:
-            reasons.setdefault("; ".join(sorted(s for s in states if not s.startswith(("on", "dropped")))), []).append(name)
+            reasons.setdefault("; ".join(sorted(s for s in states if not layer_status(s)["active"])), []).append(name)
     off = [f"{', '.join(names)} ({why})" for why, names in reasons.items()]
     line = f"Sandbox ({', '.join(backends) or 'linux'}) isolation: {', '.join(on) or 'none'}."
     return line + (f" Not active: {'; '.join(off)}." if off else "")

@@ -32,7 +32,7 @@ zip on a fake tree).
 from __future__ import annotations
 
 import argparse
-import shutil
+import json
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,8 +41,10 @@ from grader.commands import course_of
 from grader.course.config import Course
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.errors import GraderError, WithheldError
-from grader.files import temporary_folder
-from grader.grading.batch import grade
+from grader.files import write_atomic
+from grader.grading.one import grade_one
+from grader.judge.backends import choose
+from grader.outputs.results import score_of, withheld
 
 SETUP = """\
 #!/usr/bin/env bash
@@ -219,16 +221,16 @@ def autograde(course: Course, submission: Path, assignment_id: str, results: Pat
     """
     if not submission.is_dir():
         raise GraderError(f"no submission folder at {submission}")
-    with temporary_folder("grader-gradescope-") as tmp:
-        student = tmp / "subs" / "submission"
-        shutil.copytree(submission, student, symlinks=True)
-        run = grade(course, tmp / "subs", [assignment_id], tmp / "out", jobs=1, force=True)
-        if run.withheld:
-            raise WithheldError(f"the submission could not be graded because of the grader, not the student's code "
-                                f"({run.withheld[0][2]}); no results.json was written")
-        results.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(tmp / "out" / assignment_id / "submission" / "results.json", results)
-        return run.grades[0].total
+    docs = grade_one(course, submission, course.assignments([assignment_id]), include_hidden=True,
+                     sandbox=choose("auto").kind, hide=[submission.resolve()])
+    doc = docs[assignment_id]
+    reason = withheld(doc) if doc is not None else "the judge wrote no results"
+    if reason:
+        raise WithheldError(f"the submission could not be graded because of the grader, not the student's code "
+                            f"({reason}); no results.json was written")
+    assert doc is not None
+    write_atomic(results, json.dumps(doc, indent=2))
+    return score_of(doc)[0]
 
 
 def run(args: argparse.Namespace) -> int:

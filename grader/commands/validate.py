@@ -77,7 +77,7 @@ def feedback_teaches(text: str, method: str) -> bool:
     return names_method and shows and "Hint:" in text
 
 
-def check_assignment(course: Course, assignment: Assignment, work: Path, jobs: int, report: Report) -> None:
+def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs: int, report: Report) -> None:
     """Grade the reference, template, variants and mutants of one assignment and record misses."""
     subs = work / assignment.id / "subs"
     out = work / assignment.id / "out"
@@ -134,11 +134,11 @@ def validate(course: Course, assignment_ids: list[str] | None, jobs: int) -> Rep
     report = Report()
     with temporary_folder("grader-validate-") as tmp:
         for assignment in course.assignments(assignment_ids):
-            check_assignment(course, assignment, Path(tmp), jobs, report)
+            validate_assignment(course, assignment, Path(tmp), jobs, report)
     return report
 
 
-def render(report: Report, width: int = 110) -> str:
+def format_report(report: Report, width: int = 110) -> str:
     """The report as a plain-text table followed by a summary."""
     rows = [("bug", "method", "caught by", "points lost", "ok")]
     for b in report.bugs:
@@ -170,6 +170,6 @@ def run(args: argparse.Namespace) -> int:
     course = course_of(args)
     started = time.monotonic()
     report = validate(course, args.assignment or None, args.jobs)
-    print(render(report))
+    print(format_report(report))
     print(f"\n(validated in {time.monotonic() - started:.1f} s)")
     return 1 if report.misses else 0

@@ -44,6 +44,7 @@ from grader.outputs.item_analysis import Item, analyse
 from grader.outputs.item_analysis import write_csv as write_items
 from grader.outputs.records import empty_record
 from grader.outputs.results import grader_data, read_results, withheld, write_submission
+from grader.sandbox.protocol import layer_status
 
 Progress = Callable[[int, int, str], None]
 PROGRESS_POLL_SECONDS = 0.5
@@ -149,6 +150,151 @@ def clean_stale_work(instructor: Path) -> None:
             remove_tree(work)
 
 
+@dataclass
+class Plan:
+    """What a class run grades: the submissions read and staged, and where the run works.
+
+    Attributes:
+        assignments: The assignments, in order.
+        entries: Every submission entry of the class (or of the shard).
+        todo: The submissions to grade now, staged.
+        skipped: Student ids whose complete results for the same content are kept.
+        work: The run's working folder (removed at the end), inside ``instructor``.
+        instructor: ``OUT/_instructor``: logs and working folders.
+        base: The manifest every judge of the run starts from (its name and file differ).
+    """
+
+    assignments: list[Assignment]
+    entries: list[Path]
+    todo: list[Job]
+    skipped: list[str]
+    work: Path
+    instructor: Path
+    base: Manifest
+
+
+def plan(course: Course, submissions: Path, assignments: list[Assignment], out: Path, force: bool,
+         shard: tuple[int, int] | None, sandbox: str) -> Plan:
+    """Read every submission (never running it), keep complete results, stage the rest into a working folder.
+
+    Raises:
+        GraderError: If there is no submission.
+    """
+    entries = discover(submissions)
+    if not entries:
+        raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
+    if shard is not None:
+        entries = [e for e in entries if shard_of(student_id(e), shard[1]) == shard[0]]
+    instructor = out / "_instructor"
+    instructor.mkdir(parents=True, exist_ok=True)
+    clean_stale_work(instructor)
+    # Fixed-width names: the sandbox's paths have the same lengths on every run, and with them its heap
+    # and the addresses student objects get (a set of Values iterates by address).
+    work = instructor / f"work-{os.getpid():07d}"
+    remove_tree(work)
+    todo: list[Job] = []
+    skipped: list[str] = []
+    try:
+        runtime = prepare_runtime(work / "runtime")
+        for index, entry in enumerate(entries):
+            sub = read_submission(entry)
+            print_ = fingerprint(sub)
+            if not force and is_complete(out, assignments, sub.id, print_):
+                skipped.append(sub.id)
+                continue
+            todo.append(intake(sub, index, assignments, work / "stage", print_, course.template_dir))
+    except BaseException:
+        remove_tree(work)
+        raise
+    hide = [str(course.root), str(submissions), str(out)]
+    base = Manifest(str(course.root), str(runtime), [a.id for a in assignments], True, todo, hide=hide, out=str(out),
+                    queue=str(work / "queue"), slots=MAX_SLOTS, sandbox=sandbox)
+    return Plan(assignments, entries, todo, skipped, work, instructor, base)
+
+
+class JudgePool:
+    """Keeps ``jobs`` judge processes running while submissions are left unclaimed, and reports each submission.
+
+    Judges claim submissions from a shared queue (:mod:`grader.grading.claims`) and write each one's
+    results as soon as it is graded; a judge that ends without writing what it claimed leaves those
+    submissions a record whose score is withheld (:meth:`give_up`), so the batch always completes.
+    """
+
+    def __init__(self, plan: Plan, out: Path, progress: Progress | None) -> None:
+        self.plan, self.out, self.progress = plan, out, progress
+        self.queue = ClaimQueue(Path(plan.base.queue), plan.todo)
+        self.names = itertools.count()
+        self.lock = threading.Lock()
+        self.ended: list[tuple[int, list[Job]]] = []  # (status, the submissions it claimed) of each judge that ended
+        self.stop = threading.Event()
+        self.failed: list[tuple[int, int]] = []  # (judge number, status) of each judge that failed
+        self.reported: list[str] = []
+        self.started = time.time()
+
+    def judges(self) -> None:
+        """Start judges one after another while submissions are left unclaimed (one thread of the pool)."""
+        while not self.stop.is_set() and self.queue.unclaimed():
+            k = next(self.names)
+            name = f"judge-{k}"
+            status = run_judge(replace(self.plan.base, claimant=name), self.plan.work / f"manifest-{k}.json",
+                               self.plan.instructor / "logs" / f"{name}.log")
+            claimed = self.queue.claimed_by(name)
+            with self.lock:
+                self.ended.append((status, claimed))
+                if status not in (0, 1):
+                    self.failed.append((k, status))
+                    if not claimed:  # it failed before grading anything: another judge would too
+                        self.stop.set()
+
+    def report(self, job: Job) -> None:
+        if job.id not in self.reported:
+            self.reported.append(job.id)
+            if self.progress is not None:
+                self.progress(len(self.reported), len(self.plan.todo), job.id)
+
+    def give_up(self, job: Job, reason: str) -> None:
+        """Write a withheld record for a submission its judge ended without grading (unless it was written)."""
+        if not written_since(self.out, self.plan.assignments, job.id, self.started):
+            for a in self.plan.assignments:
+                error = job.parts[a.id].error
+                record = empty_record(error=error) if error else empty_record(grader_error=reason)
+                write_submission(self.out, a, job.id, record, job.fingerprint)
+        self.report(job)
+
+    def run(self, jobs: int) -> None:
+        """Grade every submission of the plan with up to ``jobs`` judges at a time."""
+        parallel = max(1, min(jobs, len(self.plan.todo)))
+        with ThreadPoolExecutor(max_workers=parallel) as pool:
+            pending = {pool.submit(self.judges) for _ in range(parallel)}
+            while pending:
+                _, pending = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
+                for job in self.plan.todo:  # judges write results as they go: report each as soon as it is there
+                    if job.id not in self.reported and written_since(self.out, self.plan.assignments, job.id,
+                                                                      self.started):
+                        self.report(job)
+                with self.lock:
+                    done, self.ended[:] = list(self.ended), []
+                for status, claimed in done:
+                    for job in claimed:
+                        self.give_up(job, f"the judge process ended with status {status} before grading it")
+        for job in self.queue.unclaimed():
+            self.give_up(job, "the judge processes failed before grading it")
+
+
+def collect(out: Path, assignments: list[Assignment], entries: list[Path], run: GradeRun) -> None:
+    """Read every student's results back into ``run``; write ``grades.csv`` and ``item_analysis.csv``."""
+    for entry in entries:
+        run.grades.append(grade_from_results(out, assignments, student_id(entry)))
+        for a in assignments:
+            doc = read_results(out, a, run.grades[-1].student) or {}
+            for layer, text in (grader_data(doc).get("isolation") or {}).items():
+                status = layer_status(str(text))  # what was on is named; why a layer was off is kept
+                run.isolation.setdefault(layer, set()).add(str(text).split(" (")[0] if status["active"] else str(text)[:200])
+    write_csv(out / "grades.csv", assignments, run.grades)
+    run.items = analyse(out, assignments, [g.student for g in run.grades])
+    write_items(out / "item_analysis.csv", run.items)
+
+
 def grade(
     course: Course,
     submissions: Path,
@@ -160,7 +306,7 @@ def grade(
     shard: tuple[int, int] | None = None,
     sandbox: str | None = None,
 ) -> GradeRun:
-    """Grade every submission in ``submissions`` on the chosen assignments.
+    """Grade every submission in ``submissions`` on the chosen assignments: plan, run the judges, collect.
 
     Args:
         course: The course (assignments, reference).
@@ -182,106 +328,23 @@ def grade(
             a judge that failed).
     """
     out, submissions = out.resolve(), submissions.resolve()  # workers run elsewhere: no relative paths
-    sandbox = sandbox or choose_backend("auto").kind
     assignments = course.assignments(assignment_ids)
-    entries = discover(submissions)
-    if not entries:
-        raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
-    if shard is not None:
-
-        entries = [e for e in entries if shard_of(student_id(e), shard[1]) == shard[0]]
-    instructor = out / "_instructor"
-    instructor.mkdir(parents=True, exist_ok=True)
-    clean_stale_work(instructor)
+    work: Path | None = None
     run = GradeRun(assignments)
-    # Fixed-width names: the sandbox's paths have the same lengths on every run, and with them its heap
-    # and the addresses student objects get (a set of Values iterates by address).
-    work = instructor / f"work-{os.getpid():07d}"
-    remove_tree(work)
-    failed_judges: list[tuple[int, int]] = []
     try:
-        runtime = prepare_runtime(work / "runtime")
-        todo: list[Job] = []
-        for index, entry in enumerate(entries):
-            sub = read_submission(entry)
-            print_ = fingerprint(sub)
-            if not force and is_complete(out, assignments, sub.id, print_):
-                run.skipped.append(sub.id)
-                continue
-            todo.append(intake(sub, index, assignments, work / "stage", print_, course.template_dir))
-        hide = [str(course.root), str(submissions.resolve()), str(out.resolve())]
-        queue = ClaimQueue(work / "queue", todo)
-        base = Manifest(str(course.root), str(runtime), [a.id for a in assignments], True,
-                        todo, hide=hide, out=str(out), queue=str(queue.folder), slots=MAX_SLOTS, sandbox=sandbox)
-        names = itertools.count()
-        lock = threading.Lock()
-        ended: list[tuple[int, list[Job]]] = []  # (status, the submissions it claimed) of each judge that ended
-        stop = threading.Event()
-
-        def judges() -> None:
-            """Start judges one after another while submissions are left unclaimed."""
-            while not stop.is_set() and queue.unclaimed():
-                k = next(names)
-                name = f"judge-{k}"
-                status = run_judge(replace(base, claimant=name), work / f"manifest-{k}.json",
-                                   instructor / "logs" / f"{name}.log")
-                claimed = queue.claimed_by(name)
-                with lock:
-                    ended.append((status, claimed))
-                    if status not in (0, 1):
-                        failed_judges.append((k, status))
-                        if not claimed:  # it failed before grading anything: another judge would too
-                            stop.set()
-
-        reported: set[str] = set()
-
-        def report(job: Job) -> None:
-            if job.id not in reported:
-                reported.add(job.id)
-                run.graded.append(job.id)
-                if progress is not None:
-                    progress(len(reported), len(todo), job.id)
-
-        def give_up(job: Job, reason: str) -> None:
-            if not written_since(out, assignments, job.id, started):  # its judge ended before writing its results
-                for a in assignments:
-                    error = job.parts[a.id].error
-                    record = empty_record(error=error) if error else empty_record(grader_error=reason)
-                    write_submission(out, a, job.id, record, job.fingerprint)
-            report(job)
-
-        started = time.time()
-        parallel = min(max(1, jobs), len(todo))
-        with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-            pending = {pool.submit(judges) for _ in range(parallel)}
-            while pending:
-                _, pending = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
-                for job in todo:  # judges write results as they go: report each as soon as it is there
-                    if job.id not in reported and written_since(out, assignments, job.id, started):
-                        report(job)
-                with lock:
-                    done, ended[:] = list(ended), []
-                for status, claimed in done:
-                    for job in claimed:
-                        give_up(job, f"the judge process ended with status {status} before grading it")
-        for job in queue.unclaimed():
-            give_up(job, "the judge processes failed before grading it")
+        the_plan = plan(course, submissions, assignments, out, force, shard, sandbox or choose_backend("auto").kind)
+        work = the_plan.work
+        run.skipped = the_plan.skipped
+        pool = JudgePool(the_plan, out, progress)
+        pool.run(jobs)
+        run.graded = list(pool.reported)
     finally:
-        remove_tree(work)
-    for entry in entries:
-        run.grades.append(grade_from_results(out, assignments, student_id(entry)))
-        for a in assignments:
-            doc = read_results(out, a, run.grades[-1].student) or {}
-            for layer, status_ in (grader_data(doc).get("isolation") or {}).items():
-                status_ = str(status_)  # "on (details)" shortened to "on"; an "off: reason" kept whole
-                run.isolation.setdefault(layer, set()).add(status_[:200] if status_.startswith("off") else
-                                                           status_.split(" (")[0])
-    write_csv(out / "grades.csv", assignments, run.grades)
-    run.items = analyse(out, assignments, [g.student for g in run.grades])
-    write_items(out / "item_analysis.csv", run.items)
-    if failed_judges:
-        k, status = failed_judges[0]
-        log = instructor / "logs" / f"judge-{k}.log"
+        if work is not None:
+            remove_tree(work)
+    collect(out, assignments, the_plan.entries, run)
+    if pool.failed:
+        k, status = pool.failed[0]
+        log = the_plan.instructor / "logs" / f"judge-{k}.log"
         tail = "\n".join(log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
-        raise GraderError(f"{len(failed_judges)} judge process(es) failed (status {status}); see {log}:\n{tail}")
+        raise GraderError(f"{len(pool.failed)} judge process(es) failed (status {status}); see {log}:\n{tail}")
     return run

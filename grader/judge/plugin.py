@@ -141,12 +141,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         limit = state.assignment_of(item).limits.test_seconds
         item.add_marker(pytest.mark.timeout(backstop_seconds(limit)))
     if state.manifest.include_hidden and state.params:
-        check_points(state, [it for it in items if submission_of(it) == state.params[0]])
+        verify_points_total(state, [it for it in items if submission_of(it) == state.params[0]])
     position = {id(item): i for i, item in enumerate(items)}
     items.sort(key=lambda it: (state.order.get(submission_of(it) or "", -1), position[id(it)]))
 
 
-def check_points(state: GradingState, items: list[pytest.Item]) -> None:
+def verify_points_total(state: GradingState, items: list[pytest.Item]) -> None:
     """Fail the session if an assignment's tests do not add up to its declared points."""
     totals = dict.fromkeys(state.assignments, 0.0)
     for item in items:

@@ -1,4 +1,4 @@
-"""The score of one test: the one formula, pure (unit-tested in ``tests/test_scoring.py``).
+"""The score of one test: the one formula, pure (unit-tested in ``tests/judge/test_scoring.py``).
 
 A test's cases (``check.case``) count equally. A fault that ends the test
 before its last case (a crash, a timeout, an unimplemented method raised

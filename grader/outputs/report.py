@@ -248,7 +248,7 @@ def class_data(out: Path, course: Course) -> dict[str, Any]:
     }
 
 
-def render(context: dict[str, Any]) -> str:
+def render_report(context: dict[str, Any]) -> str:
     """Render ``report.html.j2`` with ``context`` (autoescaped, undefined names are errors)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("grader.outputs", "templates"),
@@ -280,5 +280,5 @@ def write_report(out: Path, course: Course) -> Path:
         ConfigError: If an assignment's ``bugs.yaml`` is invalid.
     """
     path = Path(out) / "report.html"
-    write_atomic(path, render(class_data(Path(out), course)))
+    write_atomic(path, render_report(class_data(Path(out), course)))
     return path

@@ -98,6 +98,26 @@ class Hello(TypedDict):
     imports: dict[str, ErrorReport | None]
 
 
+class LayerStatus(TypedDict):
+    """One isolation layer, as the judge reads a worker's report: active or not, and why or how."""
+
+    active: bool
+    detail: str
+
+
+def layer_status(text: str) -> LayerStatus:
+    """Read a layer's reported status, the one place its text is interpreted.
+
+    A worker reports ``"on"``, ``"on (detail)"``, ``"dropped"`` (capabilities)
+    or ``"off: reason"``; the report's ``"sandbox"`` entry names the backend
+    (``"linux (detail)"``) and reads as active.
+    """
+    if text.startswith("off"):
+        return LayerStatus(active=False, detail=text.removeprefix("off").lstrip(": ").strip())
+    head, _, rest = text.partition(" (")
+    return LayerStatus(active=True, detail=rest.removesuffix(")") if rest else "")
+
+
 class SetupFailure(TypedDict):
     layer: str
     reason: str

@@ -167,7 +167,7 @@ def _kill_orphans() -> None:
                 pass
 
 
-def main(cfg: dict[str, Any]) -> None:
+def main(cfg: dict[str, Any]) -> None:  # one function on purpose: the order of its steps is the isolation argument
     """Entry point, in a process forked by the fork server: ``cfg`` is the judge's configuration.
 
     Process tree (see :mod:`.isolation`): the *launcher* (started by the

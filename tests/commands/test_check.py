@@ -1,0 +1,97 @@
+"""`grader check`: the student self-check and its output formats."""
+
+from __future__ import annotations
+
+import base64
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from grader.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "submissions"
+
+
+def run(capsys, *args: str) -> tuple[int, str]:
+    status = main(["--course", str(ROOT), "check", *args])
+    return status, capsys.readouterr().out
+
+
+def test_a_correct_solution_passes_and_exits_0(capsys):
+    status, out = run(capsys, str(EXAMPLES / "correct_recursive"))
+    assert status == 0
+    assert "All public tests pass." in out and "10 / 10 public points" in out
+
+
+def test_a_failing_solution_exits_1_with_per_task_scores_and_teaching_feedback(capsys):
+    status, out = run(capsys, str(EXAMPLES / "bug_wrong_tanh"), "-a", "backward")
+    assert status == 1
+    assert "task 2.1-2.5: 4 / 5" in out
+    assert "Value.tanh" in out and "expected" in out and "Hint:" in out
+
+
+def test_the_self_check_needs_neither_hidden_tests_nor_the_reference(tmp_path, capsys):
+    course = tmp_path / "release"
+    for aid in ("value_ops", "backward", "mlp"):
+        src = ROOT / "assignments" / aid
+        shutil.copytree(src / "tests" / "public", course / "assignments" / aid / "tests" / "public")
+        shutil.copy(src / "assignment.yaml", course / "assignments" / aid / "assignment.yaml")
+    shutil.copytree(EXAMPLES / "correct_recursive" / "micrograd", course / "micrograd")
+    assert main(["--course", str(course), "check", str(course)]) == 0
+    assert "All public tests pass." in capsys.readouterr().out
+
+
+def test_json_format(capsys):
+    status, out = run(capsys, str(EXAMPLES / "template_unchanged"), "-a", "value_ops", "--format", "json")
+    doc = json.loads(out)
+    assert status == 1 and doc["passed"] is False
+    assert doc["assignments"]["value_ops"]["score"] == 0 and doc["assignments"]["value_ops"]["max_score"] == 10
+    assert set(doc["assignments"]["value_ops"]["tasks"]) == {"1.1", "1.2", "1.3", "1.4"}
+
+
+def test_junit_format(capsys):
+    status, out = run(capsys, str(EXAMPLES / "bug_wrong_tanh"), "-a", "backward", "--format", "junit")
+    suite = ET.fromstring(out).find("testsuite")
+    assert suite.get("name") == "backward" and int(suite.get("failures")) >= 1
+    failing = [c for c in suite.findall("testcase") if c.find("failure") is not None]
+    assert any("tanh" in c.get("name") for c in failing)
+
+
+def test_github_format_writes_annotations_summary_and_the_classroom_result(tmp_path, capsys, monkeypatch):
+    output, summary = tmp_path / "output", tmp_path / "summary"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(output))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    status, out = run(capsys, str(EXAMPLES / "template_unchanged"), "-a", "backward", "--format", "github")
+    assert status == 1
+    annotations = [line for line in out.splitlines() if line.startswith("::error ")]
+    assert annotations and all("::" in a[8:] for a in annotations)
+    assert any("file=micrograd/engine.py,line=" in a for a in annotations)
+    assert "## micrograd self-check" in summary.read_text()
+    key, _, value = output.read_text().strip().partition("=")
+    assert key == "result"
+    payload = json.loads(base64.b64decode(value))
+    assert payload["version"] == 1 and payload["status"] == "fail" and payload["max_score"] == 10
+    for test in payload["tests"]:
+        assert set(test) >= {"name", "status", "score", "message", "line_no", "duration"}
+        assert test["status"] in ("pass", "fail", "error")
+    assert sum(t["score"] for t in payload["tests"]) == 0
+
+
+def test_classroom_points_are_the_sum_of_partial_scores(tmp_path, capsys, monkeypatch):
+    output = tmp_path / "output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(output))
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    run(capsys, str(EXAMPLES / "bug_wrong_tanh"), "-a", "backward", "--format", "github")
+    payload = json.loads(base64.b64decode(output.read_text().strip().partition("=")[2]))
+    total = sum(t["score"] for t in payload["tests"])
+    assert 0 < total < payload["max_score"]
+    assert total == pytest.approx(6.0)
+
+
+def test_missing_path_is_a_clear_error(capsys, tmp_path):
+    assert main(["--course", str(ROOT), "check", str(tmp_path / "nope")]) == 2
+    assert "does not exist" in capsys.readouterr().err

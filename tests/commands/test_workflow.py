@@ -1,0 +1,65 @@
+"""The platform matrix workflow (.github/workflows/ci.yml) runs nothing this suite does not run here.
+
+GitHub's macOS and Windows runners cannot run on this machine, so the
+workflow is held to commands the Linux CI exercises: the install of the
+README's test command, the whole suite with only the Chromium test left out
+(the linux_only tests skip themselves there), and the release tests that set
+up a fresh virtual environment and run a student's ``grader check``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+WORKFLOW = ROOT / ".github" / "workflows" / "ci.yml"
+
+
+def workflow() -> dict:
+    return yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+
+
+def collected(*args: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300, check=True)
+    return [line for line in done.stdout.splitlines() if "::" in line]
+
+
+def test_the_matrix_is_the_platforms_and_pythons_courses_use():
+    job = workflow()["jobs"]["test"]
+    matrix = job["strategy"]["matrix"]
+    assert set(matrix["os"]) == {"ubuntu-24.04", "macos-latest", "windows-latest"}
+    assert matrix["python"] == ["3.10", "3.13"]
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'requires-python = ">=3.10"' in pyproject
+    assert job["strategy"]["fail-fast"] is False
+
+
+def test_every_step_is_a_command_this_suite_runs():
+    runs = [step["run"] for step in workflow()["jobs"]["test"]["steps"] if "run" in step]
+    install, suite, release = (shlex.split(run) for run in runs)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert install == ["python", "-m", "pip", "install", "-e", ".[test]"]
+    assert "pip install -e '.[test]' && python -m pytest" in readme  # the same install as the README's test command
+    assert suite[:3] == ["python", "-m", "pytest"] and release[:3] == ["python", "-m", "pytest"]
+    everything = collected()
+    kept = collected(*suite[3:])
+    assert [t for t in everything if t not in kept] == [
+        "tests/outputs/test_report.py::test_the_report_renders_in_chromium_with_visible_charts"]
+    student = collected(*release[3:])
+    assert "tests/course/test_release.py::test_the_readme_set_up_gives_a_working_grader_check_in_a_fresh_virtual_environment" \
+        in student
+    assert "tests/course/test_release.py::test_the_self_check_runs_inside_the_release" in student
+
+
+def test_tests_that_need_linux_are_marked_so_macos_and_windows_skip_them():
+    for module in ("test_sandbox", "test_hostile", "test_stress", "test_degradation", "test_normal_user",
+                   "test_gradescope"):
+        text = next((ROOT / "tests").rglob(f"{module}.py")).read_text(encoding="utf-8")
+        assert re.search(r"^pytestmark = .*linux_only", text, re.M), module

@@ -1,0 +1,219 @@
+"""`grader release`: what students get, the set-up as the release README gives it, and the self-check inside it."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from grader.cli import main
+from grader.course.config import Course
+from grader.course.handouts import build_notebook
+from grader.intake.notebook import notebook_code
+
+ROOT = Path(__file__).resolve().parents[2]
+REGION = re.compile(r"# BEGIN SOLUTION.*?\n(.*?)# END SOLUTION", re.S)
+
+
+def release_text(release: Path) -> str:
+    """Everything a student reads in the release except the grader's own source (see the README's
+    note: the sandbox's probes must walk a graph themselves, so the grader cannot hide that)."""
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in release.rglob("*")
+                     if p.is_file() and "grader" not in p.relative_to(release).parts[:1])
+
+
+def test_the_release_has_what_students_need(release):
+    for path in ("micrograd/engine.py", "micrograd/nn.py", "README.md", "pyproject.toml", "grader/cli.py",
+                 ".github/workflows/classroom.yml"):
+        assert (release / path).is_file(), path
+    for aid in ("value_ops", "backward", "mlp"):
+        assert (release / "assignments" / aid / "README.md").is_file()
+        assert list((release / "assignments" / aid / "tests" / "public").glob("test_*.py"))
+        assert (release / "notebooks" / f"{aid}.ipynb").is_file()
+    workflow = (release / ".github" / "workflows" / "classroom.yml").read_text()
+    assert "grader check --format github" in workflow and "autograding-grading-reporter" in workflow
+
+
+def test_the_release_holds_no_reference_body_and_no_hidden_test(release):
+    """No solution body: no line, and no two consecutive lines, that are specific to one solution region.
+    Boilerplate shared by two or more regions (``return out``, wrapping plain numbers) may appear in
+    a handout's pattern; what makes a body a solution may not."""
+    text = release_text(release)
+    stripped = "\n".join(line.strip() for line in text.splitlines())
+    regions = []
+    for source in (ROOT / "reference" / "micrograd").glob("*.py"):
+        for region in REGION.findall(source.read_text()):
+            regions.append([ln.strip() for ln in region.splitlines() if ln.strip() and not ln.strip().startswith("#")])
+    boilerplate = {line for line in {ln for r in regions for ln in r} if sum(line in r for r in regions) >= 2}
+    assert len(regions) >= 20
+    for lines in regions:
+        for line in lines:
+            if line not in boilerplate and len(line) > 20:
+                assert line not in stripped, line
+        for first, second in zip(lines, lines[1:]):
+            if not (first in boilerplate and second in boilerplate):
+                assert f"{first}\n{second}" not in stripped, (first, second)
+    public = {ln.strip() for p in ROOT.glob("assignments/*/tests/public/*.py") for ln in p.read_text().splitlines()}
+    for hidden in ROOT.glob("assignments/*/tests/hidden/*.py"):
+        assert not list(release.rglob(hidden.name))
+        for line in hidden.read_text().splitlines():
+            line = line.strip()
+            if len(line) > 40 and line not in public and not line.startswith(("#", "import", "from", '"""')):
+                assert line not in text, (hidden.name, line)
+    assert not list(release.rglob("bugs.yaml")) and not (release / "reference").exists()
+
+
+def test_notebooks_hold_the_handout_the_stubs_and_a_self_check(release):
+    nb = nbformat.read(release / "notebooks" / "mlp.ipynb", as_version=4)
+    nbformat.validate(nb)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert nb.cells[0].cell_type == "markdown" and "Assignment 3" in nb.cells[0].source
+    assert any("NotImplementedError(\"Task 3.1" in c for c in code)
+    assert code[-1] == 'import sys\n!"{sys.executable}" -m grader check mlp.ipynb -a mlp'
+    assert "student_template" not in (release / "notebooks" / "mlp.ipynb").read_text()
+
+
+def test_the_check_cell_is_never_run_when_the_notebook_is_graded(release):
+    raw = (release / "notebooks" / "value_ops.ipynb").read_bytes()
+
+    code = notebook_code(raw, "value_ops.ipynb")
+
+    checks = [line for line in code.splitlines() if "grader check" in line]
+    assert checks and all(line.startswith("pass  # removed by the grader: !") for line in checks)
+    assert not any(line.lstrip().startswith("!") for line in code.splitlines())
+    assert "import sys" in code and compile(code, "engine.py", "exec")
+
+
+def test_the_release_keeps_an_untouched_copy_of_the_template(release):
+    for name in ("engine.py", "nn.py"):
+        assert (release / "student_template" / "micrograd" / name).read_bytes() == (
+            ROOT / "student_template" / "micrograd" / name).read_bytes()
+
+
+def test_the_self_check_runs_inside_the_release(release, capsys):
+    assert main(["--course", str(release), "check", str(release), "-a", "value_ops"]) == 1
+    assert "0 / 10 public points" in capsys.readouterr().out
+    solved = release.parent / "solved"
+    shutil.copytree(release, solved)
+    shutil.copytree(ROOT / "reference" / "micrograd", solved / "micrograd", dirs_exist_ok=True)
+    assert main(["--course", str(solved), "check", str(solved)]) == 0
+
+
+def test_a_notebook_is_graded_exactly_like_the_same_py_files(tmp_path):
+    course = Course(ROOT)
+    sources = {f"micrograd/{p.name}": p.read_text() for p in (ROOT / "examples" / "submissions" / "bug_wrong_tanh"
+                                                               / "micrograd").glob("*.py")}
+    subs = tmp_path / "subs"
+    shutil.copytree(ROOT / "examples" / "submissions" / "bug_wrong_tanh", subs / "as_files")
+    mlp = course.assignment("mlp")
+    nb = build_notebook(mlp, sources, "# handout")
+    nb.cells.insert(1, nbformat.v4.new_code_cell("%matplotlib inline\n!pip install graphviz"))
+    nbformat.write(nb, subs / "as_notebook.ipynb")
+    out = tmp_path / "out"
+    assert main(["--course", str(ROOT), "grade", str(subs), "-o", str(out)]) == 0
+    for aid in ("value_ops", "backward", "mlp"):
+        files = json.loads((out / aid / "as_files" / "results.json").read_text())["tests"]
+        notebook = json.loads((out / aid / "as_notebook" / "results.json").read_text())["tests"]
+        assert [(t["name"], t["score"], t["status"]) for t in files] == [
+            (t["name"], t["score"], t["status"]) for t in notebook], aid
+
+
+# --- The set-up works as written ----------------------------------------------------------------------
+
+BUILDS_EDITABLE_OFFLINE = """\
+import importlib.util
+try:
+    import setuptools
+except ImportError:
+    print(False)
+else:
+    version = tuple(int(part) for part in setuptools.__version__.split(".")[:2])
+    print(version >= (70, 1) or (version >= (64, 0) and importlib.util.find_spec("wheel") is not None))
+"""
+
+
+@pytest.mark.timeout(600)
+def test_the_readme_set_up_gives_a_working_grader_check_in_a_fresh_virtual_environment(release, tmp_path):
+    """README: ``python3 -m venv .venv``, activate, ``python -m pip install -e .``, ``grader check``.
+
+    The release's dependencies are not downloaded: the new environment sees this test's installed
+    packages through a ``.pth`` file (``--system-site-packages`` would give the base interpreter's,
+    not this virtual environment's) and pip installs the release with ``--no-deps``. When the
+    setuptools the new environment sees can build an editable wheel by itself (70.1+, or 64+ with
+    ``wheel``), it builds with ``--no-build-isolation --no-index``, without any network; otherwise pip
+    builds in isolation as for a student, fetching setuptools from PyPI.
+    """
+    course = tmp_path / "micrograd-course"
+    shutil.copytree(release, course)
+    run = functools.partial(subprocess.run, capture_output=True, text=True, timeout=300)
+    made = run([sys.executable, "-m", "venv", ".venv"], cwd=course)
+    assert made.returncode == 0, made.stderr
+    scripts = course / ".venv" / ("Scripts" if os.name == "nt" else "bin")
+    python = scripts / ("python.exe" if os.name == "nt" else "python")
+    site = run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip()
+    ours = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    (Path(site) / "test-dependencies.pth").write_text("\n".join(sorted(ours)) + "\n", encoding="utf-8")
+    # "source .venv/bin/activate": the environment's scripts first on PATH, VIRTUAL_ENV set.
+    env = {**os.environ, "VIRTUAL_ENV": str(course / ".venv"), "PATH": f"{scripts}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("PYTHONHOME", None)
+    backend = run([str(python), "-c", BUILDS_EDITABLE_OFFLINE], cwd=tmp_path, env=env).stdout.strip() == "True"
+    flags = ["--no-deps", "--no-build-isolation", "--no-index"] if backend else ["--no-deps"]
+    installed = run([str(python), "-m", "pip", "install", "--disable-pip-version-check", *flags, "-e", "."],
+                    cwd=course, env=env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    where = run([str(python), "-c", "import grader; print(grader.__file__)"], cwd=tmp_path, env=env)
+    assert Path(where.stdout.strip()).resolve().is_relative_to(course.resolve()), where  # the release's grader
+
+    grader = shutil.which("grader", path=env["PATH"])
+    assert grader and Path(grader).parent == scripts, grader  # the console script pip just installed
+    checked = run([grader, "check", "-a", "value_ops"], cwd=course, env=env)
+    assert checked.returncode == 1, checked.stdout + checked.stderr  # the template passes nothing
+    assert "0 / 10 public points" in checked.stdout and "Task 1.1" in checked.stdout, checked.stdout
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_the_gitignore_hides_what_set_up_and_tools_create_and_nothing_of_the_release(release, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(release, course)
+    shipped = sorted(p.relative_to(course).as_posix() for p in course.rglob("*") if p.is_file())
+    generated = [".venv/bin/python", "venv/pyvenv.cfg", "micrograd_grader.egg-info/PKG-INFO",
+                 "grader/__pycache__/cli.cpython-312.pyc", "micrograd/__pycache__/engine.cpython-310.pyc",
+                 "build/lib/grader/cli.py", "notebooks/.ipynb_checkpoints/mlp-checkpoint.ipynb",
+                 "grading-output/grades.csv", ".pytest_cache/README.md", ".hypothesis/examples/x",
+                 ".DS_Store", "notebooks/.DS_Store", "Thumbs.db", "micrograd/Thumbs.db"]
+    for rel in generated:
+        (course / rel).parent.mkdir(parents=True, exist_ok=True)
+        (course / rel).write_text("x", encoding="utf-8")
+    git = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}  # only the release's rules
+    assert subprocess.run(["git", "init", "-q"], cwd=course, env=git, timeout=60).returncode == 0
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=course, env=git,
+                            capture_output=True, text=True, timeout=60)
+    listed = sorted(line[3:].strip('"') for line in status.stdout.splitlines())
+    assert listed == shipped  # every generated file ignored, every shipped file visible
+
+
+def test_the_dev_container_installs_the_grader_with_python_and_jupyter(release):
+    spec = json.loads((release / ".devcontainer" / "devcontainer.json").read_text(encoding="utf-8"))  # plain JSON
+    image, _, tag = spec["image"].partition(":")
+    assert image == "mcr.microsoft.com/devcontainers/python"
+    version = re.search(r"(?:^|-)(3\.\d+)(?:-|$)", tag).group(1)
+    oldest = re.search(r'requires-python = ">=(3\.\d+)"', (release / "pyproject.toml").read_text()).group(1)
+    assert tuple(map(int, version.split("."))) >= tuple(map(int, oldest.split("."))), (version, oldest)
+    words = shlex.split(spec["postCreateCommand"])
+    assert words[:4] == ["python", "-m", "pip", "install"] and "-e" in words and words[words.index("-e") + 1] == "."
+    assert {"ms-python.python", "ms-toolsai.jupyter"} <= set(spec["customizations"]["vscode"]["extensions"])
+    readme = (release / "README.md").read_text(encoding="utf-8")
+    assert f"You need Python {oldest} or newer" in readme
+
+
+# notebooks graded like the files they stand for ---------------------------------------

@@ -1,0 +1,29 @@
+"""The names shared across the judge/sandbox boundary agree: probes, the modules they need, their answer
+schemas, and the operations of graph specs, strategies and probes."""
+
+from __future__ import annotations
+
+from grader.judge.answers import PARSERS
+from grader.sandbox.engine_probes import BINARY, UNARY
+from grader.sandbox.probes import NEEDS, PROBES
+from grader.testing.graphs import FUNCTIONS
+from grader.testing.strategies import ALL_OPS
+
+
+def test_every_probe_declares_its_modules_and_has_an_answer_schema():
+    assert set(PROBES) == set(NEEDS) == set(PARSERS)
+    assert all(modules[0] == "micrograd.engine" for modules in NEEDS.values())
+
+
+def test_specs_strategies_and_probes_share_one_operation_vocabulary():
+    assert set(FUNCTIONS) == set(UNARY) | set(BINARY) | {"sum"}
+    assert set(ALL_OPS) == set(UNARY) | set(BINARY)
+
+
+def test_a_layer_status_is_read_in_one_place():
+    from grader.sandbox.protocol import layer_status
+
+    assert layer_status("on") == {"active": True, "detail": ""}
+    assert layer_status("on (private /tmp and /run)") == {"active": True, "detail": "private /tmp and /run"}
+    assert layer_status("dropped")["active"]
+    assert layer_status("off: unshare was refused (EPERM)") == {"active": False, "detail": "unshare was refused (EPERM)"}

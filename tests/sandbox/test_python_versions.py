@@ -1,0 +1,56 @@
+"""The student self-check on the oldest and newest Python the course supports (3.10 and 3.13).
+
+Each interpreter that this machine has (pyenv's 3.10 and 3.13 on the CI
+image; skipped where absent) gets a fresh virtual environment with the
+project installed as a student installs the release, then runs
+``grader check`` on a correct and a buggy solution: the same exit status and
+the same scores as the suite's own Python. Needs PyPI (about 20 s each).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from grader.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "submissions"
+PYENV = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+
+
+def interpreter(minor: str) -> str | None:
+    found = sorted(glob.glob(str(PYENV / f"{minor}.*" / "bin" / "python3")))
+    return found[-1] if found else shutil.which(f"python{minor}")
+
+
+@pytest.mark.parametrize("minor", ["3.10", "3.13"])
+def test_the_student_check_runs_on_the_oldest_and_newest_supported_python(minor, tmp_path, capsys):
+    python = interpreter(minor)
+    if python is None:
+        pytest.skip(f"no Python {minor} on this machine")
+    venv = tmp_path / "venv"
+    subprocess.run([python, "-m", "venv", str(venv)], check=True)
+    bindir = venv / ("Scripts" if os.name == "nt" else "bin")
+    project = tmp_path / "project"
+    for part in ("grader", "assignments", "student_template"):
+        shutil.copytree(ROOT / part, project / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, project / name)
+    subprocess.run([str(bindir / "python"), "-m", "pip", "install", "--quiet", str(project)], check=True, timeout=600)
+    version = subprocess.run([str(bindir / "python"), "--version"], capture_output=True, text=True, check=True)
+    assert version.stdout.startswith(f"Python {minor}.")
+    for example, args in (("correct_recursive", []), ("bug_wrong_tanh", ["-a", "backward"])):
+        done = subprocess.run([str(bindir / "grader"), "--course", str(project), "check", str(EXAMPLES / example),
+                               *args], capture_output=True, text=True, timeout=600, check=False)
+        expected_status = main(["--course", str(ROOT), "check", str(EXAMPLES / example), *args])
+        expected = capsys.readouterr().out
+        assert done.returncode == expected_status, done.stdout[-2000:] + done.stderr[-2000:]
+        scores = re.compile(r"^.*(?:public points|task .*: [\d.]+ / [\d.]+)$", re.M)
+        assert scores.findall(done.stdout) == scores.findall(expected), (minor, example)
