@@ -26,10 +26,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from grader.commands.check import CheckResult
 from grader.course.config import Assignment
 from grader.outputs.gradebook import points
 from grader.outputs.inert import fence, markdown, xml_text
+from grader.outputs.self_check import CheckResult
 
 WHERE = re.compile(r"at (micrograd/\w+\.py) line (\d+)")
 

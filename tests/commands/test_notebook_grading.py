@@ -15,9 +15,9 @@ import nbformat
 import pytest
 
 from grader.cli import main
-from grader.commands.check import CheckResult
 from grader.course.config import Course
 from grader.outputs.formats import github
+from grader.outputs.self_check import CheckResult
 
 ROOT = Path(__file__).resolve().parents[2]
 

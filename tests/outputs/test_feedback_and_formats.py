@@ -6,11 +6,11 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.commands.check import CheckResult
 from grader.course.config import Course
 from grader.outputs import formats
 from grader.outputs.records import GradedTest, JudgeRecord, empty_record
 from grader.outputs.results import feedback_markdown, gradescope_results
+from grader.outputs.self_check import CheckResult
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = Course(ROOT).assignments(["value_ops"])[0]

@@ -1,0 +1,68 @@
+"""The layout keeps its promises: no import cycle between the grader's modules, and the sandbox (which runs
+next to student code, copied as a package of its own) imports nothing but the standard library and itself."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "grader"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path) -> set[str]:
+    """The modules ``path`` imports, at load time or inside a function (a lazy import hides a cycle, it does not
+    remove it)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                   and "TYPE_CHECKING" in ast.unparse(block.test) for n in ast.walk(block)}
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:  # for annotations only: never imported at run time
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return found
+
+
+def test_no_import_cycle_between_the_graders_modules():
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {name: {m for m in imports_of(p) if m in modules and m != name} for name, p in modules.items()}
+    done: set[str] = set()
+
+    def visit(name: str, path: list[str]) -> None:
+        if name in path:
+            raise AssertionError("import cycle: " + " -> ".join(path[path.index(name):] + [name]))
+        if name in done:
+            return
+        for dep in sorted(graph[name]):
+            visit(dep, path + [name])
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, [])
+
+
+def test_the_sandbox_imports_only_the_standard_library_and_itself():
+    allowed = set(sys.stdlib_module_names)
+    for path in (PACKAGE / "sandbox").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            for name in names:
+                assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
