@@ -31,6 +31,7 @@ from grader.testing.comparisons import (
     REL_TOL,
     close,
     compare_graph,
+    expect_error,
     expression,
     field_list,
     graph_text,
@@ -42,6 +43,6 @@ from grader.testing.outcomes import Failure, GraderFault, StudentFault, describe
 
 __all__ = [
     "ABS_TOL", "REL_TOL", "CaseResult", "Check", "Failure", "GraderFault", "StudentFault", "close",
-    "compare_graph", "describe_error", "expression", "field_list", "graph_text", "is_number", "relative_error",
+    "compare_graph", "expect_error", "describe_error", "expression", "field_list", "graph_text", "is_number", "relative_error",
     "show",
 ]

@@ -112,6 +112,34 @@ def compare_graph(
             )
 
 
+def expect_error(student: Any, spec: dict[str, Any], types: Sequence[str], what: str) -> None:
+    """Require the student's code to raise one of ``types`` (exception type names) on the graph ``spec``.
+
+    A case that expects an error must also hold a value only a working
+    implementation computes (raising is easy to make up): pair the call with a
+    :func:`compare_graph` in the same ``check.case``.
+
+    Args:
+        student: The ``student`` fixture.
+        spec: The graph spec to run.
+        types: Accepted exception type names, e.g. ``["OverflowError"]``.
+        what: How the student would write it, e.g. ``"Value(710.0).exp()"``.
+
+    Raises:
+        Failure: If the code returned an answer, or raised another exception.
+    """
+    from grader.testing.outcomes import StudentFault
+
+    try:
+        got = student("graph", spec)
+    except StudentFault as fault:
+        if fault.kind == "raised" and fault.error.get("type") in types:
+            return
+        raise
+    value = got["data"][-1] if isinstance(got, dict) and got.get("data") else got
+    raise Failure(f"{what} gave {show(value)}, expected {' or '.join(types)} (as Python's math module raises)")
+
+
 def expression(spec: dict[str, Any]) -> str:
     """The nodes of a graph spec, e.g. ``n1 = x0 * 2; n2 = n1.tanh()``."""
     leaves = len(spec["leaves"])

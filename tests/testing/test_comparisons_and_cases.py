@@ -49,3 +49,20 @@ def test_unfinished_code_gets_no_hint_and_an_unexpected_error_is_not_swallowed()
     with pytest.raises(KeyError):  # a bug in the test itself: the judge withholds the score
         with check.case("buggy test"):
             {}["missing"]
+
+
+def test_expect_error_accepts_only_the_named_error():
+    from grader.testing import expect_error
+
+    def raising(kind, error_type):
+        def student(probe, spec):
+            raise StudentFault(kind, "your code raised", {"type": error_type})
+        return student
+
+    spec = graphs.unary("exp", 710.0)
+    expect_error(raising("raised", "OverflowError"), spec, ["OverflowError"], "Value(710.0).exp()")
+    with pytest.raises(StudentFault):  # another error is the student's failure as it is
+        expect_error(raising("raised", "ZeroDivisionError"), spec, ["OverflowError"], "Value(710.0).exp()")
+    with pytest.raises(Failure, match=r"Value\(710.0\).exp\(\) gave inf, expected OverflowError"):
+        expect_error(lambda probe, spec: {"data": [710.0, math.inf], "grad": [0.0, 1.0]}, spec, ["OverflowError"],
+                     "Value(710.0).exp()")

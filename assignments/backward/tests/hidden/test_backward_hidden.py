@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from grader.testing import graphs
 from grader.testing.graphs import const
 from grader.testing.strategies import expression_graphs
-from grader.testing import Failure, compare_graph, expression, relative_error
+from grader.testing import Failure, compare_graph, expect_error, expression, relative_error
 
 BACKWARD_HINT = "order the nodes topologically (each once), set self.grad = 1.0, then call _backward in reverse order"
 UNARY = {
@@ -24,6 +24,15 @@ UNARY = {
     "log": ("Value.log", "d ln(x)/dx = 1/x (of the input), times out.grad", lambda r: r.uniform(0.2, 5)),
     "sigmoid": ("Value.sigmoid", "ds/dx = s * (1 - s) with s the output, times out.grad", lambda r: r.uniform(-4, 4)),
 }
+
+EDGES = {  # op: (case title, inputs compared with the reference, inputs that must raise, the error's type)
+    "relu": [("relu at the kink: relu(0.0) has gradient 0 (and relu(0.5) passes it on)", [0.0, 0.5], [], "")],
+    "exp": [("exp near its limit: exp(709.5) exact, exp(710.0) raises OverflowError", [709.5], [710.0],
+             "OverflowError")],
+    "log": [("log near 0: log(1e-300) exact, log(0.0) and log(-3.0) raise ValueError", [1e-300], [0.0, -3.0],
+             "ValueError")],
+}
+"""Inputs at the edge of an operation's domain (the handout's rules: a clamped input is a false answer)."""
 
 
 @pytest.mark.points(3)
@@ -41,6 +50,13 @@ def test_unary_local_gradient(student, reference, check, op):
             for v in inputs:
                 spec = graphs.unary(op, v, seed=seed)
                 compare_graph(student("graph", spec), reference("graph", spec), spec)
+    for title, exact, raising, error in EDGES.get(op, []):
+        with check.case(title, method=method, hint=hint):
+            for v in exact:  # values only a working implementation gives, next to the error that is easy to fake
+                spec = graphs.unary(op, v)
+                compare_graph(student("graph", spec), reference("graph", spec), spec)
+            for v in raising:
+                expect_error(student, graphs.unary(op, v), [error], f"Value({v!r}).{op}()")
     x = rng.uniform(0.5, 1.5)
     spec = graphs.spec([x], [[op, 0], [op, 0], ["add", 1, 2]], mode="local")
     with check.case(f"{expression(spec)} at x0={x!r}", method=method,

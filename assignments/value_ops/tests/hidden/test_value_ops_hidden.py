@@ -13,7 +13,7 @@ import pytest
 
 from grader.testing import graphs
 from grader.testing.graphs import const
-from grader.testing import compare_graph, expression
+from grader.testing import StudentFault, compare_graph, expression
 
 HINTS = {
     "add": ("Value.__add__", "d(a+b)/da = d(a+b)/db = 1: add out.grad to both operands' grad (+=)"),
@@ -63,6 +63,25 @@ def test_local_gradients(student, reference, check, op):
             spec = graphs.binary(op, a, b, seed=seed)
             specs.append((f"{op} with inputs {spec['leaves']} and out.grad={seed!r}", spec))
     run_cases(check, student, reference, specs, method, hint)
+    if op == "pow":
+        value_exponent(student, reference, check)
+
+
+def value_exponent(student, reference, check):
+    """x0 ** x1 with x1 a Value: rejected (any error but NotImplementedError), or differentiated correctly."""
+    constant = graphs.binary("pow", 1.5, const(3))
+    spec = graphs.spec([1.5, 3.0], [["pow", 0, 1]], mode="local")
+    with check.case("x0 ** x1 with x1 = Value(3.0), and x0 ** 3", method="Value.__pow__",
+                    hint="raise TypeError for a Value exponent (the handout's rule); silently using its .data "
+                         "as a constant gives x1 no gradient"):
+        compare_graph(student("graph", constant), reference("graph", constant), constant)  # not easy to fake
+        try:
+            got = student("graph", spec)
+        except StudentFault as fault:
+            if fault.kind == "raised" and fault.error.get("type") != "NotImplementedError":
+                return  # rejected, as the handout asks
+            raise
+        compare_graph(got, graphs.expected_from_math(spec), spec, rel=1e-5, abs_tol=1e-5)
 
 
 @pytest.mark.points(4)
