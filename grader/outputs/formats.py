@@ -29,6 +29,7 @@ from typing import Any
 from grader.course.config import Assignment
 from grader.outputs.gradebook import points
 from grader.outputs.inert import fence, markdown, xml_text
+from grader.outputs.results import grader_data
 from grader.outputs.self_check import CheckResult
 
 WHERE = re.compile(r"at (micrograd/\w+\.py) line (\d+)")
@@ -55,14 +56,35 @@ def text(result: CheckResult) -> str:
             if t["status"] != "passed":
                 lines.append(f"\n  ✗ {t['name']} ({points(t['score'])} / {points(t['max_score'])})")
                 lines += [f"    {line}" for line in t["output"].splitlines()]
+        printed = str(grader_data(result.results.get(a.id, {})).get("program_output") or "").strip()
+        if printed:  # the student's own print() calls: theirs, capped by the grader (output_kb)
+            lines += ["", "  Your program printed (the last part, as the grader captured it):"]
+            lines += [f"  | {line}" for line in printed.splitlines()[-MAX_PRINTED_LINES:]]
         lines.append("")
     if withheld:
         lines.append("The self-check could not run completely because of a problem in the grader, not in your "
                      "code. Try `grader check --sandbox portable`, and tell your instructor what it printed.")
-    else:
-        lines.append("All public tests pass." if result.passed else
-                     "Some public tests fail (hidden tests check the same things on other inputs).")
+        return "\n".join(lines)
+    lines.append("All public tests pass." if result.passed else
+                 "Some public tests fail (hidden tests check the same things on other inputs).")
+    lines.append(total_line(result))
     return "\n".join(lines)
+
+
+MAX_PRINTED_LINES = 20
+"""Most lines of a student's own printed output shown per assignment by ``grader check``."""
+
+
+def total_line(result: CheckResult) -> str:
+    """The last line of a self-check: the total, and the first task (in course order) with public points lost."""
+    total = sum(result.score(a)[0] for a in result.assignments)
+    most = sum(result.score(a)[1] for a in result.assignments)
+    line = f"Total: {points(total)} / {points(most)} public points"
+    for a in result.assignments:
+        for task, (s, m) in sorted(result.tasks(a).items()):
+            if s < m:
+                return f"{line}; next: task {task or '-'} of {a.title}"
+    return line
 
 
 def as_json(result: CheckResult) -> str:

@@ -50,3 +50,13 @@ def test_check_formats_agree_on_the_score():
     suite = ET.fromstring(formats.check_junit(result).split("?>", 1)[1]).find("testsuite")
     assert suite is not None and suite.get("failures") == "1"
     assert "\x1b" not in formats.check_junit(result)  # XML 1.0 forbids it: shown as an escape
+
+
+def test_the_self_check_shows_what_the_program_printed_and_ends_with_the_total_and_the_next_task():
+    doc = record(graded("mul", 1.0, 2.0, "✗ x0 * x1"), graded("add", 2.0, 2.0))
+    doc["program_output"] = "debug: grad is 0.5\n"
+    result = CheckResult([ASSIGNMENT], path=Path("."))
+    result.results[ASSIGNMENT.id] = gradescope_results(ASSIGNMENT, doc)
+    shown = formats.text(result)
+    assert "Your program printed" in shown and "  | debug: grad is 0.5" in shown
+    assert shown.splitlines()[-1] == f"Total: 3 / 4 public points; next: task 1.2 of {ASSIGNMENT.title}"
