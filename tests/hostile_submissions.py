@@ -368,7 +368,6 @@ import random as _random
 import sys as _sys
 
 _STRATEGY = {strategy!r}
-FORGE_STRATEGIES = {strategies!r}
 _calls = [0]
 
 
@@ -438,7 +437,7 @@ if _STRATEGY == "bad_errors":
             _module.exception_info = _bad_error
 
 
-for _module in list(_sys.modules.values()) if _STRATEGY in FORGE_STRATEGIES[:4] else []:
+for _module in list(_sys.modules.values()) if _STRATEGY in ("malformed", "made_up", "echo", "empty") else []:
     _probes = getattr(_module, "PROBES", None)
     if isinstance(_probes, dict) and "graph" in _probes:
         for _name in list(_probes):
@@ -454,6 +453,6 @@ lists, or (``bad_errors``) every probe raising with an exception report of the w
 def stub_with_forgery(folder: Path, strategy: str) -> Path:
     """The student template (every method unimplemented) whose engine, when imported, forges probe answers."""
     engine = (ROOT / "student_template" / "micrograd" / "engine.py").read_text(encoding="utf-8")
-    write(folder, with_import_code(FORGE_TEMPLATE.format(strategy=strategy, strategies=FORGE_STRATEGIES), engine))
+    write(folder, with_import_code(FORGE_TEMPLATE.format(strategy=strategy), engine))
     (folder / "micrograd" / "nn.py").write_text((ROOT / "student_template" / "micrograd" / "nn.py").read_text())
     return folder

@@ -228,7 +228,7 @@ class JudgePool:
         self.ended: list[tuple[int, list[Job]]] = []  # (status, the submissions it claimed) of each judge that ended
         self.stop = threading.Event()
         self.failed: list[tuple[int, int]] = []  # (judge number, status) of each judge that failed
-        self.reported: list[str] = []
+        self.reported: dict[str, None] = {}  # student ids in the order they were reported
         self.started = time.time()
 
     def judges(self) -> None:
@@ -248,7 +248,7 @@ class JudgePool:
 
     def report(self, job: Job) -> None:
         if job.id not in self.reported:
-            self.reported.append(job.id)
+            self.reported[job.id] = None
             if self.progress is not None:
                 self.progress(len(self.reported), len(self.plan.todo), job.id)
 

@@ -54,14 +54,15 @@ def strip_ipython(source: str) -> str:
     A line that continues an open statement (``% x`` after an open bracket,
     as black formats long expressions) is Python, not a magic, and is kept.
     """
-    tracker = StatementTracker()  # linear in the cell's length, however many magic lines it holds
+    lines: list[str] = []
+    tracker = StatementTracker(lines)  # linear in the cell's length, however many magic lines it holds
     for line in source_lines(source):
         if IPYTHON_LINE.search(line) and not tracker.is_open():
             indent = line[: len(line) - len(line.lstrip())]
-            tracker.append(f"{indent}pass  # removed by the grader: {line.strip()[:60]}")
+            lines.append(f"{indent}pass  # removed by the grader: {line.strip()[:60]}")
         else:
-            tracker.append(line)
-    return "\n".join(tracker.lines)
+            lines.append(line)
+    return "\n".join(lines)
 
 
 @dataclass

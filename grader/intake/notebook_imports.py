@@ -73,20 +73,17 @@ def continues(lines: list[str]) -> bool:
 
 
 class StatementTracker:
-    """Whether a statement is open after the lines appended so far, in time linear in their number.
+    """Whether a statement is open at the end of ``lines`` (a list the caller appends to), in linear time overall.
 
     Each question tokenizes only the lines since the last point known to end a
     statement, and a statement open for more than :data:`MAX_STATEMENT_LINES`
     lines is taken to stay open (its lines are kept as they are).
     """
 
-    def __init__(self) -> None:
-        self.lines: list[str] = []
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
         self.start = 0
         self.stuck = False
-
-    def append(self, line: str) -> None:
-        self.lines.append(line)
 
     def is_open(self) -> bool:
         """Whether the next line would continue a statement."""
@@ -192,13 +189,12 @@ def rewrite_imports(lines: list[str]) -> Rewritten:
         The rewritten lines (as many) and the ``from __future__`` imports moved out.
     """
     out = Rewritten([])
-    tracker = StatementTracker()
+    tracker = StatementTracker(out.lines)
     i = 0
     while i < len(lines):
         line = lines[i]
         if not IMPORT_START.match(line) or tracker.is_open():
             out.lines.append(line)
-            tracker.append(line)
             i += 1
             continue
         end = _statement(lines, i)
@@ -212,14 +208,10 @@ def rewrite_imports(lines: list[str]) -> Rewritten:
             rewritten = replacement(node) if node is not None else None
             if rewritten is None:
                 out.lines.extend(lines[i:end])
-                for added in lines[i:end]:
-                    tracker.append(added)
                 i = end
                 continue
             new = rewritten + f"  # the grader made this import use the notebook's own code: {line.strip()[:60]}"
         out.lines.append(indent + new)
         out.lines.extend("" for _ in range(i + 1, end))
-        for added in out.lines[len(tracker.lines):]:
-            tracker.append(added)
         i = end
     return out

@@ -39,7 +39,7 @@ from grader.grading.manifest import Manifest
 from grader.judge.answers import MalformedAnswer
 from grader.judge.answers import parse as parse_answer
 from grader.judge.reference import run_probe
-from grader.judge.scoring import test_score
+from grader.judge.scoring import points_earned
 from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of
 from grader.outputs.records import GradedTest
 from grader.testing.cases import Check
@@ -380,7 +380,7 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         name=test_name(item),
         task=str(task.args[0]) if task else "",
         max_score=points,
-        score=test_score(points, len(checks.cases), len(failed_cases), escaped is not None, bool(grader_error)),
+        score=points_earned(points, len(checks.cases), len(failed_cases), escaped is not None, bool(grader_error)),
         status="passed" if passed else "failed",
         visibility=visibility,
         public=public,

@@ -12,7 +12,7 @@ the grader could not run.
 from __future__ import annotations
 
 
-def test_score(points: float, cases: int, failed: int, ended_early: bool, grader_error: bool) -> float:
+def points_earned(points: float, cases: int, failed: int, ended_early: bool, grader_error: bool) -> float:
     """Points one test earns.
 
     Args:
@@ -33,5 +33,3 @@ def test_score(points: float, cases: int, failed: int, ended_early: bool, grader
     total = cases + (1 if ended_early and cases else 0)
     return round(points * (cases - failed) / total, 4) if total else 0.0
 
-
-test_score.__test__ = False  # type: ignore[attr-defined]  # a function named test_* that pytest must not collect

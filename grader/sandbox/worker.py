@@ -212,7 +212,7 @@ def main(cfg: dict[str, Any]) -> None:  # one function on purpose: the order of 
         report["separate user"] = f"off: {off['separate user']}"
     else:
         worker_uid = 10_000_000 + os.getpid()
-    if not report.get("ipc namespace", "").startswith("on"):
+    if not _active(report, "ipc namespace"):
         report["ipc namespace"] = report.get("ipc namespace", "off") + (
             "; its SysV IPC objects are removed when it ends" if worker_uid is not None
             else "; SysV IPC objects it creates may outlive it")
@@ -228,7 +228,7 @@ def main(cfg: dict[str, Any]) -> None:  # one function on purpose: the order of 
         status = _wait_for(child)
         if not in_pid_ns:
             _kill_orphans()
-        if worker_uid is not None and not report.get("ipc namespace", "").startswith("on"):
+        if worker_uid is not None and not _active(report, "ipc namespace"):
             ipc.remove_owned_by(worker_uid)  # the worker's tree has ended: its SysV objects go with it
         os.write(status_fd, str(_returncode(status, in_pid_ns)).encode())
         os._exit(0)
@@ -245,6 +245,11 @@ def main(cfg: dict[str, Any]) -> None:  # one function on purpose: the order of 
         _worker(cfg, report, code_dir, worker_uid, user_ns, rfd, wfd)
     except isolation.SetupFailed as exc:
         _stop_before_student_code(wfd, exc)
+
+
+def _active(report: dict[str, str], layer: str) -> bool:
+    """Whether ``layer`` is on so far (read through :func:`.protocol.layer_status`, like the judge reads it)."""
+    return layer in report and protocol.layer_status(report[layer])["active"]
 
 
 def _stop_before_student_code(wfd: int, failure: isolation.SetupFailed) -> None:
@@ -278,7 +283,7 @@ def _namespace_init(cfg: dict[str, Any], report: dict[str, str], code_dir: str, 
     except OSError as exc:
         report["mount namespace"] = f"off: {isolation.reason(exc)}"
     budget = int(cfg["limits"].get("scratch_bytes", 0))
-    if report.get("mount namespace", "").startswith("on") and budget:
+    if _active(report, "mount namespace") and budget:
         try:
             isolation.scratch_tmpfs(cfg["scratch"], budget)
             os.chdir(cfg["scratch"])
@@ -322,7 +327,7 @@ def _worker(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_u
             report["capabilities"] = "dropped"
         except OSError as exc:
             report["capabilities"] = f"off: {isolation.reason(exc)}"
-            if report.get("mount namespace", "").startswith("on"):  # the mounts could be undone: hiding is void
+            if _active(report, "mount namespace"):  # the mounts could be undone: hiding is void
                 report["mount namespace"] = "off: capabilities could not be dropped, so the hiding mounts are not binding"
     isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)  # (again) a change of user clears it
     if cfg["off"].get("landlock"):

@@ -1,6 +1,6 @@
 """Cases with partial credit: the ``check`` fixture (:class:`Check`) records each case's outcome.
 
-A test scores by :func:`grader.judge.scoring.test_score`; a failing case does not stop the test.
+A test scores by :func:`grader.judge.scoring.points_earned`; a failing case does not stop the test.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class CaseResult:
 class Check:
     """Soft assertions with partial credit (the ``check`` fixture).
 
-    Each :meth:`case` counts equally (the score: :func:`grader.judge.scoring.test_score`).
+    Each :meth:`case` counts equally (the score: :func:`grader.judge.scoring.points_earned`).
     A failing case does not stop the test; the test is reported failed if any case failed.
     """
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from grader.sandbox.engine_probes import describe_node
 from grader.sandbox.plain import NONNUMERIC
-from grader.testing.outcomes import Failure
+from grader.testing.outcomes import Failure, StudentFault
 
 REL_TOL = 1e-7
 """Default relative tolerance when comparing with the reference."""
@@ -128,16 +128,13 @@ def expect_error(student: Any, spec: dict[str, Any], types: Sequence[str], what:
     Raises:
         Failure: If the code returned an answer, or raised another exception.
     """
-    from grader.testing.outcomes import StudentFault
-
     try:
         got = student("graph", spec)
     except StudentFault as fault:
         if fault.kind == "raised" and fault.error.get("type") in types:
             return
         raise
-    value = got["data"][-1] if isinstance(got, dict) and got.get("data") else got
-    raise Failure(f"{what} gave {show(value)}, expected {' or '.join(types)} (as Python's math module raises)")
+    raise Failure(f"{what} gave {show(got['data'][-1])}, expected {' or '.join(types)} (as Python's math module raises)")
 
 
 def expression(spec: dict[str, Any]) -> str:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from importlib.metadata import version as installed_version
 from pathlib import Path
 
+import hostile_submissions as H
 import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -373,9 +374,6 @@ def test_a_submission_changes_nothing_under_autograder_and_results_are_the_judge
         pytest.skip("the same tree as 'ordinary' but for one pin: the attack needs no third run")
     if tree.setup.returncode != 0:
         pytest.skip("setup.sh failed on this variant (its own test says why)")
-    sys.path.insert(0, str(ROOT / "tests"))
-    import hostile_submissions as H
-
     honest = tree.run_autograder(_package(tmp_path / "honest", H.NO_POW))
     before = tree_digest(tree.root)
     hostile = tree.run_autograder(_package(
@@ -388,7 +386,5 @@ def test_a_submission_changes_nothing_under_autograder_and_results_are_the_judge
 
 
 def _package(folder: Path, engine: str) -> Path:
-    import hostile_submissions as H
-
     H.write(folder, engine)
     return folder

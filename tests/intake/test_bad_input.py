@@ -8,6 +8,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
+import hostile_submissions as H
 import pytest
 
 from grader.cli import main
@@ -78,11 +79,6 @@ def test_broken_assignment_yaml_is_an_instructor_error(tmp_path, capsys):
 
 def test_an_import_of_a_package_outside_the_standard_library_says_why_it_fails(tmp_path):
     """7 of 23 real engines import numpy or matplotlib: the feedback says the grader has the standard library only."""
-    import sys
-
-    sys.path.insert(0, str(ROOT / "tests"))
-    import hostile_submissions as H
-
     H.write(tmp_path / "subs" / "numpy_user", H.with_import_code("import numpy as np", H.CORRECT))
     assert main(["--course", str(ROOT), "grade", str(tmp_path / "subs"), "-o", str(tmp_path / "out"),
                  "-a", "value_ops"]) == 0

@@ -1,11 +1,11 @@
-"""The one score formula (grader.judge.scoring.test_score): cases count equally, an early end is one
+"""The one score formula (grader.judge.scoring.points_earned): cases count equally, an early end is one
 more failed case, a grader error earns nothing."""
 
 from __future__ import annotations
 
 import pytest
 
-from grader.judge.scoring import test_score as score
+from grader.judge.scoring import points_earned as score
 
 
 @pytest.mark.parametrize("points, cases, failed, ended_early, grader_error, expected", [
