@@ -9,7 +9,18 @@ For each assignment it grades, in one batch:
 * every catalogued bug (:mod:`grader.course.catalogue`), which must lose points in
   each test its entry names, and whose feedback must name the method at
   fault, show what was expected (or what the code raised or that it did not
-  finish) and give a hint.
+  finish) and give a hint;
+* every "method missing" mutant (:mod:`grader.course.stubs`: the reference
+  with one method put back to the template's stub).
+
+Fault isolation is measured as *cascades*: the points a bug or a missing
+method loses outside the tests about its method (a test is about the methods
+its cases declare, or its ``methods(...)`` marker names, as graded on the
+reference; a bug's entry may name more tests in ``caught_by``). A catalogued
+bug's cascade above its ``max_cascade`` is a miss; missing methods' cascades
+are printed with the totals, and flagged when above the assignment's limit. The *public kill rate* is
+the share of catalogued bugs that lose points in a public test, i.e. that a
+student's ``grader check`` reveals.
 
 Every check that does not hold is a *miss*; the command exits non-zero if
 there is any.
@@ -24,8 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.commands import course_of
-from grader.course.catalogue import Bug, load_bugs, write_mutant
+from grader.course.catalogue import Bug, load_bugs, max_cascade, write_mutant
 from grader.course.config import Assignment, Course
+from grader.course.stubs import missing_method_mutants
 from grader.files import temporary_folder
 from grader.grading.batch import grade
 from grader.outputs.results import read_results, score_of
@@ -42,6 +54,27 @@ class BugOutcome:
     caught_by: list[str]
     feedback_ok: bool
     misses: list[str] = field(default_factory=list)
+    cascade: float = 0.0
+    public: bool = False
+
+
+@dataclass
+class MissingOutcome:
+    """What one "method missing" mutant cost in one assignment.
+
+    Attributes:
+        method: The method put back to its stub (``Value.tanh``).
+        assignment: The assignment graded.
+        own: Points lost in the tests about the method.
+        cascade: Points lost in every other test of the assignment.
+        limit: The assignment's ``max_cascade``.
+    """
+
+    method: str
+    assignment: str
+    own: float
+    cascade: float
+    limit: float
 
 
 @dataclass
@@ -49,8 +82,14 @@ class Report:
     """Everything ``grader validate`` found."""
 
     bugs: list[BugOutcome] = field(default_factory=list)
+    missing: list[MissingOutcome] = field(default_factory=list)
     variants: dict[str, float] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
+
+    def public_kill_rate(self, assignment: str | None = None) -> float:
+        """Share of catalogued bugs (of ``assignment``, default all) that lose points in a public test."""
+        bugs = [b for b in self.bugs if assignment in (None, b.bug.assignment)]
+        return sum(1 for b in bugs if b.public) / len(bugs) if bugs else 1.0
 
     @property
     def kill_rate(self) -> float:
@@ -77,7 +116,17 @@ def feedback_teaches(text: str, method: str) -> bool:
     return names_method and shows and "Hint:" in text
 
 
-def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs: int, report: Report) -> None:
+def is_public(test_key: str) -> bool:
+    """Whether the test with this key (``path::name``) is one of the public tests students have."""
+    return "/tests/public/" in "/" + test_key.split("::", 1)[0]
+
+
+def lost(t: dict) -> float:
+    return max(0.0, t["max_score"] - t["score"])
+
+
+def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs: int, report: Report,
+                        missing: list[Bug]) -> None:
     """Grade the reference, template, variants and mutants of one assignment and record misses."""
     subs = work / assignment.id / "subs"
     out = work / assignment.id / "out"
@@ -91,6 +140,9 @@ def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs
     bugs = load_bugs(assignment, course.reference_dir)
     for bug in bugs:
         write_mutant(bug, course.reference_dir, subs / f"bug--{bug.id}")
+    missing = [m for m in missing if m.file in assignment.files]
+    for mutant in missing:
+        write_mutant(mutant, course.reference_dir, subs / f"missing--{mutant.id}")
     grade(course, subs, [assignment.id], out, jobs, force=True)
 
     def total(student: str) -> tuple[float, float]:
@@ -100,6 +152,7 @@ def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs
     if got != full or full != assignment.points:
         failing = [t["name"] for t in _tests(out, assignment, REFERENCE) if t["status"] != "passed"]
         report.misses.append(f"{assignment.id}: the reference scores {got:g}/{assignment.points:g} (fails: {failing})")
+    about = {t["extra_data"]["key"]: set(t["extra_data"].get("about") or []) for t in _tests(out, assignment, REFERENCE)}
     got, _ = total(TEMPLATE)
     if got != 0:
         passing = [t["name"] for t in _tests(out, assignment, TEMPLATE) if t["score"] > 0]
@@ -113,41 +166,69 @@ def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs
     for bug in bugs:
         student = f"bug--{bug.id}"
         tests = _tests(out, assignment, student)
-        lost = sum(t["max_score"] - t["score"] for t in tests)
+        points = sum(lost(t) for t in tests)
         failing = [t["extra_data"]["key"].rsplit("::", 1)[-1] for t in tests if t["score"] < t["max_score"]]
-        outcome = BugOutcome(bug, round(lost, 4), failing, False)
-        if lost <= 0:
+        outcome = BugOutcome(bug, round(points, 4), failing, False)
+        outside = [t for t in tests if bug.catches(t["extra_data"]["key"]) is None
+                   and bug.method not in about.get(t["extra_data"]["key"], ())]
+        outcome.cascade = round(sum(lost(t) for t in outside), 4)
+        outcome.public = any(lost(t) > 0 and is_public(t["extra_data"]["key"]) for t in tests)
+        if outcome.cascade > bug.max_cascade + 1e-9:
+            where = [t["extra_data"]["key"].rsplit("::", 1)[-1] for t in outside if lost(t) > 0]
+            outcome.misses.append(f"{bug.id}: loses {outcome.cascade:g} points outside the tests about {bug.method} "
+                                  f"and those its entry names (max_cascade {bug.max_cascade:g}): {where}")
+        if points <= 0:
             outcome.misses.append(f"{bug.id}: not caught (the mutant scores full marks)")
         for entry in bug.caught_by:
             if not any(bug.catches(t["extra_data"]["key"]) == entry and t["score"] < t["max_score"] for t in tests):
                 outcome.misses.append(f"{bug.id}: expected {entry} to catch it; caught by {failing or 'nothing'}")
         feedback = out / assignment.id / student / "feedback.md"
-        outcome.feedback_ok = lost > 0 and feedback.is_file() and feedback_teaches(feedback.read_text(encoding="utf-8"), bug.method)
-        if lost > 0 and not outcome.feedback_ok:
+        outcome.feedback_ok = points > 0 and feedback.is_file() and feedback_teaches(feedback.read_text(encoding="utf-8"), bug.method)
+        if points > 0 and not outcome.feedback_ok:
             outcome.misses.append(f"{bug.id}: the feedback does not name {bug.method} with expected vs got and a hint")
         report.bugs.append(outcome)
         report.misses += outcome.misses
+    limit = max_cascade(assignment)
+    for mutant in missing:
+        tests = _tests(out, assignment, f"missing--{mutant.id}")
+        own = sum(lost(t) for t in tests if mutant.method in about.get(t["extra_data"]["key"], ()))
+        cascade = sum(lost(t) for t in tests if mutant.method not in about.get(t["extra_data"]["key"], ()))
+        report.missing.append(MissingOutcome(mutant.method, assignment.id, round(own, 4), round(cascade, 4), limit))
 
 
 def validate(course: Course, assignment_ids: list[str] | None, jobs: int) -> Report:
     """Run every check on the chosen assignments (default: all) and return the report."""
     report = Report()
+    chosen = course.assignments(assignment_ids)
+    files = sorted({f for a in course.assignments() for f in a.files})
+    missing = missing_method_mutants(course.reference_dir, course.template_dir, files)
     with temporary_folder("grader-validate-") as tmp:
-        for assignment in course.assignments(assignment_ids):
-            validate_assignment(course, assignment, Path(tmp), jobs, report)
+        for assignment in chosen:
+            validate_assignment(course, assignment, Path(tmp), jobs, report, missing)
     return report
 
 
-def format_report(report: Report, width: int = 110) -> str:
-    """The report as a plain-text table followed by a summary."""
-    rows = [("bug", "method", "caught by", "points lost", "ok")]
-    for b in report.bugs:
-        caught = ", ".join(b.caught_by[:3]) + (f" +{len(b.caught_by) - 3}" if len(b.caught_by) > 3 else "")
-        rows.append((f"{b.bug.assignment}/{b.bug.id}", b.bug.method, caught or "-", f"{b.points_lost:g}",
-                     "yes" if not b.misses else "MISS"))
+def _table(rows: list[tuple[str, ...]]) -> list[str]:
     widths = [min(max(len(r[i]) for r in rows), 48) for i in range(len(rows[0]))]
     lines = ["  ".join(c[:w].ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
     lines.insert(1, "  ".join("-" * w for w in widths))
+    return lines
+
+
+def format_report(report: Report, width: int = 110) -> str:
+    """The report as plain-text tables (bugs, missing methods) followed by a summary."""
+    rows: list[tuple[str, ...]] = [("bug", "method", "caught by", "points lost", "cascade", "public", "ok")]
+    for b in report.bugs:
+        caught = ", ".join(b.caught_by[:3]) + (f" +{len(b.caught_by) - 3}" if len(b.caught_by) > 3 else "")
+        rows.append((f"{b.bug.assignment}/{b.bug.id}", b.bug.method, caught or "-", f"{b.points_lost:g}",
+                     f"{b.cascade:g}", "yes" if b.public else "no", "yes" if not b.misses else "MISS"))
+    lines = _table(rows)
+    if report.missing:
+        lines.append("")
+        rows = [("method missing (template stub)", "assignment", "own tests", "cascade", "within limit")]
+        rows += [(m.method, m.assignment, f"{m.own:g}", f"{m.cascade:g}", "yes" if m.cascade <= m.limit + 1e-9 else "over")
+                 for m in report.missing]
+        lines += _table(rows)
     losing = sum(1 for b in report.bugs if b.points_lost > 0)
     lines.append("")
     lines.append(
@@ -156,12 +237,21 @@ def format_report(report: Report, width: int = 110) -> str:
         f"{len(report.variants)} correct-variant gradings, "
         f"{sum(1 for v in report.variants.values() if v > 0)} false failures."
     )
+    lines.append(f"Cascades (points lost outside the tests about the method at fault): catalogued bugs "
+                 f"{sum(b.cascade for b in report.bugs):g} in total, at most "
+                 f"{max((b.cascade for b in report.bugs), default=0):g}; missing methods "
+                 f"{sum(m.cascade for m in report.missing):g} in total, at most "
+                 f"{max((m.cascade for m in report.missing), default=0):g}.")
+    assignments = list(dict.fromkeys(b.bug.assignment for b in report.bugs))
+    lines.append("Public kill rate (bugs a student's `grader check` reveals): "
+                 + ", ".join(f"{a} {report.public_kill_rate(a):.0%}" for a in assignments)
+                 + f"; all {report.public_kill_rate():.0%}.")
     if report.misses:
         lines.append(f"\n{len(report.misses)} miss(es):")
         lines += [f"  - {m}"[:width * 3] for m in report.misses]
     else:
         lines.append("No misses: the reference scores full marks, the template 0, every variant full marks, "
-                     "and every bug is caught where its entry says.")
+                     "every bug is caught where its entry says, and no cascade is above its catalogue's limit.")
     return "\n".join(lines)
 
 

@@ -1,7 +1,14 @@
 """The bug catalogue: known student bugs as small edits (mutants) of the reference.
 
-``assignments/<id>/bugs.yaml`` is a list of entries::
+``assignments/<id>/bugs.yaml`` is a list of entries, or a mapping with the
+list under ``bugs`` and ``max_cascade``: the most points any bug (and any
+"method missing" mutant, :mod:`grader.course.stubs`) may cost in this
+assignment's tests *outside* those about its method (default
+:data:`DEFAULT_MAX_CASCADE`; an entry may state its own, with the reason in
+its description)::
 
+    max_cascade: 1
+    bugs:
     - id: mul_overwrites_grad
       method: Value.__mul__
       description: "`=` instead of `+=` in __mul__'s backward: ..."
@@ -11,6 +18,7 @@
       replace: |
         ...
       caught_by: [test_reuse, "test_local_gradients[mul]"]
+      max_cascade: 2      # optional
 
 ``grader validate`` (:mod:`grader.commands.validate`) grades every mutant and checks
 that it loses points in the tests its entry names. Errors name the file, the
@@ -30,6 +38,8 @@ from grader.course.config import ALLOWED_FILES, Assignment
 from grader.errors import ConfigError
 
 ID = re.compile(r"^[a-z0-9_]+$")
+DEFAULT_MAX_CASCADE = 1.0
+"""Points a bug may cost outside the tests its entry names, unless the catalogue says otherwise."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +55,7 @@ class Bug:
         find: Exact text of the reference replaced by ``replace``.
         replace: The buggy text.
         caught_by: Test names (``test_reuse``, ``test_local_gradients[mul]``) that must lose points.
+        max_cascade: Points it may lose in the other tests of its assignment.
     """
 
     id: str
@@ -55,6 +66,7 @@ class Bug:
     find: str
     replace: str
     caught_by: tuple[str, ...]
+    max_cascade: float = DEFAULT_MAX_CASCADE
 
     def catches(self, test_key: str) -> str | None:
         """The ``caught_by`` entry naming the test with this key (``path::name[params]``), if any."""
@@ -65,22 +77,51 @@ class Bug:
         return None
 
 
+def _limit(path: Path, where: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise ConfigError(path, where, "expected a number of points >= 0")
+    return float(value)
+
+
+def max_cascade(assignment: Assignment) -> float:
+    """The catalogue's ``max_cascade`` for ``assignment`` (:data:`DEFAULT_MAX_CASCADE` if it states none).
+
+    Raises:
+        ConfigError: If ``bugs.yaml`` is not valid YAML or the value is not a number >= 0.
+    """
+    path = assignment.root / "bugs.yaml"
+    raw = _read(path) if path.is_file() else None
+    return _limit(path, "max_cascade", raw.get("max_cascade")) if isinstance(raw, dict) and "max_cascade" in raw \
+        else DEFAULT_MAX_CASCADE
+
+
+def _read(path: Path) -> object:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(path, "", f"not valid YAML: {exc}") from None
+
+
 def load_bugs(assignment: Assignment, reference_dir: Path) -> list[Bug]:
     """Load and check ``bugs.yaml`` of ``assignment`` (empty list if there is none).
 
     Raises:
-        ConfigError: On a malformed entry, a duplicate id, or a ``find`` text
-            that does not occur exactly once in the reference file.
+        ConfigError: On a malformed entry, a duplicate id, a ``find`` text
+            that does not occur exactly once in the reference file, or a
+            ``max_cascade`` that is not a number >= 0.
     """
     path = assignment.root / "bugs.yaml"
     if not path.is_file():
         return []
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    except yaml.YAMLError as exc:
-        raise ConfigError(path, "", f"not valid YAML: {exc}") from None
+    raw = _read(path) or []
+    default = max_cascade(assignment)
+    if isinstance(raw, dict):
+        unknown = set(raw) - {"bugs", "max_cascade"}
+        if unknown:
+            raise ConfigError(path, sorted(unknown)[0], "unknown key (expected bugs, max_cascade)")
+        raw = raw.get("bugs") or []
     if not isinstance(raw, list):
-        raise ConfigError(path, "", "expected a list of bugs")
+        raise ConfigError(path, "", "expected a list of bugs (or a mapping with bugs: and max_cascade:)")
     bugs, seen = [], set()
     for i, entry in enumerate(raw):
         where = f"[{i}]"
@@ -103,8 +144,9 @@ def load_bugs(assignment: Assignment, reference_dir: Path) -> list[Bug]:
         count = source.count(entry["find"])
         if count != 1:
             raise ConfigError(path, f"{where}.find", f"occurs {count} times in reference/{entry['file']}, expected once")
+        limit = _limit(path, f"{where}.max_cascade", entry["max_cascade"]) if "max_cascade" in entry else default
         bugs.append(Bug(bug_id, assignment.id, entry["method"].strip(), " ".join(entry["description"].split()),
-                        entry["file"], entry["find"], entry["replace"], tuple(caught_by)))
+                        entry["file"], entry["find"], entry["replace"], tuple(caught_by), limit))
     return bugs
 
 

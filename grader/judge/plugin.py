@@ -49,6 +49,7 @@ MARKERS = (
     "points(n): points the test is worth (partial credit by the share of `check` cases passed)",
     "task(id): the handout task the test grades, e.g. task('1.2')",
     f"visibility(v): Gradescope visibility, one of {', '.join(VISIBILITIES)}",
+    "methods(*names): the methods a test without `check` cases is about, e.g. methods('Value.backward')",
 )
 MAX_CASES_SHOWN = 3
 
@@ -386,11 +387,21 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         public=public,
         output="\n".join(lines),
         methods=sorted({c.method for c in failed_cases if c.method}),
+        about=about_methods(item, checks),
         hints=list(dict.fromkeys(c.hint for c in failed_cases if c.hint)),  # the test's text only
         internal_error=internal,
         grader_error=grader_error,
         duration=round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),
     )
+
+
+def about_methods(item: pytest.Item, checks: Check) -> list[str]:
+    """The methods a test is about: its ``methods(...)`` marker's, else those its cases declare (``method`` and
+    ``uses``)."""
+    marker = item.get_closest_marker("methods")
+    if marker is not None:
+        return sorted(str(m) for m in marker.args)
+    return sorted({c.about for c in checks.cases if c.about} | {m for c in checks.cases for m in c.uses})
 
 
 def backstop_seconds(limit: float) -> float:

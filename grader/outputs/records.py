@@ -26,6 +26,8 @@ class GradedTest(TypedDict):
         public: Whether the test is one of the public tests students have.
         output: The feedback: failed cases, their messages and hints.
         methods: The student's methods named by the failed cases.
+        about: The methods the test is about: those its cases declare (with the methods the handout builds
+            them from), or its ``methods(...)`` marker's.
         hints: The hints of the failed cases (the test's own text only).
         internal_error: A traceback when the grader's own code failed ("" otherwise).
         grader_error: Why the grader could not run the test ("" otherwise; the score is then withheld).
@@ -42,6 +44,7 @@ class GradedTest(TypedDict):
     public: bool
     output: str
     methods: list[str]
+    about: list[str]
     hints: list[str]
     internal_error: str
     grader_error: str

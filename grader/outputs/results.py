@@ -113,7 +113,8 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, fingerprint:
             "output": t["output"],
             "visibility": t["visibility"],
             "tags": [f"task {t['task']}"] if t.get("task") else [],
-            "extra_data": {"key": t.get("key", ""), "methods": t.get("methods", []), "hints": t.get("hints", []),
+            "extra_data": {"key": t.get("key", ""), "methods": t.get("methods", []),
+                           "about": t.get("about", []), "hints": t.get("hints", []),
                            "duration": t.get("duration", 0),
                            **({"grader_error": t["grader_error"]} if t.get("grader_error") else {})},
         }

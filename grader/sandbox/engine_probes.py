@@ -9,6 +9,8 @@ with the student's ``Value`` (and the judge with the reference's)::
                 ["add", {"const": 1}, 2],      # node 3 = 1 + node2  (__radd__)
                 ["tanh", 3]],                  # node 4 = node3.tanh()
       "mode": "local" | "backward",
+      "build": "student" | "probe" | [3],      # who makes the nodes: the student's operations (default),
+                                               # the probe (every node), or the probe for the nodes listed
       "seed": 1.0,          # local mode: out.grad is set to this
       "output": -1,         # local mode: the node whose _backward chain is run
       "backward": [-1]      # backward mode: call .backward() on these, in order
@@ -23,10 +25,18 @@ exponent as a const.
 ``_prev``, by object identity), calling each ``_backward`` once, so it does
 not depend on the student's ``backward()``. ``backward`` mode calls the
 student's ``backward()``.
+
+With ``"build": "probe"`` the student's operations are not called at all:
+the probe computes each node's value with ``math``, makes it with the
+handout's constructor ``Value(data, children, op)`` and attaches its own
+``_backward`` closure (``parent.grad += local gradient * out.grad``). A
+``backward()`` test on such a graph grades ``backward()`` alone: a missing
+or wrong ``tanh`` cannot cost points there.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -47,6 +57,30 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "truediv": lambda a, b: a / b,
     "pow": lambda a, b: a**b,
 }
+
+
+def _sigmoid(x: float) -> float:
+    z = math.exp(-abs(x))
+    return 1.0 / (1.0 + z) if x >= 0 else z / (1.0 + z)
+
+
+LOCAL: dict[str, Callable[..., tuple[float, list[float]]]] = {
+    # op: (operand values) -> (forward value, the local gradient d out / d operand of each operand)
+    "add": lambda a, b: (a + b, [1.0, 1.0]),
+    "sub": lambda a, b: (a - b, [1.0, -1.0]),
+    "mul": lambda a, b: (a * b, [b, a]),
+    "truediv": lambda a, b: (a / b, [1.0 / b, -a / (b * b)]),
+    "pow": lambda a, b: (a**b, [b * a ** (b - 1), 0.0]),
+    "neg": lambda a: (-a, [-1.0]),
+    "tanh": lambda a: (math.tanh(a), [1.0 - math.tanh(a) ** 2]),
+    "relu": lambda a: (max(a, 0.0), [1.0 if a > 0 else 0.0]),
+    "exp": lambda a: (math.exp(a), [math.exp(a)]),
+    "log": lambda a: (math.log(a), [1.0 / a]),
+    "sigmoid": lambda a: (_sigmoid(a), [_sigmoid(a) * (1.0 - _sigmoid(a))]),
+    "sum": lambda *xs: (math.fsum(xs), [1.0] * len(xs)),
+}
+"""The probe's own forward value and local gradients of each operation, for graphs it builds itself."""
+
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
 
 
@@ -90,25 +124,67 @@ def _check_value(obj: Any, value_cls: type, what: str) -> None:
         raise ProbeError(f"{what} returned {type(obj).__name__} {short_repr(obj)}, expected a Value")
 
 
+def probe_made(spec: dict[str, Any]) -> Callable[[int], bool]:
+    """Whether the probe makes node ``i`` itself: ``"build": "probe"`` (every node) or a list of node indices."""
+    how = spec.get("build", "student")
+    if how == "probe":
+        return lambda i: True
+    chosen = set(how) if isinstance(how, list) else set()
+    return lambda i: i in chosen
+
+
+def _local(op: str, args: list[float]) -> tuple[float, list[float]]:
+    """The probe's forward value and local gradients of ``op`` (NaN outside its domain)."""
+    try:
+        value, gradients = LOCAL[op](*args)
+    except (ArithmeticError, ValueError, TypeError):
+        return math.nan, [math.nan] * len(args)
+    if isinstance(value, complex) or any(isinstance(g, complex) for g in gradients):  # (-2.0) ** 0.5
+        return math.nan, [math.nan] * len(args)
+    return value, gradients
+
+
 def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
-    """Run the forward pass of ``spec`` with ``value_cls``; return every node."""
+    """Run the forward pass of ``spec`` with ``value_cls``; return every node.
+
+    A node the probe makes itself (:func:`probe_made`) calls only the constructor
+    ``Value(data, children, op)`` and gets the probe's own ``_backward`` closure.
+    """
+    by_probe = probe_made(spec)
     nodes: list[Any] = []
+    values: list[float] = []  # the probe's own forward values
     for x in spec["leaves"]:
         ctx.during = f"creating Value({x!r})"
         nodes.append(value_cls(x))
+        values.append(float(x))
     for i, (op, *operands) in enumerate(spec["nodes"], start=len(spec["leaves"])):
-        args = [o["const"] if isinstance(o, dict) else nodes[o] for o in operands]
         what = describe_node(spec, i)
-        ctx.during = f"forward pass: n{i} = {what}"
-        if op == "sum":
-            out = sum(args)
-        elif op in UNARY:
-            out = UNARY[op](args[0])
+        value, gradients = _local(op, [float(o["const"]) if isinstance(o, dict) else values[o] for o in operands])
+        if by_probe(i):
+            parents = [(nodes[o], g) for o, g in zip(operands, gradients) if not isinstance(o, dict)]
+            ctx.during = f"creating Value({value!r}, children, {op!r}) for n{i} = {what} (a node the grader makes)"
+            out = value_cls(value, tuple(p for p, _ in parents), op)
+            out._backward = _closure(out, parents)
         else:
-            out = BINARY[op](args[0], args[1])
-        _check_value(out, value_cls, what)
+            args = [o["const"] if isinstance(o, dict) else nodes[o] for o in operands]
+            ctx.during = f"forward pass: n{i} = {what}"
+            if op == "sum":
+                out = sum(args)
+            elif op in UNARY:
+                out = UNARY[op](args[0])
+            else:
+                out = BINARY[op](args[0], args[1])
+            _check_value(out, value_cls, what)
         nodes.append(out)
+        values.append(value)
     return nodes
+
+
+def _closure(out: Any, parents: list[tuple[Any, float]]) -> Callable[[], None]:
+    def _backward() -> None:
+        for parent, local in parents:
+            parent.grad += local * out.grad
+    return _backward
 
 
 def walk_backward(out: Any, ctx: Context) -> None:

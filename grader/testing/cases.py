@@ -20,6 +20,8 @@ class CaseResult:
         title: What the case checks, with its inputs.
         failure: The failure raised in the case, or None if it passed.
         method: The student's method named in the feedback.
+        about: The method the test declared for this case (``method`` may differ: the failure's own).
+        uses: Methods the handout builds ``about`` from (``a - b`` is ``a + (-b)``), established by earlier tests.
         message: The student-facing message: method, what went wrong, hint.
         hint: The hint shown, always the test's own text (never parsed from a message).
     """
@@ -27,6 +29,8 @@ class CaseResult:
     title: str
     failure: Failure | None = None
     method: str | None = None
+    about: str | None = None
+    uses: tuple[str, ...] = ()
     message: str = ""
     hint: str | None = None
 
@@ -42,15 +46,18 @@ class Check:
     cases: list[CaseResult] = field(default_factory=list)
 
     @contextmanager
-    def case(self, title: str, method: str | None = None, hint: str | None = None) -> Iterator[None]:
+    def case(self, title: str, method: str | None = None, hint: str | None = None,
+             uses: tuple[str, ...] = ()) -> Iterator[None]:
         """Run one case; a :class:`Failure` inside is recorded, not raised.
 
         Args:
             title: What the case checks, with its inputs.
             method: The student's method under test, named in the feedback.
             hint: Shown when the case fails (unless the failure has its own).
+            uses: Methods the handout builds ``method`` from (derived operations, a layer of neurons):
+                their bugs show here too, and ``grader validate`` counts this case as theirs as well.
         """
-        result = CaseResult(title)
+        result = CaseResult(title, about=method, uses=tuple(uses))
         self.cases.append(result)
         try:
             yield

@@ -153,4 +153,8 @@ def graph_text(spec: dict[str, Any]) -> str:
     else:
         targets = ", ".join(f"n{i % (leaves + len(spec['nodes']))}" for i in spec.get("backward", [-1]))
         how = f"called backward() on {targets}"
+    if spec.get("build") == "probe":
+        how += " (the grader made every node with Value(data, children, op) and its own _backward, so only your backward() ran)"
+    elif isinstance(spec.get("build"), list):
+        how += f" (the grader made {', '.join(f'n{i}' for i in spec['build'])} itself)"
     return f"{body}; {how}"

@@ -25,6 +25,7 @@ def spec(
     mode: str = "backward",
     seed: float = 1.0,
     backward: Sequence[int] = (-1,),
+    built: bool = False,
 ) -> dict[str, Any]:
     """Build a graph spec.
 
@@ -35,6 +36,8 @@ def spec(
             ``"backward"`` (call ``backward()`` on each of ``backward``).
         seed: The upstream gradient set on the output in local mode.
         backward: Node indices to call ``backward()`` on, in order.
+        built: The probe makes the nodes itself (the constructor and its own ``_backward`` closures), so
+            only the student's ``backward()`` is exercised, none of their operations.
     """
     out: dict[str, Any] = {"leaves": list(leaves), "nodes": [list(n) for n in nodes], "mode": mode}
     if mode == "local":
@@ -42,7 +45,14 @@ def spec(
         out["output"] = -1
     else:
         out["backward"] = list(backward)
+    if built:
+        out["build"] = "probe"
     return out
+
+
+def built(graph: dict[str, Any]) -> dict[str, Any]:
+    """``graph`` with its nodes made by the probe (see :func:`spec`'s ``built``)."""
+    return {**graph, "build": "probe"}
 
 
 def binary(op: str, a: Any, b: Any, *, seed: float = 1.0) -> dict[str, Any]:

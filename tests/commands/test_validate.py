@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import yaml
 from grader.cli import main
 from grader.course.catalogue import load_bugs
 from grader.course.config import Course
+from grader.course.stubs import missing_method_mutants
 from grader.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,6 +24,13 @@ def test_the_real_course_validates_with_no_miss(capsys):
     out = capsys.readouterr().out
     assert status == 0, out[-4000:]
     assert "No misses" in out
+    # fault isolation in the engine's assignments: a method left as its stub costs nothing outside its own tests
+    missing = re.findall(r"^(Value\.\w+)\s+(value_ops|backward)\s+([\d.]+)\s+([\d.]+)\s", out, re.M)
+    assert len(missing) >= 2 * 16, out
+    assert [m for m in missing if float(m[3]) > 0] == []
+    # a student's `grader check` (public tests only) reveals at least 90% of the catalogued bugs
+    rates = dict(re.findall(r"(\w+) (\d+)%", out.split("Public kill rate")[1].splitlines()[0]))
+    assert int(rates["all"]) >= 90 and int(rates["value_ops"]) >= 90 and int(rates["backward"]) >= 90, rates
 
 
 def test_the_catalogue_is_large_and_covers_every_assignment():
@@ -71,3 +80,46 @@ def test_a_find_text_that_is_not_in_the_reference_names_the_entry(small_course):
     course = Course(small_course)
     with pytest.raises(ConfigError, match=r"bugs.yaml: \[0\] \(ghost\).find: occurs 0 times"):
         load_bugs(course.assignment("value_ops"), course.reference_dir)
+
+
+INIT_FIND = "        self.grad = 0.0\n"
+
+
+def test_a_cascade_above_the_catalogues_limit_is_a_miss(small_course, capsys):
+    """A bug in Value.__init__ (the grad starts at 1) shows in every test: its cascade is measured against max_cascade."""
+    entry = {"id": "grad_one", "method": "Value.__init__", "description": "grad starts at 1",
+             "file": "micrograd/engine.py", "find": INIT_FIND, "replace": INIT_FIND.replace("0.0", "1.0"),
+             "caught_by": ["test_add"]}
+    write_bugs(small_course, [entry])
+    assert main(["--course", str(small_course), "validate", "-a", "value_ops"]) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"grad_one: loses [\d.]+ points outside the tests about Value.__init__ .*\(max_cascade 1\)", out)
+    assert "Cascades (points lost outside the tests about the method at fault)" in out
+    # the catalogue may state a larger limit, for the assignment or for one entry
+    (small_course / "assignments" / "value_ops" / "bugs.yaml").write_text(
+        yaml.safe_dump({"max_cascade": 40, "bugs": [entry]}, sort_keys=False))
+    main(["--course", str(small_course), "validate", "-a", "value_ops"])
+    out = capsys.readouterr().out
+    assert "grad_one  " in out and "grad_one: loses" not in out, out
+
+
+def test_max_cascade_must_be_a_number_of_points(small_course):
+    entry = {"id": "x", "method": "Value.__mul__", "description": "x", "file": "micrograd/engine.py",
+             "find": MUL_FIND, "replace": MUL_FIND, "caught_by": ["test_reuse"], "max_cascade": "lots"}
+    write_bugs(small_course, [entry])
+    course = Course(small_course)
+    with pytest.raises(ConfigError, match=r"\[0\] \(x\).max_cascade: expected a number of points >= 0"):
+        load_bugs(course.assignment("value_ops"), course.reference_dir)
+    (small_course / "assignments" / "value_ops" / "bugs.yaml").write_text(yaml.safe_dump({"max_cascad": 1, "bugs": []}))
+    with pytest.raises(ConfigError, match="max_cascad: unknown key"):
+        load_bugs(course.assignment("value_ops"), course.reference_dir)
+
+
+def test_each_stubbed_method_gets_a_missing_method_mutant(tmp_path):
+    course = Course(ROOT)
+    mutants = {m.method: m for m in missing_method_mutants(course.reference_dir, course.template_dir,
+                                                             ["micrograd/engine.py", "micrograd/nn.py"])}
+    assert {"Value.__add__", "Value.tanh", "Value.backward", "Module.zero_grad", "MLP.__call__"} <= set(mutants)
+    assert "Value.__init__" not in mutants and "Value.__repr__" not in mutants  # given code, not a task
+    tanh = mutants["Value.tanh"]
+    assert 'raise NotImplementedError("Task 2.1' in tanh.replace and "math.tanh" in tanh.find

@@ -2,6 +2,13 @@
 ``backward()`` (seed, topological order, each node once, accumulation), on
 hand-built traps and on hypothesis-generated random graphs checked against
 the reference and against central finite differences.
+
+Fault isolation: every ``backward()`` test runs on a graph whose nodes the
+grader makes itself (``built=True``: the constructor and the grader's own
+``_backward`` closures), so a wrong or missing operation costs points only in
+the tests of that operation; the nonlinearities' tests run their closures
+without ``backward()`` (``mode="local"``), and the one node that joins two
+uses of the input is the grader's too.
 """
 
 import random
@@ -58,7 +65,7 @@ def test_unary_local_gradient(student, reference, check, op):
             for v in raising:
                 expect_error(student, graphs.unary(op, v), [error], f"Value({v!r}).{op}()")
     x = rng.uniform(0.5, 1.5)
-    spec = graphs.spec([x], [[op, 0], [op, 0], ["add", 1, 2]], mode="local")
+    spec = {**graphs.spec([x], [[op, 0], [op, 0], ["add", 1, 2]], mode="local"), "build": [3]}  # the grader's `+`
     with check.case(f"{expression(spec)} at x0={x!r}", method=method,
                     hint="x feeds two nodes: its gradient must accumulate (+=), not be overwritten"):
         compare_graph(student("graph", spec), reference("graph", spec), spec)
@@ -87,15 +94,16 @@ def test_seed_gradient(student, reference, check):
     """backward() seeds the output's gradient with 1"""
     rng = random.Random("seed")
     c = rng.uniform(1.5, 4.0)
-    spec = graphs.spec([rng.uniform(-2, 2)], [["mul", 0, const(c)]])
+    spec = graphs.spec([rng.uniform(-2, 2)], [["mul", 0, const(c)]], built=True)
     with check.case(f"{expression(spec)}; n1.backward()", method="Value.backward",
                     hint="backward() must start with self.grad = 1.0 (d out / d out = 1)"):
         compare_graph(student("graph", spec), reference("graph", spec), spec, grad_nodes=[1, 0])
-    spec = graphs.spec([rng.uniform(-2, 2), rng.uniform(-2, 2)], [["mul", 0, const(c)]], backward=[2])
+    spec = graphs.spec([rng.uniform(-2, 2), rng.uniform(-2, 2)], [["mul", 0, const(c)]], backward=[2], built=True)
     with check.case(f"x1 is not used: {expression(spec)}; n2.backward()", method="Value.__init__",
                     hint="a new Value starts with grad = 0.0; only backward() puts gradient into it"):
         compare_graph(student("graph", spec), reference("graph", spec), spec, grad_nodes=[1, 0])
-    spec = graphs.spec([rng.uniform(0.5, 2)], [["mul", 0, const(2)], ["mul", 1, const(c)]], backward=[2, 1])
+    spec = graphs.spec([rng.uniform(0.5, 2)], [["mul", 0, const(2)], ["mul", 1, const(c)]], backward=[2, 1],
+                       built=True)
     with check.case(f"{expression(spec)}; n2.backward(); then n1.backward() on the inner node",
                     method="Value.backward",
                     hint="the seed is set, not added: self.grad = 1.0 even if the node already has a gradient"):
@@ -119,10 +127,12 @@ def test_accumulation_traps(student, reference, check):
          graphs.spec([a, b], [["tanh", 0], ["tanh", 0], ["add", 2, 3], ["mul", 4, 1]])),
     ]
     for title, spec in cases:
+        spec = graphs.built(spec)
         with check.case(f"{title} ({expression(spec)})", method="Value.backward",
-                        hint="every _backward must add (+=) into the parents' grad, and backward() must not "
-                             "reset gradients, so contributions from every path (and every graph) add up; "
-                             "the visited set must tell nodes apart by identity (no Value.__eq__/__hash__ by value)"):
+                        hint="backward() must not reset gradients, and must run each _backward once, after every "
+                             "user of that node has added its gradient, so contributions from every path (and "
+                             "every graph) add up; the visited set must tell nodes apart by identity "
+                             "(no Value.__eq__/__hash__ by value)"):
             compare_graph(student("graph", spec), reference("graph", spec), spec)
 
 
@@ -135,7 +145,7 @@ def test_each_node_visited_once(student, reference, check):
     for _ in range(40):
         nodes += [["mul", prev, const(round(rng.uniform(0.5, 1.5), 3))], ["add", prev + 1, prev]]
         prev += 2
-    spec = graphs.spec([rng.uniform(0.9, 1.1)], nodes)
+    spec = graphs.spec([rng.uniform(0.9, 1.1)], nodes, built=True)
     with check.case("n_{k+1} = n_k * c_k + n_k, 40 times (2**40 paths from the output to x0)",
                     method="Value.backward",
                     hint="keep a visited set in the topological sort so each node is added once; "
@@ -161,18 +171,20 @@ def assert_matches_finite_differences(result, spec):
 
 
 @pytest.mark.points(5)
-@pytest.mark.task("2.1-2.6")
+@pytest.mark.task("2.6")
+@pytest.mark.methods("Value.backward")
 @settings(max_examples=40)
-@given(spec=expression_graphs())
+@given(spec=expression_graphs().map(graphs.built))
 def test_random_graphs_match_finite_differences(student, spec):
-    """Random expression graphs: gradients match central finite differences"""
+    """Random expression graphs (nodes the grader makes): backward() matches central finite differences"""
     assert_matches_finite_differences(student("graph", spec), spec)
 
 
 @pytest.mark.points(5)
-@pytest.mark.task("2.1-2.6")
+@pytest.mark.task("2.6")
+@pytest.mark.methods("Value.backward")
 @settings(max_examples=40)
-@given(spec=expression_graphs())
+@given(spec=expression_graphs().map(graphs.built))
 def test_random_graphs_match_reference(student, reference, spec):
-    """Random expression graphs: forward values and gradients match the reference"""
+    """Random expression graphs (nodes the grader makes): backward()'s gradients match the reference"""
     compare_graph(student("graph", spec), reference("graph", spec), spec)

@@ -11,6 +11,7 @@ import pytest
 from grader.testing import graphs
 from grader.testing.graphs import const
 from grader.testing import compare_graph
+from grader.testing.handout import USES
 
 
 def expect(spec, data, grads):
@@ -21,7 +22,7 @@ def expect(spec, data, grads):
 
 
 def check_one(check, student, spec, data, grads, title, method, hint):
-    with check.case(title, method=method, hint=hint):
+    with check.case(title, method=method, hint=hint, uses=USES.get(method, ())):
         n = len(spec["leaves"]) + len(spec["nodes"])
         compare_graph(student("graph", spec), expect(spec, data, grads), spec, data_nodes=[n - 1])
 
@@ -34,6 +35,9 @@ def test_add(student, check):
     check_one(check, student, graphs.binary("add", 2.0, -3.0), -1.0, [1.0, 1.0], "x0 + x1 at (2, -3)", "Value.__add__", hint)
     check_one(check, student, graphs.binary("add", 2.0, -3.0, seed=2.5), -1.0, [2.5, 2.5],
               "x0 + x1 with out.grad = 2.5", "Value.__add__", "multiply the local gradient by out.grad")
+    check_one(check, student, graphs.spec([3.0], [["add", 0, 0]], mode="local", seed=1.5), 6.0, [3.0],
+              "x0 + x0 at 3 with out.grad = 1.5 (one Value on both sides)", "Value.__add__",
+              "both operands are the same Value: use += so the two contributions add up")
 
 
 @pytest.mark.points(2)
@@ -44,6 +48,9 @@ def test_mul(student, check):
     check_one(check, student, graphs.binary("mul", 2.0, -3.0), -6.0, [-3.0, 2.0], "x0 * x1 at (2, -3)", "Value.__mul__", hint)
     check_one(check, student, graphs.binary("mul", 2.0, -3.0, seed=0.5), -6.0, [-1.5, 1.0],
               "x0 * x1 with out.grad = 0.5", "Value.__mul__", "multiply the local gradient by out.grad")
+    check_one(check, student, graphs.spec([3.0], [["mul", 0, 0]], mode="local"), 9.0, [6.0],
+              "x0 * x0 at 3 (one Value on both sides)", "Value.__mul__",
+              "both operands are the same Value: use += so the two contributions add up")
 
 
 @pytest.mark.points(2)
@@ -54,6 +61,11 @@ def test_pow(student, check):
     check_one(check, student, graphs.binary("pow", 3.0, const(2)), 9.0, [6.0], "x0 ** 2 at 3", "Value.__pow__", hint)
     check_one(check, student, graphs.binary("pow", 2.0, const(-1)), 0.5, [-0.25], "x0 ** -1 at 2", "Value.__pow__", hint)
     check_one(check, student, graphs.binary("pow", 4.0, const(0.5)), 2.0, [0.25], "x0 ** 0.5 at 4", "Value.__pow__", hint)
+    # x0 reused through two operations; the `+` joining them is the grader's own node
+    reuse = {**graphs.spec([2.0], [["pow", 0, const(2)], ["pow", 0, const(3)], ["add", 1, 2]], mode="local"),
+             "build": [3]}
+    check_one(check, student, reuse, 12.0, [16.0], "x0 ** 2 + x0 ** 3 at 2 (x0 feeds two nodes)", "Value.__pow__",
+              "x0 feeds two nodes: each _backward must add (+=) to x0.grad, not overwrite it")
 
 
 @pytest.mark.points(2)
