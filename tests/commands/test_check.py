@@ -89,7 +89,8 @@ def test_classroom_points_are_the_sum_of_partial_scores(tmp_path, capsys, monkey
     payload = json.loads(base64.b64decode(output.read_text().strip().partition("=")[2]))
     total = sum(t["score"] for t in payload["tests"])
     assert 0 < total < payload["max_score"]
-    assert total == pytest.approx(6.0)
+    # tanh's own public test loses its point; the backward() tests run on the grader's own nodes and keep theirs
+    assert total == pytest.approx(9.0)
 
 
 def test_missing_path_is_a_clear_error(capsys, tmp_path):
