@@ -122,6 +122,7 @@ def is_public(test_key: str) -> bool:
 
 
 def lost(t: dict) -> float:
+    """Points a test (a results.json entry) did not give."""
     return max(0.0, t["max_score"] - t["score"])
 
 
@@ -148,11 +149,12 @@ def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs
     def total(student: str) -> tuple[float, float]:
         return score_of({"tests": _tests(out, assignment, student)})
 
-    got, full = total(REFERENCE)
+    reference = _tests(out, assignment, REFERENCE)
+    got, full = score_of({"tests": reference})
     if got != full or full != assignment.points:
-        failing = [t["name"] for t in _tests(out, assignment, REFERENCE) if t["status"] != "passed"]
+        failing = [t["name"] for t in reference if t["status"] != "passed"]
         report.misses.append(f"{assignment.id}: the reference scores {got:g}/{assignment.points:g} (fails: {failing})")
-    about = {t["extra_data"]["key"]: set(t["extra_data"].get("about") or []) for t in _tests(out, assignment, REFERENCE)}
+    about = {t["extra_data"]["key"]: set(t["extra_data"].get("about") or []) for t in reference}
     got, _ = total(TEMPLATE)
     if got != 0:
         passing = [t["name"] for t in _tests(out, assignment, TEMPLATE) if t["score"] > 0]

@@ -83,23 +83,33 @@ def _limit(path: Path, where: str, value: object) -> float:
     return float(value)
 
 
+def _read(path: Path) -> tuple[list, float]:
+    """The entries of ``bugs.yaml`` (a list, or a mapping with ``bugs`` and ``max_cascade``) and its limit."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    except yaml.YAMLError as exc:
+        raise ConfigError(path, "", f"not valid YAML: {exc}") from None
+    limit = DEFAULT_MAX_CASCADE
+    if isinstance(raw, dict):
+        unknown = set(raw) - {"bugs", "max_cascade"}
+        if unknown:
+            raise ConfigError(path, sorted(unknown)[0], "unknown key (expected bugs, max_cascade)")
+        if "max_cascade" in raw:
+            limit = _limit(path, "max_cascade", raw["max_cascade"])
+        raw = raw.get("bugs") or []
+    if not isinstance(raw, list):
+        raise ConfigError(path, "", "expected a list of bugs (or a mapping with bugs: and max_cascade:)")
+    return raw, limit
+
+
 def max_cascade(assignment: Assignment) -> float:
     """The catalogue's ``max_cascade`` for ``assignment`` (:data:`DEFAULT_MAX_CASCADE` if it states none).
 
     Raises:
-        ConfigError: If ``bugs.yaml`` is not valid YAML or the value is not a number >= 0.
+        ConfigError: If ``bugs.yaml`` is malformed or the value is not a number >= 0.
     """
     path = assignment.root / "bugs.yaml"
-    raw = _read(path) if path.is_file() else None
-    return _limit(path, "max_cascade", raw.get("max_cascade")) if isinstance(raw, dict) and "max_cascade" in raw \
-        else DEFAULT_MAX_CASCADE
-
-
-def _read(path: Path) -> object:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigError(path, "", f"not valid YAML: {exc}") from None
+    return _read(path)[1] if path.is_file() else DEFAULT_MAX_CASCADE
 
 
 def load_bugs(assignment: Assignment, reference_dir: Path) -> list[Bug]:
@@ -113,15 +123,7 @@ def load_bugs(assignment: Assignment, reference_dir: Path) -> list[Bug]:
     path = assignment.root / "bugs.yaml"
     if not path.is_file():
         return []
-    raw = _read(path) or []
-    default = max_cascade(assignment)
-    if isinstance(raw, dict):
-        unknown = set(raw) - {"bugs", "max_cascade"}
-        if unknown:
-            raise ConfigError(path, sorted(unknown)[0], "unknown key (expected bugs, max_cascade)")
-        raw = raw.get("bugs") or []
-    if not isinstance(raw, list):
-        raise ConfigError(path, "", "expected a list of bugs (or a mapping with bugs: and max_cascade:)")
+    raw, default = _read(path)
     bugs, seen = [], set()
     for i, entry in enumerate(raw):
         where = f"[{i}]"

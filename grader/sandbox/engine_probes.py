@@ -60,26 +60,45 @@ BINARY: dict[str, Callable[[Any, Any], Any]] = {
 
 
 def _sigmoid(x: float) -> float:
-    z = math.exp(-abs(x))
-    return 1.0 / (1.0 + z) if x >= 0 else z / (1.0 + z)
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
 
 
-LOCAL: dict[str, Callable[..., tuple[float, list[float]]]] = {
-    # op: (operand values) -> (forward value, the local gradient d out / d operand of each operand)
-    "add": lambda a, b: (a + b, [1.0, 1.0]),
-    "sub": lambda a, b: (a - b, [1.0, -1.0]),
-    "mul": lambda a, b: (a * b, [b, a]),
-    "truediv": lambda a, b: (a / b, [1.0 / b, -a / (b * b)]),
-    "pow": lambda a, b: (a**b, [b * a ** (b - 1), 0.0]),
-    "neg": lambda a: (-a, [-1.0]),
-    "tanh": lambda a: (math.tanh(a), [1.0 - math.tanh(a) ** 2]),
-    "relu": lambda a: (max(a, 0.0), [1.0 if a > 0 else 0.0]),
-    "exp": lambda a: (math.exp(a), [math.exp(a)]),
-    "log": lambda a: (math.log(a), [1.0 / a]),
-    "sigmoid": lambda a: (_sigmoid(a), [_sigmoid(a) * (1.0 - _sigmoid(a))]),
-    "sum": lambda *xs: (math.fsum(xs), [1.0] * len(xs)),
+FORWARD: dict[str, Callable[..., float]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "truediv": lambda a, b: a / b,
+    "pow": lambda a, b: a**b,
+    "neg": lambda a: -a,
+    "tanh": math.tanh,
+    "relu": lambda a: a if a > 0 else 0.0,
+    "exp": math.exp,
+    "log": math.log,
+    "sigmoid": _sigmoid,
+    "sum": lambda *xs: math.fsum(xs),
 }
-"""The probe's own forward value and local gradients of each operation, for graphs it builds itself."""
+"""What each operation of the vocabulary (:data:`UNARY`, :data:`BINARY`, ``sum``) computes on plain floats:
+the forward value of the nodes the probe makes, and the judge's evaluator (:mod:`grader.testing.graphs`)."""
+
+LOCAL: dict[str, Callable[..., list[float]]] = {
+    # op: (operand values..., output value) -> the local gradient d out / d operand of each operand
+    "add": lambda a, b, out: [1.0, 1.0],
+    "sub": lambda a, b, out: [1.0, -1.0],
+    "mul": lambda a, b, out: [b, a],
+    "truediv": lambda a, b, out: [1.0 / b, -a / (b * b)],
+    "pow": lambda a, b, out: [b * a ** (b - 1), 0.0],
+    "neg": lambda a, out: [-1.0],
+    "tanh": lambda a, out: [1.0 - out * out],
+    "relu": lambda a, out: [1.0 if a > 0 else 0.0],
+    "exp": lambda a, out: [out],
+    "log": lambda a, out: [1.0 / a],
+    "sigmoid": lambda a, out: [out * (1.0 - out)],
+    "sum": lambda *xs: [1.0] * (len(xs) - 1),
+}
+"""The local gradients of each operation, for the ``_backward`` closures of the nodes the probe makes."""
 
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
 
@@ -124,19 +143,19 @@ def _check_value(obj: Any, value_cls: type, what: str) -> None:
         raise ProbeError(f"{what} returned {type(obj).__name__} {short_repr(obj)}, expected a Value")
 
 
-def probe_made(spec: dict[str, Any]) -> Callable[[int], bool]:
-    """Whether the probe makes node ``i`` itself: ``"build": "probe"`` (every node) or a list of node indices."""
+def probe_made(spec: dict[str, Any]) -> set[int]:
+    """The nodes the probe makes itself: ``"build": "probe"`` (every node) or a list of node indices."""
     how = spec.get("build", "student")
     if how == "probe":
-        return lambda i: True
-    chosen = set(how) if isinstance(how, list) else set()
-    return lambda i: i in chosen
+        return set(range(len(spec["leaves"]), len(spec["leaves"]) + len(spec["nodes"])))
+    return set(how) if isinstance(how, list) else set()
 
 
 def _local(op: str, args: list[float]) -> tuple[float, list[float]]:
     """The probe's forward value and local gradients of ``op`` (NaN outside its domain)."""
     try:
-        value, gradients = LOCAL[op](*args)
+        value = FORWARD[op](*args)
+        gradients = LOCAL[op](*args, value)
     except (ArithmeticError, ValueError, TypeError):
         return math.nan, [math.nan] * len(args)
     if isinstance(value, complex) or any(isinstance(g, complex) for g in gradients):  # (-2.0) ** 0.5
@@ -152,15 +171,17 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
     """
     by_probe = probe_made(spec)
     nodes: list[Any] = []
-    values: list[float] = []  # the probe's own forward values
+    values: list[float] = []  # the probe's own forward values, kept only when it makes some nodes
     for x in spec["leaves"]:
         ctx.during = f"creating Value({x!r})"
         nodes.append(value_cls(x))
         values.append(float(x))
     for i, (op, *operands) in enumerate(spec["nodes"], start=len(spec["leaves"])):
         what = describe_node(spec, i)
-        value, gradients = _local(op, [float(o["const"]) if isinstance(o, dict) else values[o] for o in operands])
-        if by_probe(i):
+        if by_probe:
+            value, gradients = _local(op, [float(o["const"]) if isinstance(o, dict) else values[o] for o in operands])
+            values.append(value)
+        if i in by_probe:
             parents = [(nodes[o], g) for o, g in zip(operands, gradients) if not isinstance(o, dict)]
             ctx.during = f"creating Value({value!r}, children, {op!r}) for n{i} = {what} (a node the grader makes)"
             out = value_cls(value, tuple(p for p, _ in parents), op)
@@ -176,7 +197,6 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
                 out = BINARY[op](args[0], args[1])
             _check_value(out, value_cls, what)
         nodes.append(out)
-        values.append(value)
     return nodes
 
 

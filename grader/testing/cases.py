@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from grader.testing.handout import USES
 from grader.testing.outcomes import Failure, StudentFault
 
 
@@ -47,16 +48,19 @@ class Check:
 
     @contextmanager
     def case(self, title: str, method: str | None = None, hint: str | None = None,
-             uses: tuple[str, ...] = ()) -> Iterator[None]:
+             uses: tuple[str, ...] | None = None) -> Iterator[None]:
         """Run one case; a :class:`Failure` inside is recorded, not raised.
 
         Args:
             title: What the case checks, with its inputs.
             method: The student's method under test, named in the feedback.
             hint: Shown when the case fails (unless the failure has its own).
-            uses: Methods the handout builds ``method`` from (derived operations, a layer of neurons):
-                their bugs show here too, and ``grader validate`` counts this case as theirs as well.
+            uses: Methods the handout builds ``method`` from: their bugs show here too, and
+                ``grader validate`` counts this case as theirs as well (default: the handout's table,
+                :data:`grader.testing.handout.USES`).
         """
+        if uses is None:
+            uses = USES.get(method or "", ())
         result = CaseResult(title, about=method, uses=tuple(uses))
         self.cases.append(result)
         try:

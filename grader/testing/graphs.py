@@ -12,6 +12,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from grader.sandbox.engine_probes import FORWARD
+
 
 def const(x: float) -> dict[str, float]:
     """A plain-number operand (exercises wrapping and reflected operations)."""
@@ -25,7 +27,7 @@ def spec(
     mode: str = "backward",
     seed: float = 1.0,
     backward: Sequence[int] = (-1,),
-    built: bool = False,
+    built: bool | Sequence[int] = False,
 ) -> dict[str, Any]:
     """Build a graph spec.
 
@@ -36,8 +38,9 @@ def spec(
             ``"backward"`` (call ``backward()`` on each of ``backward``).
         seed: The upstream gradient set on the output in local mode.
         backward: Node indices to call ``backward()`` on, in order.
-        built: The probe makes the nodes itself (the constructor and its own ``_backward`` closures), so
-            only the student's ``backward()`` is exercised, none of their operations.
+        built: ``True``: the probe makes every node itself (the constructor and its own ``_backward``
+            closures), so only the student's ``backward()`` is exercised, none of their operations; a list
+            of node indices: the probe makes those nodes (e.g. the ``+`` joining two uses of an input).
     """
     out: dict[str, Any] = {"leaves": list(leaves), "nodes": [list(n) for n in nodes], "mode": mode}
     if mode == "local":
@@ -45,8 +48,10 @@ def spec(
         out["output"] = -1
     else:
         out["backward"] = list(backward)
-    if built:
+    if built is True:
         out["build"] = "probe"
+    elif built:
+        out["build"] = list(built)
     return out
 
 
@@ -75,29 +80,8 @@ def unary(op: str, a: float, *, seed: float = 1.0) -> dict[str, Any]:
 
 # --- plain-float evaluation -------------------------------------------------
 
-def _sigmoid(x: float) -> float:
-    if x >= 0:
-        return 1.0 / (1.0 + math.exp(-x))
-    z = math.exp(x)
-    return z / (1.0 + z)
-
-
-FUNCTIONS: dict[str, Callable[..., float]] = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "truediv": lambda a, b: a / b,
-    "pow": lambda a, b: a**b,
-    "neg": lambda a: -a,
-    "tanh": math.tanh,
-    "relu": lambda a: a if a > 0 else 0.0,
-    "exp": math.exp,
-    "log": math.log,
-    "sigmoid": _sigmoid,
-    "sum": lambda *xs: math.fsum(xs),
-}
-"""What each operation of the probes' vocabulary (:data:`grader.sandbox.engine_probes.UNARY` and
-``BINARY``, plus ``sum``) computes on plain floats."""
+FUNCTIONS: dict[str, Callable[..., float]] = FORWARD
+"""What each operation of the probes' vocabulary computes on plain floats (the probe's own table)."""
 
 
 def evaluate(graph: dict[str, Any], leaves: Sequence[float] | None = None) -> list[float]:

@@ -3,9 +3,9 @@
 The handout of assignment 1 defines the derived operations as one-liners,
 as micrograd does (``-a`` is ``a * -1``, ``a - b`` is ``a + (-b)``, ``a / b``
 is ``a * b**-1``), so a bug in ``__mul__`` shows in ``__sub__``'s cases too.
-Tests pass these as ``check.case(..., uses=USES.get(method, ()))``: the
-feedback of such a case says what it is built on, and ``grader validate``
-counts the case as the base method's too when it measures cascades.
+``check.case(..., method=...)`` looks its method up here (its ``uses``), and
+``grader validate`` counts such a case as the base methods' too when it
+measures cascades.
 """
 
 from __future__ import annotations

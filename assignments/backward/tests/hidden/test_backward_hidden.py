@@ -65,7 +65,7 @@ def test_unary_local_gradient(student, reference, check, op):
             for v in raising:
                 expect_error(student, graphs.unary(op, v), [error], f"Value({v!r}).{op}()")
     x = rng.uniform(0.5, 1.5)
-    spec = {**graphs.spec([x], [[op, 0], [op, 0], ["add", 1, 2]], mode="local"), "build": [3]}  # the grader's `+`
+    spec = graphs.spec([x], [[op, 0], [op, 0], ["add", 1, 2]], mode="local", built=[3])  # the grader's `+`
     with check.case(f"{expression(spec)} at x0={x!r}", method=method,
                     hint="x feeds two nodes: its gradient must accumulate (+=), not be overwritten"):
         compare_graph(student("graph", spec), reference("graph", spec), spec)

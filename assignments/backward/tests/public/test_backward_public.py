@@ -64,7 +64,7 @@ def test_unary(student, check, op, x, method, hint):
                 spec = graphs.unary(op, v, seed=seed)
                 compare_graph(student("graph", spec), graphs.expected_from_math(spec), spec, rel=FD_TOL, abs_tol=FD_TOL)
     # x feeds two nodes; the `+` joining them is the grader's own node, so only your op's _backward is graded
-    spec = {**graphs.spec([x], [[op, 0], [op, 0], ["add", 1, 2]], mode="local"), "build": [3]}
+    spec = graphs.spec([x], [[op, 0], [op, 0], ["add", 1, 2]], mode="local", built=[3])
     with check.case(f"x0 used twice: n1 = x0.{op}(); n2 = x0.{op}(); n3 = n1 + n2 at x0 = {x}", method=method,
                     hint="x0 feeds two nodes: each _backward must add (+=) to x0.grad, not overwrite it"):
         compare_graph(student("graph", spec), graphs.expected_from_math(spec), spec, rel=FD_TOL, abs_tol=FD_TOL)

@@ -14,7 +14,6 @@ import pytest
 from grader.testing import graphs
 from grader.testing.graphs import const
 from grader.testing import StudentFault, compare_graph, expression
-from grader.testing.handout import USES
 
 HINTS = {
     "add": ("Value.__add__", "d(a+b)/da = d(a+b)/db = 1: add out.grad to both operands' grad (+=)"),
@@ -42,7 +41,7 @@ def operand_pair(rng, op):
 
 def run_cases(check, student, reference, specs, method, hint):
     for title, spec in specs:
-        with check.case(title, method=method, hint=hint, uses=USES.get(method, ())):
+        with check.case(title, method=method, hint=hint):
             compare_graph(student("graph", spec), reference("graph", spec), spec)
 
 
@@ -100,8 +99,8 @@ def test_sandwich(student, reference, check):
         else:
             nodes = [["mul", 0, const(2)], [op, 2, 1], ["mul", 3, const(3)]]
         # the `* 2` and `* 3` around the operation are the grader's own nodes: a bug in __mul__ costs nothing here
-        spec = {**graphs.spec([x, y], nodes, mode="local"), "build": [2, 4]}
-        with check.case(f"{expression(spec)} at x0={x!r}, x1={y!r}", method=method, uses=USES.get(method, ()),
+        spec = graphs.spec([x, y], nodes, mode="local", built=[2, 4])
+        with check.case(f"{expression(spec)} at x0={x!r}, x1={y!r}", method=method,
                         hint="the upstream gradient out.grad must multiply the local gradient (chain rule)"):
             compare_graph(student("graph", spec), reference("graph", spec), spec)
 
@@ -118,7 +117,7 @@ def test_reuse(student, reference, check):
         # x0 - x0 is 0 with gradient 0, an answer easy to make up: that case also checks x0 - 1.5
         partner = graphs.spec([x], [[op, 0, const(1.5)]], mode="local") if op == "sub" else None
         with check.case(f"x0 {op} x0 at x0={x!r}" + (" (and x0 - 1.5)" if partner else ""), method=method,
-                        uses=USES.get(method, ()), hint="both operands are the same Value: use += so the two contributions add up"):
+                        hint="both operands are the same Value: use += so the two contributions add up"):
             compare_graph(student("graph", spec), reference("graph", spec), spec)
             if partner:
                 compare_graph(student("graph", partner), reference("graph", partner), partner)
@@ -126,8 +125,8 @@ def test_reuse(student, reference, check):
         method, _ = HINTS[op]
         x = rng.uniform(0.5, 2.0)
         first = ["pow", 0, const(2)] if op == "pow" else (["neg", 0] if op == "neg" else ["mul", 0, const(1.5)])
-        spec = {**graphs.spec([x], [first, list(first), ["add", 1, 2]], mode="local"), "build": [3]}  # the grader's +
-        with check.case(f"{expression(spec)} at x0={x!r}", method=method, uses=USES.get(method, ()),
+        spec = graphs.spec([x], [first, list(first), ["add", 1, 2]], mode="local", built=[3])  # the grader's +
+        with check.case(f"{expression(spec)} at x0={x!r}", method=method,
                         hint="x is used by two nodes: each _backward must add (+=) to x.grad, not overwrite it"):
             compare_graph(student("graph", spec), reference("graph", spec), spec)
 
@@ -144,7 +143,7 @@ def test_plain_numbers_both_sides(student, reference, check):
             for operands, side in (([0, const(c)], "right"), ([const(c), 0], "left")):
                 spec = graphs.spec([x], [[op, *operands]], mode="local")
                 which = f"Value.__r{op}__" if side == "left" else method
-                with check.case(f"{expression(spec)} at x0={x!r}", method=which, uses=USES.get(which, ()),
+                with check.case(f"{expression(spec)} at x0={x!r}", method=which,
                                 hint="a plain number must be wrapped in a Value; a number on the left calls "
                                      "the reflected method (2 * x calls x.__rmul__(2))"):
                     compare_graph(student("graph", spec), reference("graph", spec), spec)

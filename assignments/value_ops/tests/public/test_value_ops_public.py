@@ -11,7 +11,6 @@ import pytest
 from grader.testing import graphs
 from grader.testing.graphs import const
 from grader.testing import compare_graph
-from grader.testing.handout import USES
 
 
 def expect(spec, data, grads):
@@ -22,7 +21,7 @@ def expect(spec, data, grads):
 
 
 def check_one(check, student, spec, data, grads, title, method, hint):
-    with check.case(title, method=method, hint=hint, uses=USES.get(method, ())):
+    with check.case(title, method=method, hint=hint):
         n = len(spec["leaves"]) + len(spec["nodes"])
         compare_graph(student("graph", spec), expect(spec, data, grads), spec, data_nodes=[n - 1])
 
@@ -62,8 +61,7 @@ def test_pow(student, check):
     check_one(check, student, graphs.binary("pow", 2.0, const(-1)), 0.5, [-0.25], "x0 ** -1 at 2", "Value.__pow__", hint)
     check_one(check, student, graphs.binary("pow", 4.0, const(0.5)), 2.0, [0.25], "x0 ** 0.5 at 4", "Value.__pow__", hint)
     # x0 reused through two operations; the `+` joining them is the grader's own node
-    reuse = {**graphs.spec([2.0], [["pow", 0, const(2)], ["pow", 0, const(3)], ["add", 1, 2]], mode="local"),
-             "build": [3]}
+    reuse = graphs.spec([2.0], [["pow", 0, const(2)], ["pow", 0, const(3)], ["add", 1, 2]], mode="local", built=[3])
     check_one(check, student, reuse, 12.0, [16.0], "x0 ** 2 + x0 ** 3 at 2 (x0 feeds two nodes)", "Value.__pow__",
               "x0 feeds two nodes: each _backward must add (+=) to x0.grad, not overwrite it")
 
