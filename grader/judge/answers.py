@@ -78,6 +78,7 @@ class ParametersAnswer(TypedDict):
     all_values: bool
     stable: bool
     data: list[Number]
+    identity: list[int] | None
     output: Output | None
 
 
@@ -101,6 +102,17 @@ class ZeroGradAnswer(TypedDict):
     output: Output
 
 
+class StructureAnswer(TypedDict):
+    """``nn_structure``: ``(nin, nout, nonlin)`` of each part the constructor built (``None`` for a model without
+    the handout's parts attribute, measured through ``parameters()`` instead), and the parameters it made."""
+
+    parts: list[tuple[int, int, bool | None]] | None
+    distinct: int
+    all_values: bool
+    data: list[Number]
+    output: Output
+
+
 class TrainAnswer(TypedDict):
     """``nn_train``: initial weights, the loss before each step and after the last, steps taken, final state."""
 
@@ -111,7 +123,8 @@ class TrainAnswer(TypedDict):
     final: list[Number]
 
 
-Answer = GraphAnswer | ParametersAnswer | ForwardAnswer | BackwardAnswer | ZeroGradAnswer | TrainAnswer
+Answer = (GraphAnswer | ParametersAnswer | ForwardAnswer | BackwardAnswer | ZeroGradAnswer | StructureAnswer
+          | TrainAnswer)
 
 
 # --- field readers: each checks one value's type and bounds, or raises MalformedAnswer naming the field --------
@@ -150,6 +163,12 @@ def _count(value: Any, where: str, most: int) -> int:
     return value
 
 
+def _index(value: Any, where: str, most: int) -> int:
+    if type(value) is not int or not -1 <= value <= most:
+        raise MalformedAnswer(f"{where}: expected a whole number from -1 to {most}")
+    return value
+
+
 def _flag(value: Any, where: str) -> bool:
     if type(value) is not bool:
         raise MalformedAnswer(f"{where}: expected true or false")
@@ -175,15 +194,20 @@ def _graph(value: Any, spec: dict[str, Any]) -> GraphAnswer:
 
 
 def _parameters(value: Any, spec: dict[str, Any], x: Any = None) -> ParametersAnswer:
-    got = _record(value, "nn_parameters", ("count", "distinct", "all_values", "stable", "data", "output"))
+    got = _record(value, "nn_parameters", ("count", "distinct", "all_values", "stable", "data", "identity", "output"))
     data = _numbers(got["data"], "data")
     count = _count(got["count"], "count", MAX_ITEMS)
     if count != len(data):
         raise MalformedAnswer(f"count: {count} parameters but {len(data)} values in data")
     output = None if got["output"] is None and x is None else _output(got["output"], "output")
+    identity = got["identity"]
+    if identity is not None:
+        if type(identity) is not list or len(identity) != count:
+            raise MalformedAnswer(f"identity: expected {count} indices, one per parameter")
+        identity = [_index(i, f"identity[{k}]", MAX_ITEMS) for k, i in enumerate(identity)]
     return ParametersAnswer(count=count, distinct=_count(got["distinct"], "distinct", count),
                             all_values=_flag(got["all_values"], "all_values"), stable=_flag(got["stable"], "stable"),
-                            data=data, output=output)
+                            data=data, identity=identity, output=output)
 
 
 def _forward(value: Any, spec: dict[str, Any], inputs: list[Any]) -> ForwardAnswer:
@@ -206,6 +230,23 @@ def _zero_grad(value: Any, spec: dict[str, Any], x: Any) -> ZeroGradAnswer:
                           output=_output(got["output"], "output"))
 
 
+def _structure(value: Any, spec: dict[str, Any], x: Any) -> StructureAnswer:
+    got = _record(value, "nn_structure", ("parts", "distinct", "all_values", "data", "output"))
+    parts = got["parts"]
+    if parts is not None and (type(parts) is not list or len(parts) > MAX_ITEMS):
+        raise MalformedAnswer(f"parts: expected a list of at most {MAX_ITEMS} parts, or null")
+    shapes: list[tuple[int, int, bool | None]] = []
+    for k, part in enumerate(parts or []):
+        if type(part) is not list or len(part) != 3 or (part[2] is not None and type(part[2]) is not bool):
+            raise MalformedAnswer(f"parts[{k}]: expected [nin, nout, nonlin]")
+        shapes.append((_index(part[0], f"parts[{k}][0]", MAX_ITEMS), _index(part[1], f"parts[{k}][1]", MAX_ITEMS),
+                       part[2]))
+    data = _numbers(got["data"], "data")
+    return StructureAnswer(parts=None if parts is None else shapes, distinct=_count(got["distinct"], "distinct", len(data)),
+                           all_values=_flag(got["all_values"], "all_values"), data=data,
+                           output=_output(got["output"], "output"))
+
+
 def _train(value: Any, spec: dict[str, Any], xs: list[Any], ys: Any, lr: Any, steps: int, margin: Any) -> TrainAnswer:
     got = _record(value, "nn_train", ("initial", "losses", "steps", "preds", "final"))
     taken = _count(got["steps"], "steps", steps)
@@ -221,6 +262,7 @@ PARSERS: dict[str, Callable[..., Any]] = {
     "nn_forward": _forward,
     "nn_backward": _backward,
     "nn_zero_grad": _zero_grad,
+    "nn_structure": _structure,
     "nn_train": _train,
 }
 """Probe name to the parser of its answer (same names as :data:`grader.sandbox.probes.PROBES`)."""

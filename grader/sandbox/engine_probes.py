@@ -185,7 +185,7 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
             parents = [(nodes[o], g) for o, g in zip(operands, gradients) if not isinstance(o, dict)]
             ctx.during = f"creating Value({value!r}, children, {op!r}) for n{i} = {what} (a node the grader makes)"
             out = value_cls(value, tuple(p for p, _ in parents), op)
-            out._backward = _closure(out, parents)
+            out._backward = closure(out, parents)
         else:
             args = [o["const"] if isinstance(o, dict) else nodes[o] for o in operands]
             ctx.during = f"forward pass: n{i} = {what}"
@@ -200,7 +200,8 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
     return nodes
 
 
-def _closure(out: Any, parents: list[tuple[Any, float]]) -> Callable[[], None]:
+def closure(out: Any, parents: list[tuple[Any, float]]) -> Callable[[], None]:
+    """A ``_backward`` for ``out``: add each parent's local gradient times ``out.grad`` to the parent's grad."""
     def _backward() -> None:
         for parent, local in parents:
             parent.grad += local * out.grad

@@ -1,35 +1,124 @@
-"""Probes on ``nn.py``: parameters, forward values, gradients and training.
-
-Models are built with the student's own ``Neuron``/``Layer``/``MLP`` and, when
-the test pins them, weights are set through ``parameters()`` (the documented
-order: layer by layer, neuron by neuron, weights then bias), so no probe
-relies on attribute names or on the order of random-number use.
+"""Probes on ``nn.py``: parameters, forward values, gradients, structure and training.
 
 A *model spec* is ``{"kind": "Neuron"|"Layer"|"MLP", "args": [...],
-"kwargs": {...}, "seed": int, "weights": [floats] | None}``.
+"kwargs": {...}, "seed": int, "weights": [floats] | None, "engine":
+"grader"|"student", "build": "student"|"parts"}``.
+
+``engine``: the ``Value`` the network computes with. ``"grader"`` puts the
+grader's own :class:`~.stand_ins.Value` in place of the student's for the
+duration of the probe (every name in ``engine.py`` and ``nn.py`` bound to the
+student's ``Value``), so an engine bug costs no network points; ``"student"``
+(the default) keeps the student's engine.
+
+``build``: who makes the model. ``"student"`` (the default) calls the
+student's constructor with a seeded ``random`` and, when the spec has
+weights, sets them through ``parameters()`` (the documented order: layer by
+layer, neuron by neuron, weights then bias), so no probe relies on the order
+of random-number use. ``"parts"`` makes only the outer object with the
+student's class (its ``__init__`` when that works, else without it) and sets
+its parts to the grader's, pinned to the spec's weights: a ``Neuron``'s
+``w``, ``b`` and ``nonlin``, a ``Layer``'s ``neurons``, an ``MLP``'s
+``layers`` (the attributes the handout names). A test on such a model runs
+only the student's method it is about. A model whose ``__init__`` works but
+does not have that attribute (a ``Layer`` holding a weight matrix, say) is
+another design than the handout's: it is built as with ``"student"``.
 """
 
 from __future__ import annotations
 
+import functools
 import random
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
+from . import stand_ins
 from .engine_probes import Context, ProbeError
 from .plain import number, short_repr
 
 KINDS = ("Neuron", "Layer", "MLP")
+PARTS = {"Neuron": "w", "Layer": "neurons", "MLP": "layers"}
+"""The attribute that holds each kind's parts (the handout's names; the given ``__repr__`` reads them)."""
 
 
-def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> Any:
-    """Build the model of ``spec`` with a seeded ``random`` and pin its weights."""
+def layers(kind: str, *args: Any, nonlin: bool = True) -> list[tuple[int, int, bool]]:
+    """``(nin, nout, nonlin)`` of each layer: a Neuron is a layer of one; an MLP's last layer is linear."""
+    if kind == "Neuron":
+        return [(args[0], 1, nonlin)]
+    if kind == "Layer":
+        return [(args[0], args[1], nonlin)]
+    sizes = [args[0], *args[1]]
+    return [(sizes[i], sizes[i + 1], i != len(args[1]) - 1) for i in range(len(args[1]))]
+
+
+@contextmanager
+def swapped(swaps: Sequence[tuple[Any, str, Any]]) -> Iterator[None]:
+    """Set ``module.name = obj`` for each ``(module, name, obj)`` while the block runs, then put the old ones back."""
+    old = [(module, name, getattr(module, name)) for module, name, _ in swaps]
+    try:
+        for module, name, obj in swaps:
+            setattr(module, name, obj)
+        yield
+    finally:
+        for module, name, obj in reversed(old):
+            setattr(module, name, obj)
+
+
+@contextmanager
+def grader_engine(mg: Any, spec: dict[str, Any]) -> Iterator[type]:
+    """With ``"engine": "grader"``, the grader's ``Value`` in place of the student's; yields the class in use."""
+    theirs = mg.engine.Value
+    if spec.get("engine", "student") != "grader":
+        yield theirs
+        return
+    names = [(module, name, stand_ins.Value) for module in (mg.engine, mg.nn)
+             for name, obj in list(vars(module).items()) if obj is theirs]
+    with swapped(names):
+        yield stand_ins.Value
+
+
+def _call(spec: dict[str, Any]) -> str:
+    args, kwargs = spec.get("args", []), spec.get("kwargs", {})
+    return f"{spec['kind']}({', '.join(map(repr, args))}{''.join(f', {k}={v!r}' for k, v in kwargs.items())})"
+
+
+def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, stand_ins.MLP | None]:
+    """Build the model of ``spec`` (see the module's docstring).
+
+    Returns:
+        The model, and with ``"build": "parts"`` the grader's own network of
+        the same parts (its ``parameters()`` in the documented order), else ``None``.
+    """
     kind = spec["kind"]
     if kind not in KINDS:
         raise ValueError(f"unknown model kind {kind!r}")
-    args, kwargs = spec.get("args", []), spec.get("kwargs", {})
-    call = f"{kind}({', '.join(map(repr, args))}{''.join(f', {k}={v!r}' for k, v in kwargs.items())})"
-    ctx.during = call
+    args, kwargs, call = spec.get("args", []), spec.get("kwargs", {}), _call(spec)
     random.seed(spec.get("seed", 0))
-    model = getattr(mg.nn, kind)(*args, **kwargs)
+    cls = getattr(mg.nn, kind)
+    if spec.get("build", "student") == "parts":
+        ctx.during = f"{call} (the grader then sets its parts)"
+        try:
+            model = cls(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - a missing or broken __init__ is not what this test is about
+            model = cls.__new__(cls)
+        if not hasattr(model, PARTS[kind]) and type(model).__init__ is not object.__init__ and _inits(model):
+            return _pin(model, spec, ctx), None  # another design than the handout's
+        return model, _set_parts(model, spec, ctx)
+    ctx.during = call
+    return _pin(cls(*args, **kwargs), spec, ctx), None
+
+
+def _inits(model: Any) -> bool:
+    """Whether ``model`` went through its own ``__init__`` (it has some attribute of its own)."""
+    try:
+        return bool(vars(model))
+    except TypeError:
+        return False
+
+
+def _pin(model: Any, spec: dict[str, Any], ctx: Context) -> Any:
+    """Set the spec's weights (if any) through ``parameters()``; return the model."""
+    call = _call(spec)
     weights = spec.get("weights")
     if weights is not None:
         params = parameters(model, ctx)
@@ -39,6 +128,23 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> Any:
         for p, w in zip(params, weights):
             p.data = w
     return model
+
+
+def _set_parts(model: Any, spec: dict[str, Any], ctx: Context) -> stand_ins.MLP:
+    """Give ``model`` the grader's parts, pinned to the spec's weights; return the grader's network of those parts."""
+    kind, args = spec["kind"], spec.get("args", [])
+    ctx.during = f"setting the grader's parts in {_call(spec)}"
+    parts = [stand_ins.Layer(nin, nout, nonlin) for nin, nout, nonlin in layers(kind, *args, **spec.get("kwargs", {}))]
+    if kind == "Neuron":
+        neuron = parts[0].neurons[0]
+        model.w, model.b, model.nonlin = neuron.w, neuron.b, neuron.nonlin
+    elif kind == "Layer":
+        model.neurons = parts[0].neurons
+    else:
+        model.layers = parts
+    network = stand_ins.MLP(parts)
+    stand_ins.pin(network.parameters(), spec["weights"])
+    return network
 
 
 def parameters(model: Any, ctx: Context) -> list[Any]:
@@ -69,44 +175,56 @@ def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context, x: list[float]
     """Probe ``nn_parameters``: count, data and identity of ``parameters()``.
 
     With ``x``, also the model's output on it: what the judge recomputes from
-    ``data`` to confirm that those numbers are the model's live weights.
+    ``data`` to confirm that those numbers are the model's live weights. With
+    ``"build": "parts"``, ``identity`` gives, for each parameter returned, its
+    index among the grader's own parts' parameters (-1 for any other object):
+    ``[0, 1, 2, ...]`` when ``parameters()`` returns the live objects in order;
+    the output on ``x`` is then the grader's own network's.
     """
-    model = make_model(mg, spec, ctx)
-    first, second = parameters(model, ctx), parameters(model, ctx)
-    value_cls = mg.engine.Value
-    answer = {
-        "count": len(first),
-        "distinct": len({id(p) for p in first}),
-        "all_values": all(isinstance(p, value_cls) for p in first),
-        "stable": len(first) == len(second) and all(a is b for a, b in zip(first, second)),
-        "data": [number(getattr(p, "data", None)) for p in first],
-        "output": None,
-    }
-    if x is not None:
-        ctx.during = f"forward pass on x = {x!r}"
-        answer["output"] = output(model(x))
+    with grader_engine(mg, spec) as value_cls:
+        model, network = make_model(mg, spec, ctx)
+        first, second = parameters(model, ctx), parameters(model, ctx)
+        index = {id(p): i for i, p in enumerate(network.parameters() if network else [])}
+        answer = {
+            "count": len(first),
+            "distinct": len({id(p) for p in first}),
+            "all_values": all(isinstance(p, value_cls) for p in first),
+            "stable": len(first) == len(second) and all(a is b for a, b in zip(first, second)),
+            "data": [number(getattr(p, "data", None)) for p in first],
+            "identity": None if network is None else [index.get(id(p), -1) for p in first],
+            "output": None,
+        }
+        if x is not None:
+            ctx.during = f"forward pass on x = {x!r}"
+            answer["output"] = output((network or model)(x))
     return answer
 
 
 def probe_forward(mg: Any, spec: dict[str, Any], inputs: list[list[float]], ctx: Context) -> dict[str, Any]:
     """Probe ``nn_forward``: the model's output for each input vector."""
-    model = make_model(mg, spec, ctx)
-    outs = []
-    for x in inputs:
-        ctx.during = f"forward pass on x = {x!r}"
-        outs.append(output(model(x)))
+    with grader_engine(mg, spec):
+        model, _ = make_model(mg, spec, ctx)
+        outs = []
+        for x in inputs:
+            ctx.during = f"forward pass on x = {x!r}"
+            outs.append(output(model(x)))
     return {"outputs": outs}
 
 
 def probe_backward(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context) -> dict[str, Any]:
-    """Probe ``nn_backward``: gradients of the (summed) output w.r.t. ``parameters()``."""
-    model = make_model(mg, spec, ctx)
-    params = parameters(model, ctx)
-    ctx.during = f"forward pass on x = {x!r}"
-    out = _as_scalar(model(x))
-    ctx.during = "backward() on the output"
-    out.backward()
-    return {"grads": [number(p.grad) for p in params]}
+    """Probe ``nn_backward``: gradients of the (summed) output w.r.t. the parameters.
+
+    The parameters are ``parameters()``'s, or with ``"build": "parts"`` the
+    grader's own (in the documented order), so only the forward pass is the student's.
+    """
+    with grader_engine(mg, spec):
+        model, network = make_model(mg, spec, ctx)
+        params = parameters(model, ctx) if network is None else network.parameters()
+        ctx.during = f"forward pass on x = {x!r}"
+        out = _as_scalar(model(x))
+        ctx.during = "backward() on the output"
+        out.backward()
+        return {"grads": [number(p.grad) for p in params]}
 
 
 def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context) -> dict[str, Any]:
@@ -115,19 +233,102 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
     Needs no ``backward()``. Reports the parameters' data and gradients after
     ``zero_grad()`` and the output on ``x`` computed after it, which the judge
     recomputes from ``data``: zeros alone are easy to make up, a forward pass
-    that agrees with the reported weights is not.
+    that agrees with the reported weights is not. With ``"build": "parts"``
+    the student's ``zero_grad`` (looked up on the spec's class) runs on the
+    grader's own network, whose ``parameters()`` and forward pass are the grader's.
     """
-    model = make_model(mg, spec, ctx)
-    params = parameters(model, ctx)
-    ctx.during = "setting p.grad = 1.0 for each p in parameters()"
-    for p in params:
-        p.grad = 1.0
-    ctx.during = "zero_grad()"
-    model.zero_grad()
-    after = [number(p.grad) for p in params]
-    ctx.during = f"forward pass on x = {x!r} after zero_grad()"
-    out = output(model(x))
-    return {"data": [number(p.data) for p in params], "after_zero_grad": after, "output": out}
+    with grader_engine(mg, spec):
+        if spec.get("build", "student") == "parts":
+            ctx.during = f"setting up the grader's {_call(spec)}"
+            model = stand_ins.MLP([stand_ins.Layer(*shape) for shape in layers(
+                spec["kind"], *spec.get("args", []), **spec.get("kwargs", {}))])
+            stand_ins.pin(model.parameters(), spec["weights"])
+            _delegate_zero_grad(mg, model)
+            zero_grad = getattr(mg.nn, spec["kind"]).zero_grad
+        else:
+            model, _ = make_model(mg, spec, ctx)
+            zero_grad = type(model).zero_grad
+        params = parameters(model, ctx)
+        ctx.during = "setting p.grad = 1.0 for each p in parameters()"
+        for p in params:
+            p.grad = 1.0
+        ctx.during = "zero_grad()"
+        zero_grad(model)
+        after = [number(p.grad) for p in params]
+        ctx.during = f"forward pass on x = {x!r} after zero_grad()"
+        out = output(model(x))
+        return {"data": [number(p.data) for p in params], "after_zero_grad": after, "output": out}
+
+
+def _delegate_zero_grad(mg: Any, network: stand_ins.MLP) -> None:
+    """Give the grader's parts the student's ``Layer.zero_grad``/``Neuron.zero_grad``, for a ``zero_grad`` that
+    calls its parts' (``for layer in self.layers: layer.zero_grad()``) rather than ``Module.zero_grad``'s loop."""
+    for layer in network.layers:
+        layer.zero_grad = functools.partial(mg.nn.Layer.zero_grad, layer)  # type: ignore[attr-defined]
+        for neuron in layer.neurons:
+            neuron.zero_grad = functools.partial(mg.nn.Neuron.zero_grad, neuron)  # type: ignore[attr-defined]
+
+
+def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context) -> dict[str, Any]:
+    """Probe ``nn_structure``: what the student's constructor built, read through the handout's attributes.
+
+    A ``Layer`` is built with the grader's ``Neuron`` in place of the
+    student's, an ``MLP`` with the grader's ``Layer``, so only the constructor
+    under test runs; the stand-ins record the arguments they were given.
+
+    Returns:
+        ``{"parts": [[nin, nout, nonlin], ...], "distinct": n, "all_values": bool,
+        "data": [...], "output": ...}``: one entry per neuron (``Neuron``,
+        ``Layer``) or per layer (``MLP``), with -1 for a size and ``None`` for
+        a ``nonlin`` that is not a number or bool; how many distinct objects
+        the parameters are; whether all are ``Value``; their data in the
+        documented order; and the output that the built parts give on ``x``
+        (computed with the grader's parts), which the judge recomputes from ``data``.
+    """
+    kind = spec["kind"]
+    inner = {"Layer": "Neuron", "MLP": "Layer"}.get(kind)
+    with grader_engine(mg, spec) as value_cls:
+        with swapped([(mg.nn, inner, getattr(stand_ins, inner))] if inner else []):
+            model, _ = make_model(mg, {**spec, "weights": None, "build": "student"}, ctx)
+        ctx.during = f"reading what {_call(spec)} built"
+        if kind != "Neuron" and not hasattr(model, PARTS[kind]):  # another design: measured through parameters()
+            params = parameters(model, ctx)
+            ctx.during = f"forward pass on x = {x!r}"
+            return {"parts": None, "distinct": len({id(p) for p in params}),
+                    "all_values": all(isinstance(p, value_cls) for p in params),
+                    "data": [number(getattr(p, "data", None)) for p in params], "output": output(model(x))}
+        if kind == "Neuron":
+            neuron = stand_ins.Neuron(0, _flag(model.nonlin))
+            neuron.w, neuron.b = list(model.w), model.b
+            built: list[Any] = [stand_ins.Layer(0, 0)]
+            built[0].neurons = [neuron]
+            parts = [[_size(len(neuron.w)), 1, neuron.nonlin]]
+        else:
+            built = list(model.neurons if kind == "Layer" else model.layers)
+            want = stand_ins.Neuron if kind == "Layer" else stand_ins.Layer
+            for part in built:
+                if not isinstance(part, want):
+                    raise ProbeError(f"{_call(spec)}.{'neurons' if kind == 'Layer' else 'layers'} holds "
+                                     f"{type(part).__name__} {short_repr(part)}, expected the {inner}s its __init__ made")
+            parts = [[_size(p.nin), _size(getattr(p, "nout", 1)), _flag(p.nonlin)] for p in built]
+            if kind == "Layer":
+                layer = stand_ins.Layer(0, 0)
+                layer.neurons = built
+                built = [layer]
+        network = stand_ins.MLP(built)
+        params = network.parameters()
+        ctx.during = f"forward pass on x = {x!r} through the parts {_call(spec)} built"
+        return {"parts": parts, "distinct": len({id(p) for p in params}),
+                "all_values": all(isinstance(p, value_cls) for p in params),
+                "data": [number(getattr(p, "data", None)) for p in params], "output": output(network(x))}
+
+
+def _size(n: Any) -> int:
+    return n if type(n) is int and 0 <= n <= 100_000 else -1
+
+
+def _flag(nonlin: Any) -> bool | None:
+    return bool(nonlin) if type(nonlin) in (bool, int) else None
 
 
 def probe_train(
@@ -154,7 +355,13 @@ def probe_train(
         decides convergence itself, from ``final``, and can replay training
         from ``initial`` with the reference to check the trajectory.
     """
-    model = make_model(mg, spec, ctx)
+    with grader_engine(mg, spec):
+        model, _ = make_model(mg, spec, ctx)
+        return _train(model, xs, ys, lr, steps, margin, ctx)
+
+
+def _train(model: Any, xs: list[list[float]], ys: list[float], lr: float, steps: int, margin: float | None,
+           ctx: Context) -> dict[str, Any]:
     params = parameters(model, ctx)
     initial = [number(p.data) for p in params]
     losses: list[Any] = []

@@ -27,6 +27,7 @@ PROBES: dict[str, Probe] = {
     "nn_forward": lambda mg, ctx, spec, inputs: nn_probes.probe_forward(mg, spec, inputs, ctx),
     "nn_backward": lambda mg, ctx, spec, x: nn_probes.probe_backward(mg, spec, x, ctx),
     "nn_zero_grad": lambda mg, ctx, spec, x: nn_probes.probe_zero_grad(mg, spec, x, ctx),
+    "nn_structure": lambda mg, ctx, spec, x: nn_probes.probe_structure(mg, spec, x, ctx),
     "nn_train": lambda mg, ctx, spec, xs, ys, lr, steps, margin: nn_probes.probe_train(
         mg, spec, xs, ys, lr, steps, margin, ctx
     ),
@@ -41,6 +42,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "nn_forward": NETWORK,
     "nn_backward": NETWORK,
     "nn_zero_grad": NETWORK,
+    "nn_structure": NETWORK,
     "nn_train": NETWORK,
 }
 """Probe name to the student modules it needs (the judge fails a probe at once when one did not import)."""

@@ -15,15 +15,36 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from grader.judge.answers import ListOutput, Number, Output, ValueOutput
+from grader.judge.answers import ListOutput, Number, Output, ParametersAnswer, StructureAnswer, ValueOutput
+from grader.sandbox.nn_probes import layers
 from grader.testing.comparisons import ABS_TOL, REL_TOL, close, is_number, show
 from grader.testing.outcomes import Failure
 
 
-def model_spec(kind: str, *args: Any, weights: Sequence[float] | None = None, seed: int = 0, **kwargs: Any) -> dict[str, Any]:
-    """A model spec for the ``nn_*`` probes: ``model_spec("MLP", 2, [4, 4, 1], weights=[...])``."""
-    return {"kind": kind, "args": list(args), "kwargs": kwargs, "seed": seed,
+def model_spec(kind: str, *args: Any, weights: Sequence[float] | None = None, seed: int = 0, engine: str = "grader",
+               build: str = "student", **kwargs: Any) -> dict[str, Any]:
+    """A model spec for the ``nn_*`` probes: ``model_spec("MLP", 2, [4, 4, 1], weights=[...])``.
+
+    Args:
+        kind: ``"Neuron"``, ``"Layer"`` or ``"MLP"``.
+        *args: The constructor's positional arguments, e.g. ``2, [4, 4, 1]``.
+        weights: One float per parameter in the documented order, or ``None``
+            to keep the student's initial weights.
+        seed: ``random.seed`` before the model is built.
+        engine: ``"grader"`` (the grader's own ``Value``: an engine bug costs no
+            network points) or ``"student"`` (the student's engine).
+        build: ``"student"`` (the student's constructors, weights set through
+            ``parameters()``) or ``"parts"`` (the student's outer object, the
+            grader's parts pinned to ``weights``: only the method under test runs).
+        **kwargs: The constructor's keyword arguments, e.g. ``nonlin=False``.
+    """
+    return {"kind": kind, "args": list(args), "kwargs": kwargs, "seed": seed, "engine": engine, "build": build,
             "weights": None if weights is None else [float(w) for w in weights]}
+
+
+def parts(kind: str, *args: Any, weights: Sequence[float], **kwargs: Any) -> dict[str, Any]:
+    """A spec whose parts are the grader's, pinned to ``weights`` (see :func:`model_spec`)."""
+    return model_spec(kind, *args, weights=weights, build="parts", **kwargs)
 
 
 def pinned_to(spec: dict[str, Any], weights: Sequence[float]) -> dict[str, Any]:
@@ -35,16 +56,6 @@ def model_call(spec: dict[str, Any]) -> str:
     """How the student would write the model's construction, e.g. ``MLP(2, [4, 4, 1])``."""
     args = [repr(a) for a in spec["args"]] + [f"{k}={v!r}" for k, v in spec.get("kwargs", {}).items()]
     return f"{spec['kind']}({', '.join(args)})"
-
-
-def layers(kind: str, *args: Any, nonlin: bool = True) -> list[tuple[int, int, bool]]:
-    """``(nin, nout, nonlin)`` of each layer: a Neuron is a layer of one; an MLP's last layer is linear."""
-    if kind == "Neuron":
-        return [(args[0], 1, nonlin)]
-    if kind == "Layer":
-        return [(args[0], args[1], nonlin)]
-    sizes = [args[0], *args[1]]
-    return [(sizes[i], sizes[i + 1], i != len(args[1]) - 1) for i in range(len(args[1]))]
 
 
 def parameter_count(kind: str, *args: Any) -> int:
@@ -146,3 +157,82 @@ def confirm_weights(output: Output | None, data: list[Number], spec: dict[str, A
         raise Failure(f"{failure.message}; this test confirms its answer through the forward pass, so fix that first",
                       method or None,
                       "the forward pass must use the same Value objects that parameters() returns") from None
+
+
+def describe_parameter(spec: dict[str, Any], index: int) -> str:
+    """Where parameter ``index`` of the documented order sits, e.g. ``layer 1, neuron 0, weight 2``."""
+    k = index
+    for i, (nin, nout, _) in enumerate(layers(spec["kind"], *spec["args"], **spec.get("kwargs", {}))):
+        if k < (nin + 1) * nout:
+            neuron, j = divmod(k, nin + 1)
+            what = "bias" if j == nin else f"weight {j}"
+            where = {"Neuron": "", "Layer": f"neuron {neuron}, "}.get(spec["kind"], f"layer {i}, neuron {neuron}, ")
+            return f"{where}{what}"
+        k -= (nin + 1) * nout
+    return f"parameter {index}"
+
+
+def check_parameters(got: ParametersAnswer, spec: dict[str, Any], x: Sequence[float]) -> None:
+    """Check ``nn_parameters`` on a model with the grader's parts: every part's parameter, live, in order.
+
+    Args:
+        got: The parsed answer of ``nn_parameters`` for ``spec`` (``"build": "parts"``) and ``x``.
+        spec: The model spec; its weights are what the grader's parts hold.
+        x: The input the probe ran the grader's own network on.
+
+    Raises:
+        Failure: On the wrong count, a parameter that is not one of the model's
+            own objects or out of the documented order, or an output that the
+            reported weights do not give.
+    """
+    call, expected = model_call(spec), parameter_count(spec["kind"], *spec["args"])
+    if got["count"] != expected:
+        raise Failure(f"{call}.parameters() returned {got['count']} values, expected {expected}")
+    identity = got["identity"] or []  # None: another design than the handout's, checked through the output
+    for k, i in enumerate(identity):
+        if i == -1:
+            raise Failure(f"{call}.parameters()[{k}] is a Value that is not in the model (a copy, or a new Value?), "
+                          f"expected the model's own {describe_parameter(spec, k)}: an optimiser updating a copy "
+                          "does not change the model")
+        if i != k:
+            raise Failure(f"{call}.parameters()[{k}] is the {describe_parameter(spec, i)}, expected the "
+                          f"{describe_parameter(spec, k)} (layer by layer, neuron by neuron, weights then bias)")
+    confirm_weights(got["output"], got["data"], spec, x)
+
+
+def check_structure(got: StructureAnswer, spec: dict[str, Any], x: Sequence[float]) -> None:
+    """Check ``nn_structure``: the constructor built the right parts, with distinct ``Value`` parameters.
+
+    Raises:
+        Failure: On a part of the wrong size or ``nonlin``, parameters that are
+            not distinct ``Value`` objects, or an output that the reported
+            weights do not give.
+    """
+    call, kind = model_call(spec), spec["kind"]
+    shape = layers(kind, *spec["args"], **spec.get("kwargs", {}))
+    if kind == "Layer":
+        shape = [(nin, 1, nonlin) for nin, nout, nonlin in shape for _ in range(nout)]
+    name = {"Neuron": "self.w", "Layer": "self.neurons", "MLP": "self.layers"}[kind]
+    made = got["parts"]
+    if made is None:  # another design than the handout's: the count and the forward pass say what was built
+        made = []
+    elif kind != "Neuron" and len(made) != len(shape):
+        raise Failure(f"{call} made {len(made)} {'neurons' if kind == 'Layer' else 'layers'} in {name}, "
+                      f"expected {len(shape)}")
+    for k, ((nin, nout, nonlin), want) in enumerate(zip(made, shape)):
+        if kind == "Neuron" and nin != want[0]:
+            raise Failure(f"{call} made {nin} weights in self.w, expected {want[0]}")
+        if (nin, nout, nonlin) != want:
+            got_call = (f"Layer({nin}, {nout}, nonlin={nonlin})" if kind == "MLP"
+                        else f"Neuron({nin}, nonlin={nonlin})")
+            expected = (f"Layer({want[0]}, {want[1]}, nonlin={want[2]})" if kind == "MLP"
+                        else f"Neuron({want[0]}, nonlin={want[2]})")
+            what = {"Neuron": "it", "Layer": f"neuron {k}", "MLP": f"layer {k}"}[kind]
+            raise Failure(f"{call}: {what} was made as {got_call}, expected {expected}")
+    count = parameter_count(kind, *spec["args"])
+    if not got["all_values"]:
+        raise Failure(f"the weights and biases {call} made are not all Value objects")
+    if got["distinct"] != count:
+        raise Failure(f"{call} made {count} weights and biases but only {got['distinct']} distinct Value objects: "
+                      "each weight needs its own Value(random.uniform(-1, 1))")
+    confirm_weights(got["output"], got["data"], {**spec, "weights": None}, x)

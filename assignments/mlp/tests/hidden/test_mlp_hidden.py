@@ -1,14 +1,20 @@
 """Hidden tests for assignment 3: parameters, forward values, gradients, SGD
 and XOR training, compared with the reference solution.
 
-Weights are pinned through ``parameters()`` with values from a fixed-seed
-generator, so a check passes only if parameters() returns the live objects,
-in the documented order, with biases, and the forward and backward passes
-compute the right numbers. The XOR test uses the student's own
-initialisation and replays training from the student's initial weights with
-the reference, so a correct engine never fails it because of an unlucky
-seed, and a reported trajectory is only accepted if it is the one gradient
-descent really takes.
+Fault isolation: each test runs only the method it is about. The model's
+other parts are the grader's own (``parts``), a constructor is tested with
+the grader's ``Neuron``/``Layer`` standing in for the ones it calls
+(``nn_structure``), and every network computes with the grader's own
+``Value``, so an engine bug costs no points here (the engine is graded in
+assignments 1 and 2). Three integration tests train the student's whole
+network (``test_sgd_trajectory``, ``test_xor_converges``) and, for one
+point, the student's network on the student's engine
+(``test_xor_with_your_engine``).
+
+The XOR tests use the student's own initialisation and replay training from
+the student's initial weights with the reference, so a correct network never
+fails them because of an unlucky seed, and a reported trajectory is only
+accepted if it is the one gradient descent really takes.
 """
 
 import random
@@ -16,7 +22,8 @@ import random
 import pytest
 
 from grader.testing.models import (
-    compare_outputs, confirm_weights, forward_from_math, model_call, model_spec, parameter_count, pinned_to,
+    check_parameters, check_structure, compare_outputs, confirm_weights, forward_from_math, model_call, model_spec, parameter_count,
+    parts, pinned_to,
 )
 from grader.testing import Failure, close, show
 
@@ -28,13 +35,23 @@ CHECKED_STEPS = 20
 """Steps of the XOR loss curve that must match the reference replay: enough to prove real
 gradient descent with a correct engine, few enough that rounding (summation order over a
 set-ordered graph) cannot grow into a visible difference; later steps can be chaotic."""
+NETWORK = ("Neuron.__init__", "Neuron.__call__", "Neuron.parameters", "Layer.__init__", "Layer.__call__",
+           "Layer.parameters", "MLP.__init__", "MLP.__call__", "MLP.parameters", "Module.zero_grad")
+"""What the integration tests are about: every method of the network."""
 PARAMS_HINT = ("parameters() must return the live Value objects (not copies), layer by layer, neuron by neuron, "
                "each neuron's weights then its bias")
 
 
+def random_weights(rng, kind, *args):
+    return [rng.uniform(-1, 1) for _ in range(parameter_count(kind, *args))]
+
+
 def pinned(kind, *args, rng, **kwargs):
-    weights = [rng.uniform(-1, 1) for _ in range(parameter_count(kind, *args))]
-    return model_spec(kind, *args, weights=weights, **kwargs)
+    return model_spec(kind, *args, weights=random_weights(rng, kind, *args), **kwargs)
+
+
+def own_parts(kind, *args, rng, **kwargs):
+    return parts(kind, *args, weights=random_weights(rng, kind, *args), **kwargs)
 
 
 def inputs(rng, nin, n=3):
@@ -46,83 +63,110 @@ def inputs(rng, nin, n=3):
 def test_parameter_counts(student, check):
     """parameters() has one entry per weight and bias, for several shapes"""
     rng = random.Random("counts")
-    for spec in [model_spec("Neuron", 5), model_spec("Layer", 4, 3), model_spec("MLP", 3, [5, 1]),
-                 model_spec("MLP", 1, [2, 3, 2])]:
-        with check.case(f"len({model_call(spec)}.parameters())", method=f"{spec['kind']}.parameters",
+    for kind, args in [("Neuron", (5,)), ("Layer", (4, 3)), ("MLP", (3, [5, 1])), ("MLP", (1, [2, 3, 2]))]:
+        spec = own_parts(kind, *args, rng=rng)
+        with check.case(f"len({model_call(spec)}.parameters())", method=f"{kind}.parameters",
                         hint="a neuron has nin weights and one bias; Layer and MLP collect their parts' parameters"):
-            x = inputs(rng, spec["args"][0], 1)[0]
-            got, expected = student("nn_parameters", spec, x), parameter_count(spec["kind"], *spec["args"])
+            x = inputs(rng, args[0], 1)[0]
+            got, expected = student("nn_parameters", spec, x), parameter_count(kind, *args)
             if got["count"] != expected:
                 raise Failure(f"{model_call(spec)}.parameters() returned {got['count']} values, expected {expected}")
-            confirm_weights(got["output"], got["data"], spec, x, method=f"{spec['kind']}.__call__")
+            # a count alone is easy to make up: the output must be what the values parameters() returned give
+            confirm_weights(got["output"], got["data"], spec, x)
 
 
 @pytest.mark.points(4)
 @pytest.mark.task("3.1-3.3")
-def test_parameters_are_live_and_ordered(student, reference, check):
-    """Weights set through parameters() change the output, in the documented order"""
+def test_parameters_are_live_and_ordered(student, check):
+    """parameters() returns the model's own Value objects, in the documented order"""
     rng = random.Random("live")
-    for spec, nin in [(pinned("MLP", 3, [4, 4, 1], rng=rng), 3), (pinned("MLP", 2, [3, 2], rng=rng), 2),
-                      (pinned("Layer", 2, 3, rng=rng), 2)]:
-        xs = inputs(rng, nin)
-        with check.case(f"{model_call(spec)} with random weights set through parameters()",
-                        method=f"{spec['kind']}.parameters", hint=PARAMS_HINT):
-            compare_outputs(student("nn_forward", spec, xs), reference("nn_forward", spec, xs), spec, xs)
+    for kind, args in [("MLP", (3, [4, 4, 1])), ("MLP", (2, [3, 2])), ("Layer", (2, 3)), ("Neuron", (4,))]:
+        spec = own_parts(kind, *args, rng=rng)
+        x = inputs(rng, args[0], 1)[0]
+        with check.case(f"{model_call(spec)}.parameters() are its parts' own Values, in order",
+                        method=f"{kind}.parameters", hint=PARAMS_HINT):
+            check_parameters(student("nn_parameters", spec, x), spec, x)
 
 
-@pytest.mark.points(3)
+@pytest.mark.points(4)
 @pytest.mark.task("3.1")
 def test_neuron_forward(student, reference, check):
     """Neuron forward pass, with tanh and linear"""
     rng = random.Random("neuron")
     for nonlin in (True, False):
-        spec = pinned("Neuron", 4, rng=rng, nonlin=nonlin)
+        spec = own_parts("Neuron", 4, rng=rng, nonlin=nonlin)
         xs = inputs(rng, 4)
         with check.case(f"{model_call(spec)} on random inputs", method="Neuron.__call__",
-                        hint="act = sum(w_i * x_i) + b; return act.tanh() if nonlin else act"):
+                        hint="act = sum(w_i * x_i) + b; return act.tanh() if self.nonlin else act"):
             compare_outputs(student("nn_forward", spec, xs), reference("nn_forward", spec, xs), spec, xs)
 
 
 @pytest.mark.points(3)
 @pytest.mark.task("3.2")
 def test_layer_forward(student, reference, check):
-    """Layer forward pass: one Value for one neuron, a list otherwise; kwargs reach the neurons"""
+    """Layer forward pass: one Value for one neuron, a list otherwise"""
     rng = random.Random("layer")
-    for spec in [pinned("Layer", 3, 1, rng=rng), pinned("Layer", 3, 4, rng=rng), pinned("Layer", 3, 2, rng=rng, nonlin=False)]:
+    for spec in [own_parts("Layer", 3, 1, rng=rng), own_parts("Layer", 3, 4, rng=rng),
+                 own_parts("Layer", 3, 2, rng=rng, nonlin=False)]:
         xs = inputs(rng, 3)
         with check.case(f"{model_call(spec)} on random inputs", method="Layer.__call__",
-                        hint="outs = [n(x) for n in self.neurons]; return outs[0] if len(outs) == 1 else outs; "
-                             "pass **kwargs on to every Neuron"):
+                        hint="outs = [n(x) for n in self.neurons]; return outs[0] if len(outs) == 1 else outs"):
             compare_outputs(student("nn_forward", spec, xs), reference("nn_forward", spec, xs), spec, xs)
+
+
+@pytest.mark.points(2)
+@pytest.mark.task("3.2")
+def test_layer_init(student, check):
+    """Layer(nin, nout, **kwargs) makes nout neurons of nin inputs, passing kwargs on to each"""
+    rng = random.Random("layer init")
+    for spec in [model_spec("Layer", 3, 4, seed=5), model_spec("Layer", 2, 3, seed=6, nonlin=False)]:
+        x = inputs(rng, spec["args"][0], 1)[0]
+        with check.case(f"{model_call(spec)} freshly built", method="Layer.__init__",
+                        hint="self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]"):
+            check_structure(student("nn_structure", spec, x), spec, x)
 
 
 @pytest.mark.points(1)
 @pytest.mark.task("3.3")
-def test_mlp_linear_output(student, reference, check):
-    """MLP: the last layer is linear, so outputs can exceed 1 in magnitude"""
-    weights = [0.8, -0.6, 0.1, 0.4, 0.9, -0.2, 3.0, -2.5, 1.5]
-    spec = model_spec("MLP", 2, [2, 1], weights=weights)
-    xs = [[1.0, -1.0], [0.3, 2.0]]
-    with check.case(f"{model_call(spec)} with large output weights", method="MLP.__init__",
-                    hint="create the last layer with nonlin=False; only hidden layers use tanh"):
-        compare_outputs(student("nn_forward", spec, xs), reference("nn_forward", spec, xs), spec, xs)
+def test_mlp_linear_output(student, check):
+    """MLP(nin, nouts) chains Layers of the right sizes: tanh hidden layers, a linear last layer"""
+    rng = random.Random("mlp init")
+    for spec in [model_spec("MLP", 2, [2, 1], seed=8), model_spec("MLP", 3, [4, 4, 1], seed=9)]:
+        x = inputs(rng, spec["args"][0], 1)[0]
+        with check.case(f"{model_call(spec)} freshly built", method="MLP.__init__",
+                        hint="sizes = [nin] + nouts; layer i is Layer(sizes[i], sizes[i + 1], nonlin=i != last); "
+                             "only hidden layers use tanh"):
+            check_structure(student("nn_structure", spec, x), spec, x)
 
 
-@pytest.mark.points(4)
-@pytest.mark.task("3.1-3.3")
+@pytest.mark.points(1)
+@pytest.mark.task("3.3")
+def test_mlp_forward(student, reference, check):
+    """MLP forward pass: each layer's outputs feed the next"""
+    rng = random.Random("mlp forward")
+    for spec in [own_parts("MLP", 3, [4, 4, 1], rng=rng), own_parts("MLP", 2, [3, 2], rng=rng)]:
+        xs = inputs(rng, spec["args"][0])
+        with check.case(f"{model_call(spec)} on random inputs", method="MLP.__call__",
+                        hint="for layer in self.layers: x = layer(x); return x"):
+            compare_outputs(student("nn_forward", spec, xs), reference("nn_forward", spec, xs), spec, xs)
+
+
+@pytest.mark.points(3)
+@pytest.mark.task("3.1")
 def test_parameter_gradients(student, reference, check):
-    """Gradients of the output with respect to every parameter"""
+    """Gradients of a neuron's output with respect to its weights and bias"""
     rng = random.Random("grads")
-    for spec, nin in [(pinned("MLP", 3, [4, 4, 1], rng=rng), 3), (pinned("Neuron", 3, rng=rng), 3)]:
-        x = inputs(rng, nin, 1)[0]
+    for spec in [own_parts("Neuron", 3, rng=rng), own_parts("Neuron", 5, rng=rng, nonlin=False)]:
+        x = inputs(rng, spec["args"][0], 1)[0]
         with check.case(f"{model_call(spec)}: backward() from the output on x = {x}", method="Neuron.__call__",
                         hint="build the forward pass only from Value operations so every weight and bias is in the graph"):
             got, exp = student("nn_backward", spec, x), reference("nn_backward", spec, x)
             if len(got["grads"]) != len(exp["grads"]):
-                raise Failure(f"parameters() returned {len(got['grads'])} values, expected {len(exp['grads'])}")
+                raise Failure(f"{len(got['grads'])} gradients came back, expected {len(exp['grads'])}")
             for k, (g, e) in enumerate(zip(got["grads"], exp["grads"])):
                 if not close(g, e):
-                    raise Failure(f"parameter {k} of parameters() had grad {show(g)}, expected {show(e)}")
+                    what = "self.b" if k == spec["args"][0] else f"self.w[{k}]"
+                    raise Failure(f"{what} had grad {show(g)} after backward(), expected {show(e)}")
 
 
 @pytest.mark.points(3)
@@ -130,7 +174,7 @@ def test_parameter_gradients(student, reference, check):
 def test_zero_grad(student, check):
     """zero_grad() resets every parameter's gradient, in place"""
     rng = random.Random("zero")
-    spec = pinned("MLP", 2, [3, 3, 1], rng=rng)
+    spec = own_parts("MLP", 2, [3, 3, 1], rng=rng)
     x = [0.4, -0.7]
     with check.case(f"{model_call(spec)}: every p.grad set to 1.0, then zero_grad()", method="Module.zero_grad",
                     hint="for p in self.parameters(): p.grad = 0.0 (rebinding p or making new Values does nothing)"):
@@ -138,21 +182,33 @@ def test_zero_grad(student, check):
         after = got["after_zero_grad"]
         if len(after) != parameter_count("MLP", 2, [3, 3, 1]) or any(g != 0.0 for g in after):
             raise Failure(f"after zero_grad() the gradients were {[show(g) for g in after[:8]]}, expected all 0.0")
-        confirm_weights(got["output"], got["data"], spec, x, method="MLP.__call__")
+        if got["data"] != spec["weights"]:
+            raise Failure("zero_grad() changed the weights (p.data): it must only set p.grad = 0.0")
+        confirm_weights(got["output"], got["data"], spec, x)
 
 
-@pytest.mark.points(1)
+@pytest.mark.points(2)
 @pytest.mark.task("3.1")
 def test_initial_weights(student, check):
-    """Neuron weights start uniform in [-1, 1], not constant"""
-    spec = model_spec("MLP", 2, [4, 4, 1], seed=7)
-    x = [0.3, -0.8]
-    with check.case("MLP(2, [4, 4, 1]) freshly built", method="Neuron.__init__",
-                    hint="self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]"):
-        got = student("nn_parameters", spec, x)
-        weights = weight_values(got["data"], 2, [4, 4, 1])
-        check_initial(weights)
-        confirm_weights(got["output"], got["data"], spec, x, method="MLP.__call__")
+    """Neuron weights start uniform in [-1, 1], not constant, each its own Value"""
+    rng = random.Random("initial")
+    for spec in [model_spec("Neuron", 20, seed=7), model_spec("Neuron", 9, seed=11, nonlin=False)]:
+        x = inputs(rng, spec["args"][0], 1)[0]
+        with check.case(f"{model_call(spec)} freshly built", method="Neuron.__init__",
+                        hint="self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]; "
+                             "self.b = Value(random.uniform(-1, 1)); self.nonlin = nonlin"):
+            got = student("nn_structure", spec, x)
+            check_structure(got, spec, x)
+            check_initial(got["data"][:-1])
+
+
+def check_initial(weights):
+    if not all(isinstance(w, float) and -1.0 <= w <= 1.0 for w in weights):
+        raise Failure(f"initial weights were {[show(w) for w in weights[:6]]}..., expected numbers in [-1, 1]")
+    if len(set(weights)) < 0.9 * len(weights):
+        raise Failure(f"initial weights are (nearly) constant: {len(set(weights))} distinct values among "
+                      f"{len(weights)} weights, expected distinct random values in [-1, 1]; "
+                      "all neurons would then learn the same thing")
 
 
 def weight_values(data, nin, nouts):
@@ -167,17 +223,9 @@ def weight_values(data, nin, nouts):
     return weights
 
 
-def check_initial(weights):
-    if not all(isinstance(w, float) and -1.0 <= w <= 1.0 for w in weights):
-        raise Failure(f"initial weights were {[show(w) for w in weights[:6]]}..., expected numbers in [-1, 1]")
-    if len(set(weights)) < 0.9 * len(weights):
-        raise Failure(f"initial weights are (nearly) constant: {len(set(weights))} distinct values among "
-                      f"{len(weights)} weights, expected distinct random values in [-1, 1]; "
-                      "all neurons would then learn the same thing")
-
-
-@pytest.mark.points(4)
+@pytest.mark.points(2)
 @pytest.mark.task("3.1-3.4")
+@pytest.mark.methods(*NETWORK)
 def test_sgd_trajectory(student, reference, check):
     """One SGD step, then twenty, on XOR from pinned weights follow the reference"""
     rng = random.Random("trajectory")
@@ -214,8 +262,9 @@ def compare_losses(got, exp, rel, steps=None):
                           f"from the same weights gives {show(e)}")
 
 
-@pytest.mark.points(5)
+@pytest.mark.points(2)
 @pytest.mark.task("3.1-3.4")
+@pytest.mark.methods(*NETWORK)
 def test_xor_converges(student, reference, check):
     """Your MLP(2, [4, 4, 1]) learns XOR (margin 0.5) in at most 300 SGD steps, for at least 4 of 5 seeds"""
     ok = 0
@@ -231,6 +280,18 @@ def test_xor_converges(student, reference, check):
             ok += 1
     if ok < 4:
         raise Failure(f"XOR was learned for {ok} seed(s); at least 4 of 5 are needed")
+
+
+@pytest.mark.points(1)
+@pytest.mark.task("3.1-3.4")
+@pytest.mark.methods(*NETWORK)
+def test_xor_with_your_engine(student, reference, check):
+    """Your network on your own engine learns XOR: the whole course in one test"""
+    spec = model_spec("MLP", 2, [4, 4, 1], seed=1, engine="student")
+    with check.case(f"XOR with random.seed(1) before MLP(2, [4, 4, 1]) on your Value, MSE, lr {LR}", method="MLP",
+                    hint="the other tests run your network on the grader's Value: if only this one fails, "
+                         "look at your engine's tests (assignments 1 and 2)"):
+        xor_verdict(student("nn_train", spec, XOR_X, XOR_Y, LR, MAX_STEPS, MARGIN), reference)
 
 
 def xor_verdict(got, reference):

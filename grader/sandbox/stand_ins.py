@@ -1,0 +1,155 @@
+"""The grader's own parts, standing in for the student's where a test is not about them.
+
+Fault isolation for the network's tests: a test about ``Layer.__call__``
+runs the student's ``Layer.__call__`` on neurons the grader made, and every
+network test runs on the grader's own :class:`Value` (see
+:func:`grader.sandbox.nn_probes.grader_engine`), so a bug in ``tanh`` or in
+``Neuron.parameters`` costs points only in the tests about those methods.
+
+Each stand-in behaves as the handout describes its namesake and has the
+attributes the handout names (``Value.data``/``grad``/``_prev``/``_op``,
+``Neuron.w``/``b``/``nonlin``, ``Layer.neurons``, ``MLP.layers``). The
+stand-ins also record how the student's code built them (``Neuron.nin``,
+``Layer.nout``, ...), which the ``nn_structure`` probe reports.
+
+The forward values and local gradients come from the same tables as the
+probe's own graph nodes (:data:`~.engine_probes.FORWARD`,
+:data:`~.engine_probes.LOCAL`), and the backward pass is the probe's own
+topological walk (:func:`~.engine_probes.walk_backward`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from .engine_probes import FORWARD, LOCAL, Context, closure, walk_backward
+
+
+class Value:
+    """The grader's scalar: forward values with ``math``, local gradients from :data:`LOCAL`."""
+
+    def __init__(self, data: float, _children: tuple[Any, ...] = (), _op: str = "") -> None:
+        self.data = data
+        self.grad = 0.0
+        self._prev = set(_children)
+        self._op = _op
+        self._backward: Any = lambda: None
+
+    def _apply(self, op: str, *operands: Any) -> Any:
+        if not all(isinstance(o, (Value, int, float)) for o in operands):
+            return NotImplemented
+        args = [o.data if isinstance(o, Value) else o for o in operands]
+        data = FORWARD[op](*args)
+        parents = [(o, g) for o, g in zip(operands, LOCAL[op](*args, data)) if isinstance(o, Value)]
+        out = Value(data, tuple(p for p, _ in parents), op)
+        out._backward = closure(out, parents)
+        return out
+
+    def __add__(self, other: Any) -> Any:
+        return self._apply("add", self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return self._apply("add", other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return self._apply("sub", self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return self._apply("sub", other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return self._apply("mul", self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return self._apply("mul", other, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self._apply("truediv", self, other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return self._apply("truediv", other, self)
+
+    def __neg__(self) -> Any:
+        return self._apply("neg", self)
+
+    def __pow__(self, other: Any) -> Any:
+        if not isinstance(other, (int, float)):
+            raise TypeError("the grader's Value supports int/float exponents only")
+        return self._apply("pow", self, other)
+
+    def tanh(self) -> Any:
+        return self._apply("tanh", self)
+
+    def relu(self) -> Any:
+        return self._apply("relu", self)
+
+    def exp(self) -> Any:
+        return self._apply("exp", self)
+
+    def log(self) -> Any:
+        return self._apply("log", self)
+
+    def sigmoid(self) -> Any:
+        return self._apply("sigmoid", self)
+
+    def backward(self) -> None:
+        self.grad = 1.0
+        walk_backward(self, Context())
+
+    def __repr__(self) -> str:
+        return f"Value(data={self.data}, grad={self.grad})"
+
+
+class Neuron:
+    """The grader's neuron; as a stand-in for the student's class it records ``nin`` and ``nonlin``."""
+
+    def __init__(self, nin: int, nonlin: Any = True, **kwargs: Any) -> None:
+        self.nin, self.nonlin = nin, nonlin
+        self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]
+        self.b = Value(random.uniform(-1, 1))
+
+    def __call__(self, x: Sequence[Any]) -> Any:
+        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)
+        return act.tanh() if self.nonlin else act
+
+    def parameters(self) -> list[Value]:
+        return self.w + [self.b]
+
+
+class Layer:
+    """The grader's layer; as a stand-in it records ``nin``, ``nout`` and ``nonlin`` (keyword or third argument)."""
+
+    def __init__(self, nin: int, nout: int, *args: Any, **kwargs: Any) -> None:
+        self.nin, self.nout = nin, nout
+        self.nonlin = args[0] if args else kwargs.get("nonlin", True)
+        self.neurons = [Neuron(nin, self.nonlin) for _ in range(nout)]
+
+    def __call__(self, x: Sequence[Any]) -> Any:
+        outs = [n(x) for n in self.neurons]
+        return outs[0] if len(outs) == 1 else outs
+
+    def parameters(self) -> list[Value]:
+        return [p for n in self.neurons for p in n.parameters()]
+
+
+class MLP:
+    """The grader's network of stand-in layers (what ``zero_grad()`` is tested on)."""
+
+    def __init__(self, layers: list[Layer]) -> None:
+        self.layers = layers
+
+    def __call__(self, x: Sequence[Any]) -> Any:
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    def parameters(self) -> list[Value]:
+        return [p for layer in self.layers for p in layer.parameters()]
+
+
+def pin(params: list[Value], weights: Sequence[float]) -> None:
+    """Set each parameter's data to its weight, in order."""
+    for p, w in zip(params, weights, strict=True):
+        p.data = w
