@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import random
+import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -64,6 +65,21 @@ def swapped(swaps: Sequence[tuple[Any, str, Any]]) -> Iterator[None]:
             setattr(module, name, obj)
 
 
+def rebound(mg: Any, theirs: Any, ours: Any) -> list[tuple[Any, str, Any]]:
+    """The swaps that bind ``ours`` to every global name of the student's modules bound to ``theirs``.
+
+    The modules are ``engine``, ``nn`` and those the network's classes were
+    defined in (a notebook's code lives in one module of its own).
+    """
+    modules = {id(m): m for m in (mg.engine, mg.nn)}
+    for kind in (*KINDS, "Module"):
+        module = sys.modules.get(getattr(getattr(mg.nn, kind, None), "__module__", None) or "")
+        if module is not None:
+            modules.setdefault(id(module), module)
+    return [(module, name, ours) for module in modules.values()
+            for name, obj in list(vars(module).items()) if obj is theirs]
+
+
 @contextmanager
 def grader_engine(mg: Any, spec: dict[str, Any]) -> Iterator[type]:
     """With ``"engine": "grader"``, the grader's ``Value`` in place of the student's; yields the class in use."""
@@ -71,9 +87,7 @@ def grader_engine(mg: Any, spec: dict[str, Any]) -> Iterator[type]:
     if spec.get("engine", "student") != "grader":
         yield theirs
         return
-    names = [(module, name, stand_ins.Value) for module in (mg.engine, mg.nn)
-             for name, obj in list(vars(module).items()) if obj is theirs]
-    with swapped(names):
+    with swapped(rebound(mg, theirs, stand_ins.Value)):
         yield stand_ins.Value
 
 
@@ -288,7 +302,7 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
     kind = spec["kind"]
     inner = {"Layer": "Neuron", "MLP": "Layer"}.get(kind)
     with grader_engine(mg, spec) as value_cls:
-        with swapped([(mg.nn, inner, getattr(stand_ins, inner))] if inner else []):
+        with swapped(rebound(mg, getattr(mg.nn, inner), getattr(stand_ins, inner)) if inner else []):
             model, _ = make_model(mg, {**spec, "weights": None, "build": "student"}, ctx)
         ctx.during = f"reading what {_call(spec)} built"
         if kind != "Neuron" and not hasattr(model, PARTS[kind]):  # another design: measured through parameters()
