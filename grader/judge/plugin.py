@@ -41,6 +41,7 @@ from grader.judge.answers import parse as parse_answer
 from grader.judge.reference import run_probe
 from grader.judge.scoring import points_earned
 from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of
+from grader.outputs.failures import ending, render_output
 from grader.outputs.records import GradedTest
 from grader.testing.cases import Check
 from grader.testing.outcomes import Failure, GraderFault, StudentFault
@@ -51,7 +52,6 @@ MARKERS = (
     f"visibility(v): Gradescope visibility, one of {', '.join(VISIBILITIES)}",
     "methods(*names): the methods a test without `check` cases is about, e.g. methods('Value.backward')",
 )
-MAX_CASES_SHOWN = 3
 
 
 STATE = pytest.StashKey[GradingState]()
@@ -340,7 +340,6 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
     vis_marker = item.get_closest_marker("visibility")
     visibility = vis_marker.args[0] if vis_marker else ("visible" if public else assignment.visibility)
     checks = item.stash.get(CHECK, None) or Check()
-    lines: list[str] = []
     internal = grader_error = ""
     escaped: Failure | None = None
     if call.excinfo is not None and not report.passed:
@@ -358,24 +357,15 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
                               "withheld and your instructor can see why)")
             internal = "".join(traceback.format_exception(exc))
     failed_cases = checks.failures
-    total = len(checks.cases) + (1 if escaped and checks.cases else 0)
-    groups: dict[str, list[str]] = {}  # one message, the cases that failed with it
-    for case in failed_cases:
-        groups.setdefault(case.message, []).append(case.title)
-    for message, titles in list(groups.items())[:MAX_CASES_SHOWN]:
-        also = f"\n  (the same for {len(titles) - 1} more case(s))" if len(titles) > 1 else ""
-        lines.append(f"✗ {titles[0]}\n  " + message.replace("\n", "\n  ") + also)
-    hidden_groups = list(groups.values())[MAX_CASES_SHOWN:]
-    if hidden_groups:
-        lines.append(f"... and {sum(len(t) for t in hidden_groups)} more failing case(s)")
+    ended, escaped_method, escaped_hint = None, None, None
     if escaped is not None:
-        lines.append(str(escaped))
-    if checks.cases and (failed_cases or escaped):
-        lines.insert(0, f"{len(checks.cases) - len(failed_cases)} of {total} case(s) passed.")
+        marker = item.get_closest_marker("methods")
+        ended, escaped_method, escaped_hint = ending(checks, escaped, marker.args if marker else (), bool(grader_error))
+    output = render_output(checks.cases, ended)
     passed = not failed_cases and escaped is None and report.passed
     if report.passed and not passed:
         report.outcome = "failed"
-        report.longrepr = "\n".join(lines)
+        report.longrepr = output
     return GradedTest(
         key=test_key(item, submission_of(item) or ""),
         name=test_name(item),
@@ -385,10 +375,10 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         status="passed" if passed else "failed",
         visibility=visibility,
         public=public,
-        output="\n".join(lines),
-        methods=sorted({c.method for c in failed_cases if c.method}),
+        output=output,
+        methods=sorted({c.method for c in failed_cases if c.method} | ({escaped_method} if escaped_method else set())),
         about=about_methods(item, checks),
-        hints=list(dict.fromkeys(c.hint for c in failed_cases if c.hint)),  # the test's text only
+        hints=[h for h in dict.fromkeys([*(c.hint for c in failed_cases), escaped_hint]) if h],  # the grader's text
         internal_error=internal,
         grader_error=grader_error,
         duration=round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),

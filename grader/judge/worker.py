@@ -92,7 +92,7 @@ def error_record(value: Any) -> ErrorReport:
 
     Returns:
         ``{"type", "message", "where", "during"}`` with every text capped, and
-        ``where`` either None or ``{"file", "line", "function", "source"}``
+        ``where`` either None or ``{"file", "line", "function", "source", "qualname"}``
         with a text file name and a line number from 0 to 10**7 (a hostile
         worker may send any shape; see :func:`grader.sandbox.plain.exception_info`).
     """
@@ -104,7 +104,7 @@ def error_record(value: Any) -> ErrorReport:
         line = where.get("line")
     located = (
         Where(file=_bounded_text(where.get("file"), 200), line=line, function=_bounded_text(where.get("function"), 100),
-              source=_bounded_text(where.get("source"), 200))
+              source=_bounded_text(where.get("source"), 200), qualname=_bounded_text(where.get("qualname"), 200))
         if isinstance(where, dict) and type(line) is int and 0 <= line <= 10**7 else None
     )
     return ErrorReport(type=_bounded_text(value.get("type"), 100) or "Exception",

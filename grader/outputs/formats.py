@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any
 
 from grader.course.config import Assignment
+from grader.outputs.failures import not_run, views
 from grader.outputs.gradebook import points
-from grader.outputs.inert import fence, markdown, xml_text
+from grader.outputs.inert import fence, markdown, terminal, xml_text
 from grader.outputs.results import grader_data
 from grader.outputs.self_check import CheckResult
 
@@ -46,16 +47,26 @@ def text(result: CheckResult) -> str:
             continue
         score, most = result.score(a)
         lines.append(f"{a.title}: {points(score)} / {points(most)} public points")
-        for problem in result.problems(a):
-            lines.append(f"  could not grade: {problem}")
+        loading = result.load_errors(a)
+        loaded_problems = {e["problem"] for e in loading}
+        lines += [f"  could not grade: {p}" for p in result.problems(a) if p not in loaded_problems]
+        for error in loading:  # once per assignment, with where and why; the tests it stopped are not listed
+            lines.append("  could not grade: " + error["detail"].replace("\n", "\n    "))
         lines += [f"  note: {note}" for note in result.notes(a)]
+        tests = result.tests(a)
+        skipped = sum(1 for t in tests if not_run(t))
+        if skipped == len(tests) and tests:
+            lines += ["  None of the public tests could run: fix this first.", ""]
+            continue
+        if skipped:
+            lines.append(f"  {skipped} of the {len(tests)} public tests could not run: fix this first.")
         for task, (s, m) in sorted(result.tasks(a).items()):
             mark = "ok" if s == m else "  "
             lines.append(f"  {mark} task {task or '-'}: {points(s)} / {points(m)}")
-        for t in result.tests(a):
-            if t["status"] != "passed":
-                lines.append(f"\n  ✗ {t['name']} ({points(t['score'])} / {points(t['max_score'])})")
-                lines += [f"    {line}" for line in t["output"].splitlines()]
+        for view in views([t for t in tests if t["status"] != "passed" and not not_run(t)]):
+            t = view.test
+            lines.append(f"\n  ✗ {t['name']} ({points(t['score'])} / {points(t['max_score'])})")
+            lines += [f"    {line}" for line in view.lines]
         printed = str(grader_data(result.results.get(a.id, {})).get("program_output") or "").strip()
         if printed:  # the student's own print() calls: theirs, capped by the grader (output_kb)
             lines += ["", "  Your program printed (the last part, as the grader captured it):"]
@@ -95,6 +106,7 @@ def as_json(result: CheckResult) -> str:
         score, most = result.score(a)
         assignments[a.id] = {
             "title": a.title, "score": score, "max_score": most, "problems": result.problems(a),
+            "load_errors": result.load_errors(a),
             "grader_error": result.withheld.get(a.id, ""),
             "tasks": {task: {"score": s, "max_score": m} for task, (s, m) in result.tasks(a).items()},
             "tests": [{k: t.get(k) for k in ("name", "number", "score", "max_score", "status", "output")}
@@ -163,8 +175,13 @@ def github(result: CheckResult, env: dict[str, str] | None = None) -> str:
     env = dict(os.environ) if env is None else env
     lines = []
     for a in result.assignments:
+        for error in result.load_errors(a):  # once, where the error is; not once per test it stopped
+            where = WHERE.search(error["detail"])
+            location = f"file={where.group(1)},line={where.group(2)}," if where else ""
+            title = _escape_property(f"{a.id}: your code could not be loaded")
+            lines.append(f"::error {location}title={title}::{_escape(error['detail'])}")
         for t in result.tests(a):
-            if t["status"] == "passed":
+            if t["status"] == "passed" or not_run(t):
                 continue
             where = WHERE.search(t["output"])
             location = f"file={where.group(1)},line={where.group(2)}," if where else ""
@@ -191,8 +208,10 @@ def summary_markdown(result: CheckResult) -> str:
             mark = "✅" if t["status"] == "passed" else "❌"
             out.append(f"| {mark} {t['name']} | {t.get('number', '')} | {points(t['score'])} / {points(t['max_score'])} |")
         out.append("")
+        for error in result.load_errors(a):
+            out += ["**Your code could not be loaded:**", "", *fence(terminal(error["detail"])), ""]
         for t in result.tests(a):
-            if t["status"] != "passed":
+            if t["status"] != "passed" and not not_run(t):
                 out += [f"<details><summary>{markdown(t['name'])}</summary>", "", *fence(t["output"]), "</details>", ""]
     return "\n".join(out) + "\n"
 

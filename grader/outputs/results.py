@@ -22,34 +22,20 @@ from typing import Any
 from grader import __version__
 from grader.course.config import Assignment
 from grader.files import write_atomic
-from grader.intake.cellmap import failed_import, where_text
+from grader.outputs.failures import load_errors, not_run, views
 from grader.outputs.inert import code_span, fence, markdown, terminal
 from grader.outputs.records import JudgeRecord
-from grader.testing.outcomes import describe_error
+from grader.testing.handout import USES
 
 OUTPUT_EXCERPT = 2000
 """Characters of the program's own output quoted in feedback."""
 
 
 def problems(record: Mapping[str, Any]) -> list[str]:
-    """One-line reasons why (part of) the submission could not be graded."""
-    reasons = []
-    if record.get("error"):
-        reasons.append(str(record["error"]))
-    failed_files: set[str] = set()
-    for module, error in (record.get("imports") or {}).items():
-        if error:
-            where = error.get("where") or {}
-            own = module.replace(".", "/") + ".py"
-            if isinstance(where, dict) and where.get("file") in failed_files and where.get("file") != own:
-                continue  # e.g. nn.py failing only because engine.py does: reported once
-            failed_files.add(own)
-            first = describe_error(error).splitlines()
-            at = f" ({where_text(where)})" if isinstance(where, dict) and where else ""
-            reasons.append(f"{failed_import(module, error)}: {first[0]}{at}")
-    if record.get("startup"):
-        reasons.append(str(record["startup"]))
-    return reasons
+    """One-line reasons why (part of) the submission could not be graded: intake's, then each module that could not
+    be loaded (:func:`grader.outputs.failures.load_errors`)."""
+    reasons = [str(record["error"])] if record.get("error") else []
+    return reasons + [e["problem"] for e in load_errors(record.get("imports") or {}, str(record.get("startup") or ""))]
 
 
 def withheld(record: Mapping[str, Any]) -> str:
@@ -86,8 +72,9 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, fingerprint:
 
     ``extra_data.grader`` (Gradescope keeps ``extra_data`` without showing it)
     holds what the grader needs to resume a class and rebuild the gradebook:
-    the submission's ``fingerprint``, the one-line ``problems``, intake's
-    ``notes``, the sandbox ``isolation`` layers that were active, and the capped excerpt of what the
+    the submission's ``fingerprint``, the one-line ``problems`` (and, for the
+    modules that could not be loaded, ``load_errors`` with the detail a student
+    needs), intake's ``notes``, the sandbox ``isolation`` layers that were active, and the capped excerpt of what the
     program printed (``program_output``): it is kept out of the top-level
     ``output``, which Gradescope shows students at once, because code can
     print the inputs of hidden tests (``feedback.md``, released when the
@@ -133,6 +120,7 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, fingerprint:
                 "version": __version__,
                 "fingerprint": fingerprint,
                 "problems": problems(record),
+                "load_errors": load_errors(record.get("imports") or {}, str(record.get("startup") or "")),
                 "isolation": record.get("isolation") or {},
                 "program_output": excerpt,
                 "notes": [str(n) for n in record.get("notes", [])],
@@ -143,16 +131,68 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, fingerprint:
 
 
 def likely_causes(failed: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
-    """Methods named by failing tests, most often named first (ties: first named first)."""
+    """Methods the failing tests attribute their failures to, most often first (ties: first named first), a method
+    the handout builds from another failing one right after it (``a - b`` is ``a + (-b)``: fix ``__add__`` first)."""
     counts: dict[str, int] = {}
     for t in failed:
         for method in t.get("methods", []):
             counts[method] = counts.get(method, 0) + 1
-    return sorted(counts.items(), key=lambda kv: -kv[1])
+    order: list[str] = []
+
+    def place(method: str) -> None:
+        for base in USES.get(method, ()):
+            if base in counts and base not in order:
+                place(base)
+        if method not in order:
+            order.append(method)
+
+    for method, _ in sorted(counts.items(), key=lambda kv: -kv[1]):
+        place(method)
+    return [(m, counts[m]) for m in order]
+
+
+def start_here(causes: list[tuple[str, int]]) -> list[str]:
+    """The "Start here" section (Markdown lines) for the attributed ``causes``, or []."""
+    if not causes:
+        return []
+    failing = {m for m, _ in causes}
+
+    def named(method: str, count: int) -> str:
+        bases = [f"`{b}`" for b in USES.get(method, ()) if b in failing]
+        return f"`{method}` ({count}" + (f", built on {' and '.join(bases)}" if bases else "") + ")"
+
+    first, count = causes[0]
+    lines = ["## Start here", "", f"{count} of the failing tests {'points' if count == 1 else 'point'} to `{first}`: "
+             "fix it first, the others may follow."]
+    if len(causes) > 1:
+        lines.append("Then: " + ", ".join(named(m, n) for m, n in causes[1:4]) + ".")
+    return [*lines, ""]
+
+
+def could_not_load(record: Mapping[str, Any]) -> list[str]:
+    """Why the submission (or part of it) could not be graded, each cause once (Markdown lines)."""
+    lines = [f"> **Could not grade:** {markdown(str(record['error']))}", ""] if record.get("error") else []
+    tests = record.get("tests", [])
+    skipped = sum(1 for t in tests if not_run(t))
+    if not skipped:
+        effect = ""
+    elif skipped == len(tests):
+        effect = ", so none of the tests could run"
+    else:
+        effect = f", so {skipped} of the {len(tests)} tests could not run"
+    for error in load_errors(record.get("imports") or {}, str(record.get("startup") or "")):
+        lines += [f"> **Could not grade:** your code could not be loaded{effect}. Fix this first:", "",
+                  *fence(terminal(error["detail"])), ""]
+    return lines
 
 
 def feedback_markdown(assignment: Assignment, student: str, record: JudgeRecord) -> str:
-    """A readable Markdown feedback page for one submission."""
+    """A readable Markdown feedback page for one submission.
+
+    Code that could not be loaded is reported once, with where and why, and the tests it kept from running are not
+    listed; "Start here" names the method most failures are attributed to; an error met in several tests is shown
+    once (:func:`grader.outputs.failures.views`).
+    """
     score, max_score = score_of(record)
     error = withheld(record)
     shown = "score withheld (grader error)" if error else f"{round(score, 2):g} / {max_score:g} points"
@@ -160,35 +200,30 @@ def feedback_markdown(assignment: Assignment, student: str, record: JudgeRecord)
     if error:
         lines += [f"> **Grader error, not your code:** {markdown(error)}. Your score is withheld until your "
                   "instructor grades this submission again.", ""]
-    for problem in problems(record):
-        lines += [f"> **Could not grade:** {markdown(problem)}", ""]
+    lines += could_not_load(record)
     for note in record.get("notes", []):
         lines += [f"> Note: {markdown(str(note))}", ""]
-    failed = [t for t in record.get("tests", []) if t["status"] != "passed"]
-    passed = [t for t in record.get("tests", []) if t["status"] == "passed"]
+    ran = [t for t in record.get("tests", []) if not not_run(t)]
+    failed = [t for t in ran if t["status"] != "passed"]
+    passed = [t for t in ran if t["status"] == "passed"]
     causes = likely_causes(failed)
-    if causes:
-        first, count = causes[0]
-        lines += ["## Start here", "",
-                  f"{count} of the failing tests point to `{first}`: fix it first, the others may follow."]
-        if len(causes) > 1:
-            lines.append("Then: " + ", ".join(f"`{m}` ({n})" for m, n in causes[1:4]) + ".")
-        lines.append("")
-        rank = {m: i for i, (m, _) in enumerate(causes)}
-        failed.sort(key=lambda t: min((rank[m] for m in t.get("methods", []) if m in rank), default=len(rank)))
+    lines += start_here(causes)
+    rank = {m: i for i, (m, _) in enumerate(causes)}
+    failed.sort(key=lambda t: min((rank[m] for m in t.get("methods", []) if m in rank), default=len(rank)))
     if failed:
         lines += ["## What to fix", ""]
-        for t in failed:
+        for view in views(failed):
+            t = view.test
             task = f" (task {t['task']})" if t.get("task") else ""
             lines += [f"### ✗ {t['name']}{task}: {round(t['score'], 2):g} / {t['max_score']:g}", ""]
-            if t["output"]:
-                lines += [*fence(t["output"]), ""]
+            if view.lines:
+                lines += [*fence(terminal("\n".join(view.lines))), ""]
     if passed:
         lines += ["## Passed", ""]
         lines += [f"- ✓ {t['name']} ({t['max_score']:g} / {t['max_score']:g})" for t in passed]
         lines.append("")
     excerpt = program_output(record)
-    if excerpt:
+    if excerpt and ran:
         lines += ["## Your program's own output", "", "(the last part of what your code printed)", "",
                   *fence(terminal(excerpt)), ""]
     return "\n".join(lines)

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.course.config import Assignment
+from grader.outputs.failures import LoadError
 from grader.outputs.results import grader_data, score_of, withheld
 
 
@@ -37,6 +38,12 @@ class CheckResult:
 
     def problems(self, assignment: Assignment) -> list[str]:
         return list(grader_data(self.results.get(assignment.id, {})).get("problems", []))
+
+    def load_errors(self, assignment: Assignment) -> list[LoadError]:
+        """The student modules that could not be loaded, each cause once (one-line ``problem`` and ``detail``)."""
+        found = grader_data(self.results.get(assignment.id, {})).get("load_errors")
+        return [LoadError(problem=e["problem"], detail=e["detail"]) for e in found or []
+                if isinstance(e, dict) and isinstance(e.get("problem"), str) and isinstance(e.get("detail"), str)]
 
     @property
     def withheld(self) -> dict[str, str]:

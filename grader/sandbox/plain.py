@@ -72,7 +72,8 @@ def exception_info(exc: BaseException, code_dir: str | None) -> dict[str, Any]:
 
     Returns:
         ``{"type", "message", "where"}`` where ``where`` is
-        ``{"file", "line", "function", "source"}`` or None. The message of a
+        ``{"file", "line", "function", "source", "qualname"}`` or None
+        (``qualname`` is empty before Python 3.11). The message of a
         ``SyntaxError`` located in the student's files is its bare ``msg``:
         ``str()`` would add "(engine.py, line 245)", which ``where`` says
         better (and the judge may translate, e.g. to a notebook's cell).
@@ -84,13 +85,21 @@ def exception_info(exc: BaseException, code_dir: str | None) -> dict[str, Any]:
             frames.append(
                 traceback.FrameSummary(exc.filename, exc.lineno or 0, "<module>", line=exc.text or "")
             )
-        for frame in frames:
+        codes = []
+        tb = exc.__traceback__
+        while tb is not None:
+            codes.append(tb.tb_frame.f_code)
+            tb = tb.tb_next
+        for k, frame in enumerate(frames):
             if code_dir and frame.filename and os.path.abspath(frame.filename).startswith(code_dir + os.sep):
+                code = codes[k] if k < len(codes) else None
                 where = {
                     "file": os.path.relpath(frame.filename, code_dir),
                     "line": int(frame.lineno or 0),
                     "function": text(frame.name, 100),
                     "source": text((frame.line or "").strip(), 200),
+                    # e.g. "Value.__add__.<locals>._backward": which operation's closure raised (Python 3.11+)
+                    "qualname": text(getattr(code, "co_qualname", ""), 200),
                 }
     except BaseException:  # noqa: BLE001 - a hostile traceback must not break reporting
         where = None

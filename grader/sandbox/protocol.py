@@ -53,6 +53,7 @@ class Where(TypedDict):
     line: int
     function: str
     source: str
+    qualname: str
 
 
 class ErrorReport(TypedDict):

@@ -15,10 +15,14 @@ compares the plain data they return::
 
 Failures are :class:`Failure` exceptions whose message is written for the
 student: the method, the inputs, expected vs got, and a hint. Only that
-message reaches the feedback, never the test's source.
+message reaches the feedback, never the test's source. The method named is
+the one whose own code failed: a case about ``Value.backward`` that fails
+inside ``__add__``'s closure is reported as ``Value.__add__``'s, with a hint
+about ``__add__`` (:mod:`~grader.testing.attribution`).
 
 Modules: :mod:`~grader.testing.outcomes` (failures and faults),
 :mod:`~grader.testing.cases` (the ``check`` fixture's cases),
+:mod:`~grader.testing.attribution` (the method a failure belongs to: the one whose own code failed),
 :mod:`~grader.testing.comparisons` (numbers and graphs), :mod:`~grader.testing.graphs`
 (graph specs and what math says they compute), :mod:`~grader.testing.models`
 (model specs and what a correct network computes), :mod:`~grader.testing.strategies`

@@ -9,8 +9,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from grader.testing.attribution import culprit, hint_for, missing_hint
 from grader.testing.handout import USES
 from grader.testing.outcomes import Failure, StudentFault
+
+NOT_RUN_KINDS = ("import", "unavailable")
+"""Faults that mean no code of the method ran: the submission could not be loaded (reported once per assignment)."""
 
 
 @dataclass
@@ -20,11 +24,15 @@ class CaseResult:
     Attributes:
         title: What the case checks, with its inputs.
         failure: The failure raised in the case, or None if it passed.
-        method: The student's method named in the feedback.
+        method: The student's method at fault, named in the feedback: the one whose own code raised
+            (:func:`grader.testing.attribution.culprit`), else the failure's or the declared one.
         about: The method the test declared for this case (``method`` may differ: the failure's own).
         uses: Methods the handout builds ``about`` from (``a - b`` is ``a + (-b)``), established by earlier tests.
         message: The student-facing message: method, what went wrong, hint.
-        hint: The hint shown, always the test's own text (never parsed from a message).
+        hint: The hint shown: the test's own text when the failure is its method's, else the grader's hint about
+            the method at fault (never parsed from a message).
+        not_run: The submission could not be loaded (an import error), so no method is at fault here: the error is
+            reported once per assignment, not per case.
     """
 
     title: str
@@ -34,6 +42,7 @@ class CaseResult:
     uses: tuple[str, ...] = ()
     message: str = ""
     hint: str | None = None
+    not_run: bool = False
 
 
 @dataclass
@@ -42,9 +51,14 @@ class Check:
 
     Each :meth:`case` counts equally (the score: :func:`grader.judge.scoring.points_earned`).
     A failing case does not stop the test; the test is reported failed if any case failed.
+
+    Attributes:
+        cases: Every case run, in order.
+        stopped: The case that was running when something other than a :class:`Failure` ended the test, if any.
     """
 
     cases: list[CaseResult] = field(default_factory=list)
+    stopped: CaseResult | None = None
 
     @contextmanager
     def case(self, title: str, method: str | None = None, hint: str | None = None,
@@ -67,13 +81,51 @@ class Check:
             yield
         except Failure as failure:
             # the same fault object may be raised again by other cases: read it, never edit it
-            not_written = isinstance(failure, StudentFault) and failure.error.get("type") == "NotImplementedError"
             result.failure = failure
-            result.method = failure.method or method
-            shown_hint = failure.hint if failure.hint is not None else (None if not_written else hint)
-            result.hint = shown_hint
-            result.message = Failure(failure.message, result.method, shown_hint).render()
+            if isinstance(failure, StudentFault) and failure.kind in NOT_RUN_KINDS:
+                result.not_run = True
+                result.message = failure.message
+                return
+            result.method, result.hint = attribute(failure, method, hint, result.uses)
+            result.message = Failure(failure.message, result.method, result.hint).render()
+        except BaseException:
+            self.stopped = result  # e.g. hypothesis gave up on code no input can change: the test ends here
+            raise
 
     @property
     def failures(self) -> list[CaseResult]:
         return [c for c in self.cases if c.failure is not None]
+
+    def ended_by(self, failure: Failure, *methods: str) -> tuple[str | None, str | None]:
+        """The method at fault, and the hint, for a failure that ended the test outside a case's own handling
+        (e.g. hypothesis gave up on code no input changes): attributed as in a case (:func:`attribute`), the
+        method the test is about being the running case's, else ``methods`` when it names just one."""
+        if self.stopped is not None:
+            return attribute(failure, self.stopped.about, None, self.stopped.uses)
+        return attribute(failure, methods[0] if len(methods) == 1 else None, None)
+
+
+def attribute(failure: Failure, method: str | None, hint: str | None,
+              uses: tuple[str, ...] = ()) -> tuple[str | None, str | None]:
+    """The method a failure is reported under, and the hint shown with it.
+
+    The failure's own method wins (a test that knows better said so); then the
+    method whose own code raised (:func:`~grader.testing.attribution.culprit`);
+    then the case's. The case's hint is about the case's method: it is shown
+    only when the failure is attributed to that method; otherwise the hint
+    about the method at fault. A method that does not exist gets how to add
+    it; unfinished code (``NotImplementedError``) gets no hint.
+
+    Args:
+        failure: What the case raised.
+        method: The method the case is about.
+        hint: The case's hint.
+        uses: The methods ``method`` is built from.
+    """
+    fault = failure.error if isinstance(failure, StudentFault) and failure.kind == "raised" else {}
+    at_fault = failure.method or (culprit(fault, method, uses) if fault else None) or method
+    if failure.hint is not None:
+        return at_fault, failure.hint
+    if fault.get("type") == "NotImplementedError":
+        return at_fault, None
+    return at_fault, missing_hint(at_fault, fault) or (hint if at_fault == method else hint_for(at_fault))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -96,3 +97,71 @@ def test_classroom_points_are_the_sum_of_partial_scores(tmp_path, capsys, monkey
 def test_missing_path_is_a_clear_error(capsys, tmp_path):
     assert main(["--course", str(ROOT), "check", str(tmp_path / "nope")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def variant(tmp_path: Path, name: str, *edits: tuple[str, str]) -> Path:
+    """The example's correct solution with ``(old, new)`` replacements in its engine.py (each must apply)."""
+    folder = tmp_path / name
+    shutil.copytree(EXAMPLES / "correct_recursive", folder)
+    engine = folder / "micrograd" / "engine.py"
+    text = engine.read_text(encoding="utf-8")
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new, 1)
+    engine.write_text(text, encoding="utf-8")
+    return folder
+
+
+STDLIB = "The grader runs the standard library only (numpy, matplotlib and other packages are not installed)"
+
+
+def test_an_import_of_numpy_is_shown_once_per_assignment_with_file_line_and_why(tmp_path, capsys):
+    folder = variant(tmp_path, "numpy_user", ('"""Scalar autograd', 'import numpy as np\n"""Scalar autograd'))
+    status, out = run(capsys, str(folder))
+    assert status == 1
+    assert out.count(STDLIB) == 3 and out.count("No module named 'numpy'") == 3  # once per assignment
+    assert out.count("at micrograd/engine.py line 1, in <module>: import numpy as np") == 3
+    assert "✗" not in out and "task 1.1:" not in out and "Hint:" not in out  # nothing else for those assignments
+    assert len(out.splitlines()) < 25, out
+
+
+def test_a_missing_colon_is_shown_once_with_file_and_line(capsys):
+    status, out = run(capsys, str(EXAMPLES / "syntax_error"), "-a", "value_ops")
+    assert status == 1
+    assert out.count("SyntaxError: expected ':'") == 1 and "at micrograd/engine.py line 34" in out
+    assert "standard library" not in out and "✗" not in out
+    assert len(out.splitlines()) < 10, out
+
+
+# sigmoid built on exp, and exp missing: the sigmoid tests fail inside sigmoid, on a method that does not exist
+SIGMOID_ON_MISSING_EXP = (("    def exp(self):", "    def exponential(self):"),
+                          ("    def sigmoid(self):\n", "    def sigmoid(self):\n        return 1 / (1 + (-self).exp())\n"))
+
+
+def test_an_attribute_error_for_a_missing_method_names_that_method_and_starts_there(tmp_path, capsys):
+    folder = variant(tmp_path, "no_exp", *SIGMOID_ON_MISSING_EXP)
+    status, out = run(capsys, str(folder), "-a", "backward", "--format", "json")
+    tests = json.loads(out)["assignments"]["backward"]["tests"]
+    sigmoid = next(t for t in tests if t["name"].startswith("Value.sigmoid"))
+    assert "Value.exp: your code raised AttributeError: 'Value' object has no attribute 'exp'" in sigmoid["output"]
+    assert "Value.sigmoid:" not in sigmoid["output"] and "ds/dx" not in sigmoid["output"]  # not sigmoid's hint
+    assert "Hint: Value.exp does not exist: define it in class Value" in sigmoid["output"]
+    subs = tmp_path / "subs"
+    shutil.copytree(folder, subs / "no_exp")
+    assert main(["--course", str(ROOT), "grade", str(subs), "-a", "backward", "-o", str(tmp_path / "out")]) == 0
+    feedback = (tmp_path / "out" / "backward" / "no_exp" / "feedback.md").read_text(encoding="utf-8")
+    start = feedback.split("## Start here", 1)[1].split("##", 1)[0]
+    assert "of the failing tests point to `Value.exp`: fix it first" in start and "Value.sigmoid" not in start
+
+
+def test_an_error_in_add_s_closure_is_add_s_and_is_shown_once_with_how_many_more_cases(tmp_path, capsys):
+    folder = variant(tmp_path, "add_closure", ("            self.grad += out.grad\n            other.grad += out.grad",
+                                               "            self.grad += out.gradd\n            other.grad += out.grad"))
+    status, out = run(capsys, str(folder), "-a", "value_ops")
+    assert status == 1
+    assert out.count("AttributeError: 'Value' object has no attribute 'gradd'") == 1
+    assert re.search(r"\(and \d+ more cases\)", out) and "x0 - x1 at (5, 2): the same error as above" in out
+    status, out = run(capsys, str(folder), "-a", "value_ops", "--format", "json")
+    tests = json.loads(out)["assignments"]["value_ops"]["tests"]
+    sub = next(t for t in tests if "__sub__" in t["name"])["output"]  # a case about x0 - x1 = x0 + (-x1)
+    assert "Value.__add__: your code raised AttributeError" in sub and "Value.__sub__:" not in sub

@@ -84,4 +84,4 @@ def test_an_import_of_a_package_outside_the_standard_library_says_why_it_fails(t
                  "-a", "value_ops"]) == 0
     feedback = (tmp_path / "out" / "value_ops" / "numpy_user" / "feedback.md").read_text(encoding="utf-8")
     assert "No module named 'numpy'" in feedback
-    assert "standard library only: numpy and other packages are not installed" in feedback
+    assert "the standard library only (numpy, matplotlib and other packages are not installed)" in feedback
