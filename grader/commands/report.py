@@ -1,4 +1,8 @@
-"""``grader report GRADED``: the class report, ``GRADED/report.html``."""
+"""``grader report GRADED``: the class report, ``GRADED/report.html``.
+
+Besides writing the page, it prints the "needs attention" list (student text
+made inert for the terminal) and how many likely bugs were found.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,36 @@ import argparse
 from pathlib import Path
 
 from grader.commands import course_of
-from grader.outputs.report import write_report
+from grader.outputs.inert import terminal
+from grader.outputs.report import ClassReport, class_data, save_report
+
+SHOWN = 10
+"""Lines of the "needs attention" list printed (the page has them all)."""
+
+
+def summary(report: ClassReport) -> list[str]:
+    """What the terminal shows of ``report``: the submissions that need attention, and the likely bugs' count."""
+    lines = []
+    if report.attention:
+        lines.append(f"{len(report.attention)} submission issue(s) need attention:")
+        for x in report.attention[:SHOWN]:
+            lines.append(f"  {x.kind}: {terminal(x.student, keep='')} ({', '.join(x.assignments)}): {x.reason}")
+        if len(report.attention) > SHOWN:
+            lines.append(f"  ... and {len(report.attention) - SHOWN} more (see the report)")
+    else:
+        lines.append("Nothing needs attention: every submission was graded.")
+    found = sum(len(lb.attributions) for lb in report.bugs)
+    lines.append(f"Likely bugs: {found} student-assignment pair(s) match a catalogued bug "
+                 f"({len(report.bugs)} distinct bug(s)).")
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
     """``grader report GRADED``."""
     course = course_of(args)
-    path = write_report(Path(args.graded), course)
-    print(f"wrote {path}: one self-contained page (score distributions, tests by pass rate, likely bugs, students)")
+    report = class_data(Path(args.graded), course)
+    path = save_report(Path(args.graded), report)
+    print("\n".join(summary(report)))
+    print(f"wrote {path}: one self-contained page (needs attention, score distributions, scores per task, "
+          "tests by pass rate, likely bugs, students)")
     return 0

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from grader.course.config import Assignment
 from grader.files import write_atomic
+from grader.outputs.entries import is_public
 from grader.outputs.results import read_results
 
 
@@ -30,6 +31,7 @@ class Item:
         name: The test's title.
         task: Handout task.
         max_score: Points the test is worth.
+        public: Whether it is a public test (students have it), not a hidden one.
         attempts: Students graded on it.
         passed: Students who passed it.
         total_score: Sum of the students' scores, in points.
@@ -41,6 +43,7 @@ class Item:
     name: str
     task: str
     max_score: float
+    public: bool = False
     attempts: int = 0
     passed: int = 0
     total_score: float = 0.0
@@ -63,7 +66,8 @@ def analyse(out: Path, assignments: list[Assignment], students: list[str]) -> li
             doc = read_results(out, a, student)
             for t in (doc or {}).get("tests", []):
                 key = (t.get("extra_data") or {}).get("key") or t["name"]
-                item = items.setdefault((a.id, key), Item(a.id, key, t["name"], str(t.get("number", "")), t["max_score"]))
+                item = items.setdefault((a.id, key), Item(a.id, key, t["name"], str(t.get("number", "")), t["max_score"],
+                                                          is_public(key, t.get("extra_data") or {})))
                 item.attempts += 1
                 item.passed += t["status"] == "passed"
                 item.total_score += t["score"]

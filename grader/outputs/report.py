@@ -5,13 +5,20 @@ and every ``<assignment>/<student>/results.json``) and renders, with the
 Jinja2 template ``grader/outputs/templates/report.html.j2`` (autoescaped: student ids
 and outputs are untrusted text):
 
-1. per assignment, a histogram of the students' scores (inline SVG) with the
-   mean, median and maximum;
-2. every test's pass rate over the class, worst first, with the hint the
-   failing students saw;
-3. the *likely bugs*: catalogued bugs (``assignments/<id>/bugs.yaml``) whose
-   signature a student's results show, most common first;
-4. the gradebook, with relative links to each student's ``feedback.md``.
+1. *needs attention*: submissions that could not be graded, templates handed
+   in unchanged, and scores withheld because the grader failed
+   (:mod:`grader.outputs.attention`);
+2. per assignment, a histogram of the students' scores (inline SVG) with the
+   mean, median and maximum (:mod:`grader.outputs.histogram`);
+3. the points per handout task and in public against hidden tests, for the
+   class and per student (:mod:`grader.outputs.breakdown`);
+4. every test's pass rate over the class, worst first, with the hint the
+   failing students saw (:mod:`grader.outputs.item_analysis`);
+5. the *likely bugs*: for each student and assignment at most one catalogued
+   bug (``assignments/<id>/bugs.yaml``), the one their failed tests match best,
+   with how strongly (:mod:`grader.outputs.attribution`), most common first;
+6. the gradebook, with each student's public and hidden points, likely bugs
+   and relative links to their ``feedback.md``.
 
 The page needs no network: no scripts, fonts, images or stylesheets are
 loaded; the charts and the stylesheet are inline.
@@ -20,9 +27,9 @@ loaded; the charts and the stylesheet are inline.
 from __future__ import annotations
 
 import csv
-import statistics
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -34,76 +41,35 @@ from grader import __version__
 from grader.course.catalogue import Bug, load_bugs
 from grader.course.config import Assignment, Course
 from grader.errors import GraderError
+from grader.outputs.attention import Attention, Finding, attention_list, finding, one_line
+from grader.outputs.attribution import THRESHOLD, Attribution, attribute
+from grader.outputs.breakdown import Points, TaskRow, TaskTable, task_table
+from grader.outputs.entries import TestEntry, entries
 from grader.outputs.gradebook import points
+from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Distribution, histogram
+from grader.outputs.inert import csv_cell
 from grader.outputs.item_analysis import Item, analyse
-from grader.outputs.results import grader_data, read_results, write_atomic
+from grader.outputs.results import read_results, withheld, write_atomic
 
-"""A hint line of a test's output (``check.case(..., hint=...)``)."""
-
-UNFINISHED = "NotImplementedError"
-"""A failure quoting this is unfinished work (a template stub), not a bug."""
-
-BINS = 10
-"""Bars per histogram: equal-width bins from 0 to the assignment's points."""
-
-WIDTH, HEIGHT = 520, 240
-"""Size of a histogram, in SVG user units."""
-
-LEFT, RIGHT, TOP, BOTTOM = 44, 14, 26, 44
-"""Histogram margins: room for the axis labels."""
-
-
-@dataclass
-class Bar:
-    """One histogram bar, in SVG coordinates (the y axis points down)."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-    count: int
-    title: str
-
-
-@dataclass
-class Distribution:
-    """The score distribution of one assignment.
-
-    Attributes:
-        assignment: The assignment.
-        scores: One score per graded student, in points.
-        bars: The histogram's bars, one per bin (empty bins have height 0).
-        x_ticks: (x, label) of the bin edges.
-        y_ticks: (y, count) of the student-count axis.
-        mean_x: Where the mean falls on the x axis.
-    """
-
-    assignment: Assignment
-    scores: list[float]
-    bars: list[Bar]
-    x_ticks: list[tuple[float, str]]
-    y_ticks: list[tuple[float, int]]
-    mean_x: float
-
-    @property
-    def mean(self) -> float:
-        return statistics.fmean(self.scores) if self.scores else 0.0
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.scores) if self.scores else 0.0
-
-    @property
-    def max(self) -> float:
-        return max(self.scores, default=0.0)
+MAX_NOTES = 1000
+"""Characters of a student's gradebook notes shown (they quote the submission's own text)."""
 
 
 @dataclass
 class LikelyBug:
-    """A catalogued bug and the students whose results show its signature."""
+    """A catalogued bug and the students it is the most likely bug of (each student once per assignment).
+
+    Attributes:
+        bug: The catalogued bug.
+        attributions: One per student, strongest match first.
+    """
 
     bug: Bug
-    students: list[str]
+    attributions: list[Attribution]
+
+    @property
+    def students(self) -> list[str]:
+        return [a.student for a in self.attributions]
 
     @property
     def description_parts(self) -> list[str]:
@@ -111,57 +77,64 @@ class LikelyBug:
         return self.bug.description.split("`")
 
 
-def histogram(assignment: Assignment, scores: list[float]) -> Distribution:
-    """Lay out the histogram of ``scores`` (0 to ``assignment.points``) as SVG bars."""
-    full, plot_w, plot_h = assignment.points, WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    counts = [0] * BINS
-    for s in scores:
-        counts[min(max(int(s / full * BINS), 0), BINS - 1)] += 1
-    top = max(max(counts), 1)
-    step = max(1, -(-top // 5))  # at most about 5 labelled ticks
-    top = -(-top // step) * step
-    slot = plot_w / BINS
-    bars = []
-    for i, n in enumerate(counts):
-        lo, hi = full * i / BINS, full * (i + 1) / BINS
-        h = plot_h * n / top
-        upper = "]" if i == BINS - 1 else ")"
-        bars.append(Bar(round(LEFT + i * slot + 1, 2), round(TOP + plot_h - h, 2), round(slot - 2, 2), round(h, 2), n,
-                        f"[{points(lo)}, {points(hi)}{upper} points: {n} student{'s' if n != 1 else ''}"))
-    x_ticks = [(round(LEFT + i * slot, 2), points(full * i / BINS)) for i in range(0, BINS + 1, 2)]
-    y_ticks = [(round(TOP + plot_h - plot_h * v / top, 2), v) for v in range(0, top + 1, step)]
-    dist = Distribution(assignment, scores, bars, x_ticks, y_ticks, 0.0)
-    dist.mean_x = round(LEFT + plot_w * min(dist.mean / full, 1.0), 2)
-    return dist
+@dataclass
+class StudentRow:
+    """One student in the report's gradebook.
+
+    Attributes:
+        student: The student id.
+        scores: Assignment id to the score as ``grades.csv`` shows it ("" when withheld or missing).
+        total: The total as ``grades.csv`` shows it.
+        notes: The gradebook's notes (one inert, capped line).
+        links: Assignment id to the relative link of the student's ``feedback.md``.
+        public: Points in public tests, over every assignment counted.
+        hidden: Points in hidden tests, over every assignment counted.
+        bugs: The student's most likely bug per assignment (those found), in course order.
+        attention: What the student's submissions need attention for (one per condition).
+    """
+
+    student: str
+    scores: dict[str, str]
+    total: str
+    notes: str
+    links: dict[str, str]
+    public: Points = field(default_factory=Points)
+    hidden: Points = field(default_factory=Points)
+    bugs: list[Attribution] = field(default_factory=list)
+    attention: list[str] = field(default_factory=list)
 
 
-def first_hint(test: dict[str, Any]) -> str:
+@dataclass
+class ClassReport:
+    """Everything the report's template shows.
+
+    Attributes:
+        assignments: The assignments graded, in course order.
+        distributions: Each assignment's score histogram.
+        tests: Each test across the class, worst pass rate first, with the hint most failing students saw.
+        bugs: The likely bugs, most common first (ties: course then catalogue order).
+        attention: The "needs attention" list, most urgent first.
+        tasks: Each assignment's points per task and public/hidden.
+        students: The gradebook's rows.
+        total_points: Full marks over every assignment.
+        threshold: The lowest match strength that names a bug.
+    """
+
+    assignments: list[Assignment]
+    distributions: list[Distribution]
+    tests: list[tuple[Item, list[tuple[str, int]]]]
+    bugs: list[LikelyBug]
+    attention: list[Attention]
+    tasks: list[TaskTable]
+    students: list[StudentRow]
+    total_points: float
+    threshold: float
+
+
+def first_hint(test: Mapping[str, Any]) -> str:
     """The first hint a failed test gave (``extra_data.hints``: the test's own text, never the student's), or ""."""
     hints = (test.get("extra_data") or {}).get("hints") or []
     return str(hints[0]) if hints and isinstance(hints, list) else ""
-
-
-def shows_bug(bug: Bug, doc: dict[str, Any]) -> bool:
-    """Whether one student's results on ``bug.assignment`` show the bug's signature.
-
-    A heuristic: every ``caught_by`` entry names a test the student failed
-    (as ``grader validate`` checks the mutants), and ``bug.method`` is named
-    by one of the failing tests (``extra_data.methods``) or in their feedback
-    (title and output; hint lines do not count, as hints name other methods as
-    advice). Failures quoting ``NotImplementedError`` (unfinished work) do not
-    count.
-    """
-    failed = [t for t in doc.get("tests", []) if t.get("status") != "passed" and UNFINISHED not in str(t.get("output"))]
-    keys = [str((t.get("extra_data") or {}).get("key", "")) for t in failed]
-    if not all(any(bug.catches(k) == entry for k in keys) for entry in bug.caught_by):
-        return False
-    if any(bug.method in ((t.get("extra_data") or {}).get("methods") or []) for t in failed):
-        return True
-    feedback = "\n".join(f"{t.get('name', '')}\n{t.get('output', '')}" for t in failed)
-    for t in failed:
-        for hint in (t.get("extra_data") or {}).get("hints") or []:
-            feedback = feedback.replace(f"Hint: {hint}", "")
-    return bug.method in feedback
 
 
 def read_gradebook(out: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -182,6 +155,14 @@ def read_gradebook(out: Path) -> tuple[list[str], list[dict[str, str]]]:
     return header, rows
 
 
+def student_id(cell: str, out: Path, assignments: Sequence[Assignment]) -> str:
+    """The student id of a gradebook cell: ``grades.csv`` puts an apostrophe before an id a spreadsheet would read
+    as a formula (:func:`grader.outputs.inert.csv_cell`); the id is the one with results folders."""
+    if cell.startswith("'") and csv_cell(cell[1:]) == cell and not any((out / a.id / cell).is_dir() for a in assignments):
+        return cell[1:]
+    return cell
+
+
 def _score(cell: str | None) -> float | None:
     try:
         return float(cell) if cell not in (None, "") else None
@@ -189,67 +170,115 @@ def _score(cell: str | None) -> float | None:
         return None
 
 
-def class_data(out: Path, course: Course) -> dict[str, Any]:
-    """Everything the template shows, computed from the graded folder ``out``.
+def _hints(docs: Mapping[str, Mapping[str, Any] | None]) -> Counter[tuple[str, str]]:
+    """How often each (test key, first hint) was shown to a student who failed the test."""
+    seen: Counter[tuple[str, str]] = Counter()
+    for doc in docs.values():
+        for t in (doc or {}).get("tests") or []:
+            hint = first_hint(t) if isinstance(t, dict) and t.get("status") != "passed" else ""
+            if hint:
+                seen[(str((t.get("extra_data") or {}).get("key") or t.get("name")), hint)] += 1
+    return seen
+
+
+@dataclass
+class _Assignment:
+    """What the report computes from one assignment's results (internal to :func:`class_data`)."""
+
+    bugs: list[Bug]
+    findings: dict[str, Finding]
+    table: TaskTable
+    attributions: dict[str, Attribution]
+    hints: Counter[tuple[str, str]]
+    rows: dict[str, TaskRow] = field(default_factory=dict)
+
+    def counted(self, student: str) -> list[TaskRow]:
+        """The student's row of points, unless the score is withheld or missing."""
+        row = self.rows.get(student)
+        return [row] if row is not None and not row.status else []
+
+
+def _assignment(a: Assignment, course: Course, docs: Mapping[str, Mapping[str, Any] | None]) -> _Assignment:
+    findings: dict[str, Finding] = {}
+    counted: dict[str, Sequence[TestEntry] | str] = {}
+    eligible: dict[str, list[TestEntry]] = {}
+    for student, doc in docs.items():
+        found = finding(doc)
+        tests = entries(doc)
+        if found is not None:
+            findings[student] = found
+        if doc is None:
+            counted[student] = "no results"
+        elif withheld(doc):
+            counted[student] = "withheld"
+        else:
+            counted[student] = tests
+        if found is None:  # results that need attention show no bug: nothing ran, only stubs, or the grader failed
+            eligible[student] = tests
+    bugs, table = load_bugs(a, course.reference_dir), task_table(a, counted)
+    return _Assignment(bugs, findings, table, attribute(bugs, eligible), _hints(docs), {r.student: r for r in table.rows})
+
+
+def class_data(out: Path, course: Course) -> ClassReport:
+    """Everything the report shows, computed from the graded folder ``out``.
 
     Args:
         out: A folder written by ``grader grade``.
         course: The course whose assignments and bug catalogues were used.
 
     Returns:
-        The template's context: ``assignments``, ``distributions``,
-        ``tests`` (items, worst first, with ``hints``), ``bugs`` (likely bugs,
-        most common first), ``students`` (gradebook rows with ``links``).
+        The report's content.
 
     Raises:
         GraderError: If ``out/grades.csv`` is missing or malformed.
+        ConfigError: If an assignment's ``bugs.yaml`` is invalid.
     """
     header, rows = read_gradebook(out)
     assignments = [a for a in course.assignments() if a.id in header]
-    students = [row["student"] for row in rows]
-    distributions = []
-    for a in assignments:
-        scores = [s for s in (_score(row.get(a.id)) for row in rows) if s is not None]
-        distributions.append(histogram(a, scores))
-    items: list[Item] = analyse(out, assignments, students)
-    hints: dict[tuple[str, str], Counter] = {}
+    students = [student_id(row["student"], out, assignments) for row in rows]
+    distributions = [histogram(a, [s for s in (_score(row.get(a.id)) for row in rows) if s is not None])
+                     for a in assignments]
+    items = analyse(out, assignments, students)
+    per = {a.id: _assignment(a, course, {s: read_results(out, a, s) for s in students}) for a in assignments}
+    best_hint: dict[str, list[tuple[str, int]]] = {}
+    for p in per.values():
+        for (key, hint), n in p.hints.most_common():
+            best_hint.setdefault(key, [(hint, n)])
     likely: list[LikelyBug] = []
     for a in assignments:
-        bugs = [LikelyBug(b, []) for b in load_bugs(a, course.reference_dir)]
-        for student in students:
-            doc = read_results(out, a, student)
-            if doc is None:
-                continue
-            for t in doc["tests"]:
-                hint = first_hint(t) if t.get("status") != "passed" else ""
-                if hint:
-                    key = (t.get("extra_data") or {}).get("key") or t["name"]
-                    hints.setdefault((a.id, key), Counter())[hint] += 1
-            if grader_data(doc).get("problems"):
-                continue  # not importable or not readable: every test failed, whatever the bug
-            for lb in bugs:
-                if shows_bug(lb.bug, doc):
-                    lb.students.append(student)
-        likely += [lb for lb in bugs if lb.students]
-    likely.sort(key=lambda lb: -len(lb.students))  # stable: assignment then catalogue order on ties
+        found = per[a.id].attributions
+        for bug in per[a.id].bugs:
+            mine = sorted((at for at in found.values() if at.bug.id == bug.id), key=lambda at: -at.strength)
+            if mine:
+                likely.append(LikelyBug(bug, mine))
+    likely.sort(key=lambda lb: -len(lb.attributions))  # stable: assignment then catalogue order on ties
     table = []
-    for row in rows:
-        links = {a.id: f"{quote(a.id, safe='')}/{quote(row['student'], safe='')}/feedback.md"
-                 for a in assignments if (out / a.id / row["student"] / "feedback.md").is_file()}
-        table.append({"student": row["student"], "scores": {a.id: row.get(a.id) or "" for a in assignments},
-                      "total": row.get("total") or "", "notes": row.get("notes") or "", "links": links})
-    return {
-        "assignments": assignments,
-        "distributions": distributions,
-        "tests": [(it, hints.get((it.assignment, it.key), Counter()).most_common(1)) for it in items],
-        "bugs": likely,
-        "students": table,
-        "total_points": sum(a.points for a in assignments),
-    }
+    for row, student in zip(rows, students):
+        links = {a.id: f"{quote(a.id, safe='')}/{quote(student, safe='')}/feedback.md"
+                 for a in assignments if (out / a.id / student / "feedback.md").is_file()}
+        counted = [r for p in per.values() for r in p.counted(student)]
+        kinds = {p.findings[student].kind: None for p in per.values() if student in p.findings}
+        table.append(StudentRow(
+            student, {a.id: row.get(a.id) or "" for a in assignments}, row.get("total") or "",
+            one_line(row.get("notes") or "", MAX_NOTES),
+            links, sum((r.public for r in counted), Points()), sum((r.hidden for r in counted), Points()),
+            [per[a.id].attributions[student] for a in assignments if student in per[a.id].attributions], list(kinds)))
+    findings = {s: [(a.id, per[a.id].findings[s]) for a in assignments if s in per[a.id].findings] for s in students}
+    return ClassReport(
+        assignments=assignments,
+        distributions=distributions,
+        tests=[(it, best_hint.get(it.key, [])) for it in items],
+        bugs=likely,
+        attention=attention_list({s: f for s, f in findings.items() if f}),
+        tasks=[per[a.id].table for a in assignments],
+        students=table,
+        total_points=sum(a.points for a in assignments),
+        threshold=float(THRESHOLD),
+    )
 
 
-def render_report(context: dict[str, Any]) -> str:
-    """Render ``report.html.j2`` with ``context`` (autoescaped, undefined names are errors)."""
+def render_report(report: ClassReport) -> str:
+    """Render ``report.html.j2`` with ``report`` (autoescaped, undefined names are errors)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("grader.outputs", "templates"),
         autoescape=True,
@@ -258,10 +287,18 @@ def render_report(context: dict[str, Any]) -> str:
         lstrip_blocks=True,
     )
     env.filters["points"] = points
+    context = {f.name: getattr(report, f.name) for f in fields(report)}
     return env.get_template("report.html.j2").render(
         **context, width=WIDTH, height=HEIGHT, left=LEFT, right=RIGHT, top=TOP, bottom=BOTTOM, version=__version__,
         generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     )
+
+
+def save_report(out: Path, report: ClassReport) -> Path:
+    """Write ``report`` as ``out/report.html`` (atomically) and return its path."""
+    path = Path(out) / "report.html"
+    write_atomic(path, render_report(report))
+    return path
 
 
 def write_report(out: Path, course: Course) -> Path:
@@ -279,6 +316,4 @@ def write_report(out: Path, course: Course) -> Path:
         GraderError: If ``out/grades.csv`` is missing or malformed.
         ConfigError: If an assignment's ``bugs.yaml`` is invalid.
     """
-    path = Path(out) / "report.html"
-    write_atomic(path, render_report(class_data(Path(out), course)))
-    return path
+    return save_report(Path(out), class_data(Path(out), course))

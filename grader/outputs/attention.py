@@ -1,0 +1,113 @@
+"""The submissions an instructor must look at before grades go out: the class report's "needs attention" list.
+
+Each student's ``results.json`` on each assignment (as ``grader grade`` wrote
+it) is read for three conditions, in this order (one per assignment):
+
+1. **grader error**: the grader's own machinery failed, so the score is
+   withheld (:func:`grader.outputs.results.withheld`: ``extra_data.grader.
+   grader_error``, or a test's ``grader_error``); grade the submission again;
+2. **could not be graded**: there is no results.json although the gradebook
+   lists the assignment, no test ran, or intake and loading reported problems
+   (``extra_data.grader.problems``: no files found, a module that cannot be
+   imported, a crash or hang at import);
+3. **template unchanged**: every test failed, each on a template stub
+   (``NotImplementedError``): the student handed in the template as it was,
+   or the wrong files.
+
+Reasons quote the grader's problems, which hold text from the submission:
+they are capped and made inert (:func:`grader.outputs.inert.terminal`) here,
+and escaped by the report's template.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from grader.outputs.entries import entries
+from grader.outputs.inert import terminal
+from grader.outputs.results import grader_data, withheld
+
+Kind = Literal["grader error", "could not be graded", "template unchanged"]
+
+KINDS: tuple[Kind, ...] = ("grader error", "could not be graded", "template unchanged")
+"""The conditions, most urgent first (the order of the list)."""
+
+MAX_REASON = 300
+"""Characters of a reason shown (problems quote the submission's own text)."""
+
+TEMPLATE_REASON = "every test failed on a template stub (NotImplementedError): nothing was implemented"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What one student's results on one assignment need attention for.
+
+    Attributes:
+        kind: Which condition.
+        reason: Why, in one line (capped, inert).
+    """
+
+    kind: Kind
+    reason: str
+
+
+@dataclass(frozen=True)
+class Attention:
+    """One line of the "needs attention" list: a student, a condition, and where it holds.
+
+    Attributes:
+        student: The student id.
+        kind: Which condition.
+        assignments: The assignments where it holds with this reason, in course order.
+        reason: Why, in one line (capped, inert).
+    """
+
+    student: str
+    kind: Kind
+    assignments: tuple[str, ...]
+    reason: str
+
+
+def one_line(text: str, cap: int = MAX_REASON) -> str:
+    """``text`` as one inert line (control and bidi-override characters as escapes) of at most ``cap`` characters."""
+    text = " ".join(terminal(text, keep="").split())
+    return text if len(text) <= cap else text[: cap - 1] + "…"
+
+
+def finding(doc: Mapping[str, Any] | None) -> Finding | None:
+    """What one results.json document (None: missing) needs attention for, or None if it was graded normally."""
+    if doc is None:
+        return Finding("could not be graded", "no results.json: run `grader grade` again")
+    error = withheld(doc)
+    if error:
+        return Finding("grader error", one_line(f"score withheld: {error}"))
+    problems = [str(p) for p in grader_data(doc).get("problems") or []]
+    if problems:
+        return Finding("could not be graded", one_line("; ".join(problems)))
+    tests = entries(doc)
+    if not tests:
+        return Finding("could not be graded", "no test ran")
+    if all(t.unfinished for t in tests):
+        return Finding("template unchanged", TEMPLATE_REASON)
+    return None
+
+
+def attention_list(findings: Mapping[str, Sequence[tuple[str, Finding]]]) -> list[Attention]:
+    """The "needs attention" list: per student, each (condition, reason) once with the assignments it holds in.
+
+    Args:
+        findings: Student id to (assignment id, finding) pairs, in course order.
+
+    Returns:
+        The lines, grader errors first, then submissions that could not be
+        graded, then unchanged templates; by student id within each.
+    """
+    lines = []
+    for student, found in findings.items():
+        where: dict[tuple[Kind, str], list[str]] = {}
+        for assignment, f in found:
+            where.setdefault((f.kind, f.reason), []).append(assignment)
+        lines += [Attention(student, kind, tuple(ids), reason) for (kind, reason), ids in where.items()]
+    return sorted(lines, key=lambda a: (KINDS.index(a.kind), a.student))
