@@ -110,8 +110,8 @@ def compare_output(out: Output, exp: Output, spec: dict[str, Any], x: Sequence[f
                    rel: float = REL_TOL, abs_tol: float = ABS_TOL, how: str = "") -> None:
     """Compare one model output with the expected one (see :func:`compare_outputs`)."""
     if spec.get("build") == "parts":
-        how = how or {"Neuron": " with w and b set by the grader", "Layer": " with the grader's neurons",
-                      "MLP": " with the grader's layers"}[spec["kind"]]
+        how = how or {"Neuron": " with w and b set by the grader", "Layer": " with neurons made by the grader",
+                      "MLP": " with layers made by the grader"}[spec["kind"]]
     call = model_call(spec) + (how or (" with weights set through parameters()" if spec.get("weights") is not None else ""))
     kind = next(iter(exp))
     if kind not in out:

@@ -78,7 +78,7 @@ def test_mlp_forward(student, check):
     expected = 2.0 * h[0] + 3.0 * h[1] + 0.5
     spec = parts("MLP", 2, [2, 1], weights=w)
     with check.case(f"MLP(2, [2, 1]) with weights {w} on x = {x}", method="MLP.__call__",
-                    hint="for layer in self.layers: x = layer(x); then return x"):
+                    hint="feed x through each layer of self.layers in turn, and return the last layer's output"):
         compare_outputs(student("nn_forward", spec, [x]), {"outputs": [value(expected)]}, spec, [x])
 
 
@@ -89,8 +89,8 @@ def test_initial_weights(student, check):
     x = [0.1 * k - 0.5 for k in range(12)]
     for spec in [model_spec("Neuron", 12, seed=3), model_spec("Neuron", 12, seed=4, nonlin=False)]:
         with check.case(f"{model_call(spec)} freshly built", method="Neuron.__init__",
-                        hint="self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)], the same for self.b, "
-                             "and self.nonlin = nonlin"):
+                        hint="each weight, and the bias, is its own Value drawn with random.uniform(-1, 1); "
+                             "keep nonlin in self.nonlin"):
             got = student("nn_structure", spec, x)
             check_structure(got, spec, x)
             if not all(isinstance(w, float) and -1.0 <= w <= 1.0 for w in got["data"]):
@@ -108,7 +108,7 @@ def test_constructors(student, check):
     x = [0.5, -1.0]
     for spec, method, hint in [
         (model_spec("Layer", 2, 3, seed=1, nonlin=False), "Layer.__init__",
-         "self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]: pass the keyword arguments on"),
+         "make nout neurons of nin inputs, and pass the keyword arguments on to each Neuron"),
         (model_spec("MLP", 2, [3, 1], seed=2), "MLP.__init__",
          "layer i is Layer(sizes[i], sizes[i + 1], nonlin=...), nonlin=False for the last layer only"),
     ]:
