@@ -157,15 +157,9 @@ def _numbers(value: Any, where: str, length: int | None = None) -> list[Number]:
     return [_number(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
 
-def _count(value: Any, where: str, most: int) -> int:
-    if type(value) is not int or not 0 <= value <= most:
-        raise MalformedAnswer(f"{where}: expected a whole number from 0 to {most}")
-    return value
-
-
-def _index(value: Any, where: str, most: int) -> int:
-    if type(value) is not int or not -1 <= value <= most:
-        raise MalformedAnswer(f"{where}: expected a whole number from -1 to {most}")
+def _count(value: Any, where: str, most: int, least: int = 0) -> int:
+    if type(value) is not int or not least <= value <= most:
+        raise MalformedAnswer(f"{where}: expected a whole number from {least} to {most}")
     return value
 
 
@@ -204,7 +198,7 @@ def _parameters(value: Any, spec: dict[str, Any], x: Any = None) -> ParametersAn
     if identity is not None:
         if type(identity) is not list or len(identity) != count:
             raise MalformedAnswer(f"identity: expected {count} indices, one per parameter")
-        identity = [_index(i, f"identity[{k}]", MAX_ITEMS) for k, i in enumerate(identity)]
+        identity = [_count(i, f"identity[{k}]", MAX_ITEMS, -1) for k, i in enumerate(identity)]
     return ParametersAnswer(count=count, distinct=_count(got["distinct"], "distinct", count),
                             all_values=_flag(got["all_values"], "all_values"), stable=_flag(got["stable"], "stable"),
                             data=data, identity=identity, output=output)
@@ -239,7 +233,7 @@ def _structure(value: Any, spec: dict[str, Any], x: Any) -> StructureAnswer:
     for k, part in enumerate(parts or []):
         if type(part) is not list or len(part) != 3 or (part[2] is not None and type(part[2]) is not bool):
             raise MalformedAnswer(f"parts[{k}]: expected [nin, nout, nonlin]")
-        shapes.append((_index(part[0], f"parts[{k}][0]", MAX_ITEMS), _index(part[1], f"parts[{k}][1]", MAX_ITEMS),
+        shapes.append((_count(part[0], f"parts[{k}][0]", MAX_ITEMS, -1), _count(part[1], f"parts[{k}][1]", MAX_ITEMS, -1),
                        part[2]))
     data = _numbers(got["data"], "data")
     return StructureAnswer(parts=None if parts is None else shapes, distinct=_count(got["distinct"], "distinct", len(data)),

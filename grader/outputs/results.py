@@ -22,7 +22,7 @@ from typing import Any
 from grader import __version__
 from grader.course.config import Assignment
 from grader.files import write_atomic
-from grader.outputs.failures import load_errors, not_run, views
+from grader.outputs.failures import LoadError, load_errors, not_run, views
 from grader.outputs.inert import code_span, fence, markdown, terminal
 from grader.outputs.records import JudgeRecord
 from grader.testing.handout import USES
@@ -31,11 +31,16 @@ OUTPUT_EXCERPT = 2000
 """Characters of the program's own output quoted in feedback."""
 
 
+def record_load_errors(record: Mapping[str, Any]) -> list[LoadError]:
+    """The modules of the submission that could not be loaded (:func:`grader.outputs.failures.load_errors`)."""
+    return load_errors(record.get("imports") or {}, str(record.get("startup") or ""))
+
+
 def problems(record: Mapping[str, Any]) -> list[str]:
     """One-line reasons why (part of) the submission could not be graded: intake's, then each module that could not
     be loaded (:func:`grader.outputs.failures.load_errors`)."""
     reasons = [str(record["error"])] if record.get("error") else []
-    return reasons + [e["problem"] for e in load_errors(record.get("imports") or {}, str(record.get("startup") or ""))]
+    return reasons + [e["problem"] for e in record_load_errors(record)]
 
 
 def withheld(record: Mapping[str, Any]) -> str:
@@ -120,7 +125,7 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, fingerprint:
                 "version": __version__,
                 "fingerprint": fingerprint,
                 "problems": problems(record),
-                "load_errors": load_errors(record.get("imports") or {}, str(record.get("startup") or "")),
+                "load_errors": record_load_errors(record),
                 "isolation": record.get("isolation") or {},
                 "program_output": excerpt,
                 "notes": [str(n) for n in record.get("notes", [])],
@@ -180,7 +185,7 @@ def could_not_load(record: Mapping[str, Any]) -> list[str]:
         effect = ", so none of the tests could run"
     else:
         effect = f", so {skipped} of the {len(tests)} tests could not run"
-    for error in load_errors(record.get("imports") or {}, str(record.get("startup") or "")):
+    for error in record_load_errors(record):
         lines += [f"> **Could not grade:** your code could not be loaded{effect}. Fix this first:", "",
                   *fence(terminal(error["detail"])), ""]
     return lines

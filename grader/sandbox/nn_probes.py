@@ -115,7 +115,7 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, stand_
             model = cls(*args, **kwargs)
         except Exception:  # noqa: BLE001 - a missing or broken __init__ is not what this test is about
             model = cls.__new__(cls)
-        if not hasattr(model, PARTS[kind]) and type(model).__init__ is not object.__init__ and _inits(model):
+        if not hasattr(model, PARTS[kind]) and _inits(model):
             return _pin(model, spec, ctx), None  # another design than the handout's
         return model, _set_parts(model, spec, ctx)
     ctx.during = call
@@ -146,17 +146,23 @@ def _pin(model: Any, spec: dict[str, Any], ctx: Context) -> Any:
 
 def _set_parts(model: Any, spec: dict[str, Any], ctx: Context) -> stand_ins.MLP:
     """Give ``model`` the grader's parts, pinned to the spec's weights; return the grader's network of those parts."""
-    kind, args = spec["kind"], spec.get("args", [])
     ctx.during = f"setting the grader's parts in {_call(spec)}"
-    parts = [stand_ins.Layer(nin, nout, nonlin) for nin, nout, nonlin in layers(kind, *args, **spec.get("kwargs", {}))]
-    if kind == "Neuron":
-        neuron = parts[0].neurons[0]
+    network = _grader_network(spec)
+    first = network.layers[0]
+    if spec["kind"] == "Neuron":
+        neuron = first.neurons[0]
         model.w, model.b, model.nonlin = neuron.w, neuron.b, neuron.nonlin
-    elif kind == "Layer":
-        model.neurons = parts[0].neurons
+    elif spec["kind"] == "Layer":
+        model.neurons = first.neurons
     else:
-        model.layers = parts
-    network = stand_ins.MLP(parts)
+        model.layers = network.layers
+    return network
+
+
+def _grader_network(spec: dict[str, Any]) -> stand_ins.MLP:
+    """The grader's own network of the spec's shape (a Neuron is a layer of one), pinned to the spec's weights."""
+    network = stand_ins.MLP([stand_ins.Layer(*shape) for shape in layers(
+        spec["kind"], *spec.get("args", []), **spec.get("kwargs", {}))])
     stand_ins.pin(network.parameters(), spec["weights"])
     return network
 
@@ -254,9 +260,7 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
     with grader_engine(mg, spec):
         if spec.get("build", "student") == "parts":
             ctx.during = f"setting up the grader's {_call(spec)}"
-            model = stand_ins.MLP([stand_ins.Layer(*shape) for shape in layers(
-                spec["kind"], *spec.get("args", []), **spec.get("kwargs", {}))])
-            stand_ins.pin(model.parameters(), spec["weights"])
+            model = _grader_network(spec)
             _delegate_zero_grad(mg, model)
             zero_grad = getattr(mg.nn, spec["kind"]).zero_grad
         else:
@@ -308,33 +312,35 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
         if kind != "Neuron" and not hasattr(model, PARTS[kind]):  # another design: measured through parameters()
             params = parameters(model, ctx)
             ctx.during = f"forward pass on x = {x!r}"
-            return {"parts": None, "distinct": len({id(p) for p in params}),
-                    "all_values": all(isinstance(p, value_cls) for p in params),
-                    "data": [number(getattr(p, "data", None)) for p in params], "output": output(model(x))}
+            return _measured(None, params, model, value_cls, x)
         if kind == "Neuron":
             neuron = stand_ins.Neuron(0, _flag(model.nonlin))
             neuron.w, neuron.b = list(model.w), model.b
-            built: list[Any] = [stand_ins.Layer(0, 0)]
-            built[0].neurons = [neuron]
+            built: list[Any] = [neuron]
             parts = [[_size(len(neuron.w)), 1, neuron.nonlin]]
         else:
-            built = list(model.neurons if kind == "Layer" else model.layers)
+            built = list(getattr(model, PARTS[kind]))
             want = stand_ins.Neuron if kind == "Layer" else stand_ins.Layer
             for part in built:
                 if not isinstance(part, want):
-                    raise ProbeError(f"{_call(spec)}.{'neurons' if kind == 'Layer' else 'layers'} holds "
-                                     f"{type(part).__name__} {short_repr(part)}, expected the {inner}s its __init__ made")
+                    raise ProbeError(f"{_call(spec)}.{PARTS[kind]} holds {type(part).__name__} {short_repr(part)}, "
+                                     f"expected the {inner}s its __init__ made")
             parts = [[_size(p.nin), _size(getattr(p, "nout", 1)), _flag(p.nonlin)] for p in built]
-            if kind == "Layer":
-                layer = stand_ins.Layer(0, 0)
-                layer.neurons = built
-                built = [layer]
+        if kind != "MLP":  # the neurons made, as one layer
+            layer = stand_ins.Layer(0, 0)
+            layer.neurons = built
+            built = [layer]
         network = stand_ins.MLP(built)
-        params = network.parameters()
         ctx.during = f"forward pass on x = {x!r} through the parts {_call(spec)} built"
-        return {"parts": parts, "distinct": len({id(p) for p in params}),
-                "all_values": all(isinstance(p, value_cls) for p in params),
-                "data": [number(getattr(p, "data", None)) for p in params], "output": output(network(x))}
+        return _measured(parts, network.parameters(), network, value_cls, x)
+
+
+def _measured(parts: list[list[Any]] | None, params: list[Any], model: Any, value_cls: type,
+              x: list[float]) -> dict[str, Any]:
+    """``nn_structure``'s answer: the parts, what the parameters are, and ``model``'s output on ``x``."""
+    return {"parts": parts, "distinct": len({id(p) for p in params}),
+            "all_values": all(isinstance(p, value_cls) for p in params),
+            "data": [number(getattr(p, "data", None)) for p in params], "output": output(model(x))}
 
 
 def _size(n: Any) -> int:

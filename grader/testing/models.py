@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from grader.judge.answers import ListOutput, Number, Output, ParametersAnswer, StructureAnswer, ValueOutput
-from grader.sandbox.nn_probes import layers
+from grader.sandbox.nn_probes import PARTS, layers
 from grader.testing.comparisons import ABS_TOL, REL_TOL, close, is_number, show
 from grader.testing.outcomes import Failure
 
@@ -215,23 +215,19 @@ def check_structure(got: StructureAnswer, spec: dict[str, Any], x: Sequence[floa
     shape = layers(kind, *spec["args"], **spec.get("kwargs", {}))
     if kind == "Layer":
         shape = [(nin, 1, nonlin) for nin, nout, nonlin in shape for _ in range(nout)]
-    name = {"Neuron": "self.w", "Layer": "self.neurons", "MLP": "self.layers"}[kind]
-    made = got["parts"]
-    if made is None:  # another design than the handout's: the count and the forward pass say what was built
-        made = []
-    elif kind != "Neuron" and len(made) != len(shape):
-        raise Failure(f"{call} made {len(made)} {'neurons' if kind == 'Layer' else 'layers'} in {name}, "
-                      f"expected {len(shape)}")
-    for k, ((nin, nout, nonlin), want) in enumerate(zip(made, shape)):
-        if kind == "Neuron" and nin != want[0]:
-            raise Failure(f"{call} made {nin} weights in self.w, expected {want[0]}")
-        if (nin, nout, nonlin) != want:
-            got_call = (f"Layer({nin}, {nout}, nonlin={nonlin})" if kind == "MLP"
-                        else f"Neuron({nin}, nonlin={nonlin})")
-            expected = (f"Layer({want[0]}, {want[1]}, nonlin={want[2]})" if kind == "MLP"
-                        else f"Neuron({want[0]}, nonlin={want[2]})")
+    made = got["parts"] or []  # None: another design than the handout's; the count and forward pass say what was built
+    if got["parts"] is not None and kind != "Neuron" and len(made) != len(shape):
+        raise Failure(f"{call} made {len(made)} {PARTS[kind]} in self.{PARTS[kind]}, expected {len(shape)}")
+
+    def made_as(nin: int, nout: int, nonlin: bool | None) -> str:
+        return f"Layer({nin}, {nout}, nonlin={nonlin})" if kind == "MLP" else f"Neuron({nin}, nonlin={nonlin})"
+
+    for k, (part, want) in enumerate(zip(made, shape)):
+        if kind == "Neuron" and part[0] != want[0]:
+            raise Failure(f"{call} made {part[0]} weights in self.w, expected {want[0]}")
+        if part != want:
             what = {"Neuron": "it", "Layer": f"neuron {k}", "MLP": f"layer {k}"}[kind]
-            raise Failure(f"{call}: {what} was made as {got_call}, expected {expected}")
+            raise Failure(f"{call}: {what} was made as {made_as(*part)}, expected {made_as(*want)}")
     count = parameter_count(kind, *spec["args"])
     if not got["all_values"]:
         raise Failure(f"the weights and biases {call} made are not all Value objects")
