@@ -10,18 +10,21 @@ those scores are withheld, never counted, and the message names the cause.
 
 Subcommands:
 
-* ``grader grade SUBMISSIONS [-a ID]... [-o OUT] [-j N] [--sandbox B]``: grade a class.
+* ``grader grade SUBMISSIONS [-a ID]... [-o OUT] [-j N] [--deadline TIME] [--sandbox B]``: grade a class
+  (with ``--deadline``, each student git repository at its latest submission at or before TIME).
 * ``grader template [--check]``: regenerate ``student_template/`` from the
   reference's solution markers (or check that it is up to date).
 * ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
-* ``grader release -o OUT``: the student release (template, notebooks,
-  handouts, public tests, the grader, a classroom workflow).
+* ``grader release -o OUT [--classroom50 DIR]``: the student release (template,
+  notebooks, handouts, public tests, the grader, a self-check workflow) and the
+  Classroom 50 autograders for the teacher's config repository.
 * ``grader merge OUT... -o MERGED``: combine shard outputs (``grade --shard K/N``).
 * ``grader report GRADED``: the class report, ``GRADED/report.html``.
 * ``grader gradescope -a ID -o autograder.zip``: a Gradescope autograder;
   ``grader autograde`` is what its ``run_autograder`` calls.
-* ``grader check [PATH] [-a ID]... [--format text|json|junit|github] [--sandbox B]``:
-  a student's self-check on the public tests (exit 0 only when all pass).
+* ``grader check [PATH] [-a ID]... [--format text|json|junit|github|classroom50] [--sandbox B]``:
+  a student's self-check on the public tests (exit 0 only when all pass; with ``classroom50``, which writes
+  ``result.json`` and ``release-body.md`` for Classroom 50, whenever grading ran).
 
 ``--sandbox auto|linux|portable`` picks the sandbox backend (see :mod:`grader.judge.backends`).
 Each subcommand is a module of :mod:`grader.commands`, imported only when it runs.
@@ -70,6 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", default="grading-output", metavar="OUT", help="output folder (default: %(default)s)")
     p.add_argument("-j", "--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N", help="parallel judges (default: cores)")
     p.add_argument("--force", action="store_true", help="re-grade submissions that already have complete results in OUT")
+    p.add_argument("--deadline", metavar="TIME",
+                   help="grade each student git repository in SUBMISSIONS at its latest submit/* tag (or, without "
+                   "tags, commit) at or before TIME (ISO 8601, e.g. 2026-11-30T23:59 local time or "
+                   "2026-11-30T22:59Z); a repository with nothing before TIME is graded at its latest and marked late")
     p.add_argument("--format", choices=["csv", "junit"], default="csv",
                    help="gradebook: grades.csv (always) and, with junit, grades.junit.xml for other CI systems")
     p.add_argument("--shard", metavar="K/N", help="grade only shard K of N (by a hash of the student id); "
@@ -81,13 +88,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
                    help="folder holding micrograd/ (or engine.py/nn.py), a .zip or a .ipynb (default: .)")
     p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to check (repeatable; default: all)")
-    p.add_argument("--format", choices=["text", "json", "junit", "github"], default="text",
-                   help="output: text (default), json, junit XML, or github (annotations, job summary, classroom result)")
+    p.add_argument("--format", choices=["text", "json", "junit", "github", "classroom50"], default="text",
+                   help="output: text (default), json, junit XML, github (annotations and a job summary for GitHub "
+                   "Actions), or classroom50 (result.json and release-body.md in the current folder, for a Classroom "
+                   "50 autograder.py; exit 0 whenever grading ran)")
     _sandbox_option(p)
     p.set_defaults(command_module="check")
 
     p = sub.add_parser("release", help="build what students receive (template, notebooks, handouts, public tests)")
     p.add_argument("-o", "--output", required=True, metavar="OUT", help="new folder for the release")
+    p.add_argument("--classroom50", metavar="DIR", help="new folder for the Classroom 50 autograders of the "
+                   "teacher's config repository (default: OUT-classroom50)")
     p.set_defaults(command_module="release")
 
     p = sub.add_parser("merge", help="merge the output folders of sharded `grader grade --shard K/N` runs")

@@ -15,6 +15,7 @@ gradebook): a reader, or a run interrupted by ``kill -9``, never sees half a fil
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import stat
@@ -175,8 +176,20 @@ def temporary_folder(prefix: str) -> Iterator[Path]:
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file and a rename, so a reader never sees half of it."""
+    """Write ``text`` (UTF-8) to ``path`` through a temporary file and a rename, so a reader never sees half of it.
+
+    The temporary file is created new (``O_CREAT | O_EXCL`` under a random name, with the permissions the umask
+    gives), so nothing planted in the folder (a symbolic or hard link) is ever written through; the rename replaces a
+    link at ``path`` itself instead of following it.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    name = str(path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp"))
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
+        raise

@@ -12,8 +12,11 @@ from __future__ import annotations
 import os
 import re
 import textwrap
+import time
 import zipfile
 from pathlib import Path
+
+import psutil
 
 ROOT = Path(__file__).resolve().parent.parent
 CORRECT = (ROOT / "reference" / "micrograd" / "engine.py").read_text(encoding="utf-8")
@@ -456,3 +459,22 @@ def stub_with_forgery(folder: Path, strategy: str) -> Path:
     write(folder, with_import_code(FORGE_TEMPLATE.format(strategy=strategy), engine))
     (folder / "micrograd" / "nn.py").write_text((ROOT / "student_template" / "micrograd" / "nn.py").read_text())
     return folder
+
+
+def dead_within(process: psutil.Process, seconds: float = 10.0) -> bool:
+    """Whether ``process`` has ended (or is a zombie, dead and waiting to be reaped) within ``seconds``.
+
+    A killed process does not vanish at once: SIGKILL is delivered asynchronously, and a launcher
+    can take a second or two to go under load, so a test waits with a deadline instead of probing once.
+    """
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if not process.is_running() or process.status() == psutil.STATUS_ZOMBIE:
+                return True
+        except psutil.NoSuchProcess:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+

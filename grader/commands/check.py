@@ -5,11 +5,18 @@ Grades one submission (a folder holding ``micrograd/`` or flat files, a
 sandbox as ``grader grade``. It needs neither the hidden tests nor the
 reference solution, so it runs in a student's copy of the release, in
 classroom CI, or in Colab.
+
+With ``--format classroom50`` it is what a Classroom 50 ``autograder.py`` runs: it writes ``result.json`` and
+``release-body.md`` into the current folder (:mod:`grader.outputs.classroom50`) and exits 0 whenever grading ran,
+the score being in the file; when the grader itself failed it writes no ``result.json`` and exits non-zero, which the
+runner records as an error, never as a score.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from pathlib import Path
 
@@ -18,7 +25,7 @@ from grader.course.config import Course
 from grader.errors import GRADER_ERROR, GraderError
 from grader.grading.one import JudgeFailed, grade_one
 from grader.judge.backends import choose
-from grader.outputs import formats
+from grader.outputs import classroom50, formats
 from grader.outputs.inert import terminal
 from grader.outputs.self_check import CheckResult
 
@@ -51,12 +58,24 @@ def check(course: Course, path: Path, assignment_ids: list[str] | None = None, s
 
 
 def run(args: argparse.Namespace) -> int:
-    """``grader check [PATH]``: a student's self-check on the public tests (exit 0 only when all pass)."""
+    """``grader check [PATH]``: a student's self-check on the public tests (exit 0 only when all pass; with
+    ``--format classroom50``, whenever grading ran)."""
     course = course_of(args)
     choice = choose(args.sandbox)
     if choice.kind == "portable":
         print(choice.describe(), file=sys.stderr)
+    if args.format == "classroom50":
+        classroom50.clear(Path.cwd())  # no result.json from an earlier run (or a commit) outlives a failed one
     result = check(course, Path(args.path), args.assignment or None, sandbox=choice.kind)
+    if args.format == "classroom50":
+        print(terminal(formats.text(result)))
+        if result.withheld:
+            return GRADER_ERROR
+        written = classroom50.write(result, Path.cwd(), os.environ)
+        doc = json.loads(written.read_text(encoding="utf-8"))
+        print(f"Classroom 50: wrote {classroom50.RESULT_FILE} and {classroom50.BODY_FILE} "
+              f"({doc['score']} / {doc['max-score']} points)")
+        return 0
     render = {"text": formats.text, "json": formats.as_json, "junit": formats.check_junit, "github": formats.github}
     shown = render[args.format](result)
     print(terminal(shown) if args.format in ("text", "github") else shown)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from datetime import timezone
 from pathlib import Path
 
 from grader.commands import course_of
@@ -12,6 +13,7 @@ from grader.errors import GRADER_ERROR
 from grader.grading.batch import grade
 from grader.grading.progress import Progress
 from grader.grading.shard import parse_shard
+from grader.intake.git_history import parse_deadline
 from grader.judge.backends import PORTABLE_WARNING, choose
 from grader.outputs.gradebook import table
 from grader.outputs.inert import terminal
@@ -31,6 +33,12 @@ def withheld_message(withheld: list[tuple[str, str, str]]) -> str:
     return "\n".join(lines)
 
 
+def course_changed_line(changed: dict[str, tuple[str, int]]) -> str:
+    """One line naming the assignments graded again because the course changed since their kept results."""
+    parts = [f"{aid} ({what}; {count} submission(s))" for aid, (what, count) in changed.items()]
+    return f"Course content changed since the kept results, graded again: {'; '.join(parts)}."
+
+
 def run(args: argparse.Namespace) -> int:
     """``grader grade``: grade a class, print the gradebook, the hardest tests and the sandbox's layers."""
     course = course_of(args)
@@ -40,11 +48,19 @@ def run(args: argparse.Namespace) -> int:
     if choice.kind == "portable":
         print(f"{PORTABLE_WARNING}\n({choice.describe()})", file=sys.stderr)
 
+    deadline = parse_deadline(args.deadline) if args.deadline else None
+    if deadline is not None:
+        print(f"Deadline: {deadline.isoformat(timespec='seconds')} ({deadline.astimezone(timezone.utc):%Y-%m-%dT%H:%M:%SZ})",
+              file=sys.stderr)
     with Progress(sys.stderr) as progress:
         run = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress,
-                    force=args.force, shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind)
+                    force=args.force, shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind,
+                    deadline=deadline)
+
     elapsed = time.monotonic() - started
     print(table(run.assignments, run.grades))
+    if run.course_changed:
+        print("\n" + course_changed_line(run.course_changed))
     kept = f" (kept {len(run.skipped)} complete result(s) from an earlier run; --force re-grades them)" if run.skipped else ""
     print(
         f"\nGraded {len(run.graded)} submission(s) on {len(run.assignments)} assignment(s) in {elapsed:.1f} s "

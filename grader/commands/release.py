@@ -1,4 +1,4 @@
-"""``grader release -o OUT``: build what students receive."""
+"""``grader release -o OUT [--classroom50 DIR]``: what students receive, and the teacher's Classroom 50 autograders."""
 
 from __future__ import annotations
 
@@ -6,13 +6,20 @@ import argparse
 from pathlib import Path
 
 from grader.commands import course_of
-from grader.course.release import build_release
+from grader.course.classroom50 import build_classroom50
+from grader.course.release import WORKFLOW_NAME, build_release
 
 
 def run(args: argparse.Namespace) -> int:
-    """``grader release -o OUT``."""
+    """``grader release -o OUT``: the student release in OUT, the Classroom 50 autograders in DIR (OUT-classroom50)."""
     course = course_of(args)
-    files = build_release(course, Path(args.output))
-    print(f"wrote the student release to {args.output} ({len(files)} files): micrograd/ template, notebooks/, "
-          "assignments/<id>/ (handout, public tests), grader/, README.md, .github/workflows/classroom.yml")
+    out = Path(args.output)
+    teacher = Path(args.classroom50) if args.classroom50 else out.with_name(out.name + "-classroom50")
+    files = build_release(course, out)
+    bundle = build_classroom50(course, teacher)
+    print(f"wrote the student release to {out} ({len(files)} files): micrograd/ template, notebooks/, "
+          f"assignments/<id>/ (handout, public tests), grader/, README.md, .github/workflows/{WORKFLOW_NAME}")
+    print(f"wrote the Classroom 50 autograders to {teacher}: autograders/<slug>/ for "
+          f"{', '.join(bundle.slugs.values())} and runtime.json (Python {bundle.lock.python_minor}); "
+          f"copy them into your classroom50 config repository (see {teacher / 'README.md'})")
     return 0

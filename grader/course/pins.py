@@ -66,10 +66,10 @@ class Lock:
     def text(self) -> str:
         """The lock as a pip requirements file, with a header saying where it comes from."""
         lines = [
-            "# Written by `grader gradescope`: the grader's runtime dependencies and their",
-            "# whole dependency closure, pinned to the versions installed where the zip was",
+            "# Written by `grader gradescope` or `grader release`: the grader's runtime dependencies",
+            "# and their whole dependency closure, pinned to the versions installed where it was",
             f"# built ({self.environment}, Python {self.python}, {platform.system()} {platform.machine()}).",
-            "# To refresh: validate the course in an updated environment and rebuild the zip.",
+            "# To refresh: validate the course in an updated environment and build it again.",
             f"# python: {self.python}",
         ]
         for pin in self.pins:

@@ -1,7 +1,7 @@
 """``grader release -o OUT``: what students receive.
 
-The release is a folder (ready to become a GitHub Classroom template
-repository) holding:
+The release is a folder (ready to become the template repository of a
+Classroom 50 assignment, or of any GitHub organisation) holding:
 
 * ``micrograd/``: the student template (stubs, signatures, docstrings);
 * ``student_template/micrograd/``: an untouched copy of it, so ``grader
@@ -20,8 +20,14 @@ repository) holding:
   checkpoints, grader output and OS files stay out of a student's commits;
 * ``.devcontainer/devcontainer.json``: GitHub Codespaces or a VS Code dev
   container with the grader installed and the Python and Jupyter extensions;
-* ``.github/workflows/classroom.yml``: runs ``grader check --format github``
-  on every push and hands its result to the classroom autograding reporter.
+* ``.github/workflows/self-check.yml``: runs ``grader check --format github``
+  on every push to a branch (annotations and a job summary). Its name leaves
+  ``autograde.yaml`` to Classroom 50, whose caller workflow has that reserved
+  name; GitHub Classroom's autograding reporter is not used (GitHub Classroom
+  was shut down on 28 August 2026).
+
+The Classroom 50 autograders, for the teacher's config repository, are built
+next to it (:mod:`grader.course.classroom50`).
 
 Nothing of ``reference/`` is copied.
 """
@@ -39,34 +45,41 @@ from grader.course.config import Course
 from grader.course.handouts import build_notebook
 from grader.errors import GraderError
 
+WORKFLOW_NAME = "self-check.yml"
+"""The student repository's own workflow; ``autograde.yaml`` is Classroom 50's reserved name (its caller workflow)."""
+
 WORKFLOW = """\
-name: Autograding Tests
-on: [push, workflow_dispatch, repository_dispatch]
+# The public self-check on every push to a branch (not on submit/* tags, which
+# Classroom 50's own autograde.yaml grades): the same `grader check` students run
+# on their laptops, with annotations at the failing lines and a job summary.
+name: micrograd self-check
+on:
+  push:
+    branches: ["**"]
+  pull_request:
+  workflow_dispatch:
 permissions:
-  checks: write
-  actions: read
   contents: read
 jobs:
-  run-autograding-tests:
+  self-check:
     runs-on: ubuntu-latest
-    if: github.actor != 'github-classroom[bot]'
+    timeout-minutes: 15
     steps:
       - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
         with:
-          python-version: "3.11"
+          python-version: "3.12"
+      # ubuntu-latest (Ubuntu 24.04) restricts unprivileged user namespaces with
+      # AppArmor. This runner is a virtual machine discarded after the job, so the
+      # grader's sandbox may use them: your code then runs in its own user, PID,
+      # mount and network namespaces. Without this step the sandbox runs with
+      # Landlock and resource limits only, and the points are the same.
+      - name: Allow the sandbox's user namespaces
+        run: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 || true
       - name: Install the grader
         run: python -m pip install --quiet .
       - name: micrograd self-check
-        id: micrograd
         run: grader check --format github
-      - name: Autograding Reporter
-        if: always()
-        uses: classroom-resources/autograding-grading-reporter@v1
-        env:
-          MICROGRAD_RESULTS: "${{ steps.micrograd.outputs.result }}"
-        with:
-          runners: micrograd
 """
 
 README = """\
@@ -181,8 +194,12 @@ changed (`student_template/` keeps the untouched stubs it compares with).
 
 ## Submit
 
-Push to your classroom repository: the workflow in `.github/workflows/`
-runs the same self-check and reports your points. Your instructor grades
+Commit and push to your course repository. On every push, the workflow in
+`.github/workflows/self-check.yml` runs the same self-check on GitHub and
+shows your points in the run's summary (the **Actions** tab). If your course
+uses Classroom 50, submit as your instructor says (`gh student submit`): its
+autograder runs the public tests on the submitted commit and publishes your
+points on the submission's Release. Your instructor grades
 `micrograd/engine.py` and `micrograd/nn.py` (or your notebook) with the hidden
 tests after the deadline. The `.gitignore` keeps `.venv/` and other generated
 files out of your commits.
@@ -288,7 +305,7 @@ def build_release(course: Course, dest: Path) -> list[Path]:
     (dest / ".devcontainer").mkdir()
     (dest / ".devcontainer" / "devcontainer.json").write_text(json.dumps(DEVCONTAINER, indent=2) + "\n",
                                                                encoding="utf-8")
-    workflow = dest / ".github" / "workflows" / "classroom.yml"
+    workflow = dest / ".github" / "workflows" / WORKFLOW_NAME
     workflow.parent.mkdir(parents=True)
     workflow.write_text(WORKFLOW, encoding="utf-8")
     return sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file())

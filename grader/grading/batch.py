@@ -17,7 +17,6 @@ completes; ``grades.csv`` is rebuilt from the results files at the end.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 import subprocess
@@ -26,16 +25,19 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 
 from grader.course.config import Assignment, Course
 from grader.errors import GraderError, SubmissionError
 from grader.files import remove_tree
 from grader.grading.claims import ClaimQueue
+from grader.grading.freshness import course_fingerprints, stale, submission_fingerprint
 from grader.grading.manifest import Job, Manifest, Part
 from grader.grading.shard import shard_of
 from grader.intake.candidates import choose
+from grader.intake.git_history import is_repository, read_at_deadline
 from grader.intake.submission import Submission, discover, read_submission, stage, student_id
 from grader.judge.backends import choose as choose_backend
 from grader.judge.linux_worker import prepare_runtime
@@ -62,6 +64,8 @@ class GradeRun:
         grades: One grade per submission (graded now or before).
         graded: Student ids graded in this run.
         skipped: Student ids whose complete results were kept from an earlier run.
+        course_changed: Assignment id to (what of the course changed since its kept results, how many
+            submissions were graded again on it because of that).
         isolation: Sandbox layer name to the set of statuses reported by the workers.
         items: Per-test statistics over the class, worst first.
     """
@@ -70,6 +74,7 @@ class GradeRun:
     grades: list[StudentGrade] = field(default_factory=list)
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    course_changed: dict[str, tuple[str, int]] = field(default_factory=dict)
     isolation: dict[str, set[str]] = field(default_factory=dict)
     items: list[Item] = field(default_factory=list)
 
@@ -79,28 +84,39 @@ class GradeRun:
         return [(g.student, a, reason) for g in self.grades for a, reason in g.withheld.items()]
 
 
-def fingerprint(sub: Submission) -> str:
-    """SHA-256 over what was read from a submission (paths, contents, read error)."""
-    digest = hashlib.sha256(sub.error.encode())
-    for path in sorted(sub.files):
-        digest.update(b"\0" + path.encode() + b"\0" + hashlib.sha256(sub.files[path]).digest())
-    return digest.hexdigest()
+def read_entry(entry: Path, deadline: datetime | None = None) -> Submission:
+    """Read one submission entry: with a ``deadline``, a git repository at its latest submission at or before it
+    (:func:`grader.intake.git_history.read_at_deadline`); anything else as it is (:func:`read_submission`)."""
+    if deadline is None:
+        return read_submission(entry)
+    if is_repository(entry):
+        return read_at_deadline(entry, deadline)
+    sub = read_submission(entry)
+    sub.notes.insert(0, "not a git repository: graded as it is (--deadline chooses a commit in git repositories only)")
+    return sub
 
 
-def is_complete(out: Path, assignments: list[Assignment], student: str, print_: str) -> bool:
-    """Whether every assignment has a results.json for this very content."""
+def stale_assignments(out: Path, assignments: list[Assignment], student: str, print_: str,
+                      course: dict[str, dict[str, str]]) -> dict[str, str]:
+    """The assignments whose kept result does not stand, each with why (:func:`grader.grading.freshness.stale`;
+    ``"new"`` without a result, ``"withheld"`` for a score the grader could not give)."""
+    why: dict[str, str] = {}
     for a in assignments:
         doc = read_results(out, a, student)
-        if doc is None or grader_data(doc).get("fingerprint") != print_ or withheld(doc):
-            return False
-    return True
+        if doc is None:
+            why[a.id] = "new"
+        elif withheld(doc):
+            why[a.id] = "withheld"
+        elif reason := stale(grader_data(doc), print_, course[a.id]):
+            why[a.id] = reason
+    return why
 
 
-def written_since(out: Path, assignments: list[Assignment], student: str, since: float) -> bool:
-    """Whether every assignment's results.json of ``student`` was written at or after ``since`` (epoch seconds)."""
-    for a in assignments:
+def written_since(out: Path, assignment_ids: list[str], student: str, since: float) -> bool:
+    """Whether every given assignment's results.json of ``student`` was written at or after ``since`` (epoch seconds)."""
+    for aid in assignment_ids:
         try:
-            if (out / a.id / student / "results.json").stat().st_mtime < since:
+            if (out / aid / student / "results.json").stat().st_mtime < since:
                 return False
         except OSError:
             return False
@@ -108,18 +124,22 @@ def written_since(out: Path, assignments: list[Assignment], student: str, since:
 
 
 def intake(sub: Submission, index: int, assignments: list[Assignment], stage_root: Path, print_: str,
-           template: Path | None = None) -> Job:
-    """Stage one read submission for every assignment (``template``: the course's template folder)."""
-    job = Job(sub.id, index, fingerprint=print_)
+           template: Path | None = None, course: dict[str, dict[str, str]] | None = None) -> Job:
+    """Stage one read submission for each of ``assignments`` (``template``: the course's template folder;
+    ``course``: the course's fingerprints per assignment, stored with each result)."""
+    origin = asdict(sub.origin) if sub.origin is not None else {}
+    job = Job(sub.id, index, fingerprint=print_, origin=origin)
     for a in assignments:
         base = stage_root / f"{index:06d}" / a.id
+        prints = dict((course or {}).get(a.id, {}))
+        notes = ([sub.origin.note] if sub.origin is not None else []) + sub.notes
         try:
             chosen = choose(sub, a.files, a.id, template)  # .py files or notebook; notes say which
             stage(chosen.sources, base / "code")
-            job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=(sub.notes + chosen.notes)[:20],
-                                   line_map=chosen.line_map)
+            job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=(notes + chosen.notes)[:20],
+                                   line_map=chosen.line_map, course=prints)
         except SubmissionError as exc:
-            job.parts[a.id] = Part(error=str(exc), notes=sub.notes[:20])
+            job.parts[a.id] = Part(error=str(exc), notes=notes[:20], course=prints)
     return job
 
 
@@ -159,6 +179,8 @@ class Plan:
         entries: Every submission entry of the class (or of the shard).
         todo: The submissions to grade now, staged.
         skipped: Student ids whose complete results for the same content are kept.
+        course_changed: Assignment id to (the parts of the course that changed since its kept results, how many
+            submissions are graded again on it for that reason).
         work: The run's working folder (removed at the end), inside ``instructor``.
         instructor: ``OUT/_instructor``: logs and working folders.
         base: The manifest every judge of the run starts from (its name and file differ).
@@ -171,11 +193,14 @@ class Plan:
     work: Path
     instructor: Path
     base: Manifest
+    course_changed: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 def plan(course: Course, submissions: Path, assignments: list[Assignment], out: Path, force: bool,
-         shard: tuple[int, int] | None, sandbox: str) -> Plan:
-    """Read every submission (never running it), keep complete results, stage the rest into a working folder.
+         shard: tuple[int, int] | None, sandbox: str, deadline: datetime | None = None) -> Plan:
+    """Read every submission (never running it), keep the results that still stand, stage the rest into a working
+    folder: a submission is graded again on the assignments whose result is missing, withheld, or made from other
+    content (the submission's, or the course's: :mod:`grader.grading.freshness`).
 
     Raises:
         GraderError: If there is no submission.
@@ -194,22 +219,31 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], out: 
     remove_tree(work)
     todo: list[Job] = []
     skipped: list[str] = []
+    prints = course_fingerprints(course, assignments)
+    changed: dict[str, tuple[str, int]] = {}
     try:
         runtime = prepare_runtime(work / "runtime")
         for index, entry in enumerate(entries):
-            sub = read_submission(entry)
-            print_ = fingerprint(sub)
-            if not force and is_complete(out, assignments, sub.id, print_):
+            sub = read_entry(entry, deadline)
+            print_ = submission_fingerprint(sub)
+            why = {a.id: "forced" for a in assignments} if force else stale_assignments(out, assignments, sub.id,
+                                                                                        print_, prints)
+            if not why:
                 skipped.append(sub.id)
                 continue
-            todo.append(intake(sub, index, assignments, work / "stage", print_, course.template_dir))
+            for aid, reason in why.items():
+                if reason not in ("new", "withheld", "submission", "forced"):
+                    changed[aid] = (reason, changed.get(aid, ("", 0))[1] + 1)
+            todo.append(intake(sub, index, [a for a in assignments if a.id in why], work / "stage", print_,
+                               course.template_dir, prints))
     except BaseException:
         remove_tree(work)
         raise
     hide = [str(course.root), str(submissions), str(out)]
-    base = Manifest(str(course.root), str(runtime), [a.id for a in assignments], True, todo, hide=hide, out=str(out),
+    needed = [a.id for a in assignments if any(a.id in job.parts for job in todo)]  # judges collect only these tests
+    base = Manifest(str(course.root), str(runtime), needed, True, todo, hide=hide, out=str(out),
                     queue=str(work / "queue"), slots=MAX_SLOTS, sandbox=sandbox)
-    return Plan(assignments, entries, todo, skipped, work, instructor, base)
+    return Plan(assignments, entries, todo, skipped, work, instructor, base, changed)
 
 
 class JudgePool:
@@ -254,11 +288,12 @@ class JudgePool:
 
     def give_up(self, job: Job, reason: str) -> None:
         """Write a withheld record for a submission its judge ended without grading (unless it was written)."""
-        if not written_since(self.out, self.plan.assignments, job.id, self.started):
+        if not written_since(self.out, list(job.parts), job.id, self.started):
             for a in self.plan.assignments:
-                error = job.parts[a.id].error
-                record = empty_record(error=error) if error else empty_record(grader_error=reason)
-                write_submission(self.out, a, job.id, record, job.fingerprint)
+                if a.id in job.parts:
+                    error = job.parts[a.id].error
+                    record = empty_record(error=error) if error else empty_record(grader_error=reason)
+                    write_submission(self.out, a, job.id, record, job.stamp(a.id))
         self.report(job)
 
     def run(self, jobs: int) -> None:
@@ -269,7 +304,7 @@ class JudgePool:
             while pending:
                 _, pending = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
                 for job in self.plan.todo:  # judges write results as they go: report each as soon as it is there
-                    if job.id not in self.reported and written_since(self.out, self.plan.assignments, job.id,
+                    if job.id not in self.reported and written_since(self.out, list(job.parts), job.id,
                                                                       self.started):
                         self.report(job)
                 with self.lock:
@@ -305,6 +340,7 @@ def grade(
     force: bool = False,
     shard: tuple[int, int] | None = None,
     sandbox: str | None = None,
+    deadline: datetime | None = None,
 ) -> GradeRun:
     """Grade every submission in ``submissions`` on the chosen assignments: plan, run the judges, collect.
 
@@ -319,6 +355,8 @@ def grade(
         force: Re-grade submissions that already have complete results.
         shard: ``(K, N)``: grade only the students of shard K of N (see :mod:`grader.grading.shard`).
         sandbox: The sandbox backend, ``"linux"`` or ``"portable"``; None picks it (:func:`grader.judge.backends.choose`).
+        deadline: Grade each git repository of ``submissions`` at its latest ``submit/*`` tag (or commit) at or
+            before this instant (:mod:`grader.intake.git_history`); None grades every entry as it is.
 
     Returns:
         A :class:`GradeRun`.
@@ -332,9 +370,11 @@ def grade(
     work: Path | None = None
     run = GradeRun(assignments)
     try:
-        the_plan = plan(course, submissions, assignments, out, force, shard, sandbox or choose_backend("auto").kind)
+        the_plan = plan(course, submissions, assignments, out, force, shard, sandbox or choose_backend("auto").kind,
+                        deadline)
         work = the_plan.work
         run.skipped = the_plan.skipped
+        run.course_changed = the_plan.course_changed
         pool = JudgePool(the_plan, out, progress)
         pool.run(jobs)
         run.graded = list(pool.reported)

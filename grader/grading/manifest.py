@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.intake.cellmap import LineMap
+from grader.outputs.records import Stamp
 
 
 @dataclass
@@ -28,6 +29,8 @@ class Part:
             and which of its files or notebooks was graded when it held several.
         line_map: For a notebook, where each line of the staged module comes from in
             it (the judge locates the sandbox's errors with it); None otherwise.
+        course: The course's fingerprints for this assignment
+            (:func:`grader.grading.freshness.course_fingerprints`), stored with the result.
     """
 
     code_dir: str = ""
@@ -35,6 +38,7 @@ class Part:
     error: str = ""
     notes: list[str] = field(default_factory=list)
     line_map: LineMap | None = None
+    course: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -47,12 +51,23 @@ class Job:
         parts: Assignment id to :class:`Part`.
         fingerprint: SHA-256 of what was read from the submission; stored in
             results.json so a re-run knows whether a result is for this content.
+        origin: For a submission read from git at a deadline, the commit graded
+            (:class:`grader.intake.submission.Origin` as a dict); empty otherwise.
+
+    Only the assignments in ``parts`` are graded: a re-run grades again only the
+    assignments whose kept result no longer stands.
     """
 
     id: str
     index: int
     parts: dict[str, Part] = field(default_factory=dict)
     fingerprint: str = ""
+    origin: dict[str, Any] = field(default_factory=dict)
+
+    def stamp(self, assignment_id: str) -> Stamp:
+        """What the result of this submission on one assignment is made from (stored in its results.json)."""
+        part = self.parts.get(assignment_id)
+        return Stamp(fingerprint=self.fingerprint, course=dict(part.course) if part else {}, origin=dict(self.origin))
 
 
 @dataclass
@@ -97,7 +112,8 @@ class Manifest:
         """Read a manifest written by :meth:`dump`."""
         raw: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
         jobs = [
-            Job(j["id"], j["index"], {a: Part(**p) for a, p in j["parts"].items()}, j.get("fingerprint", ""))
+            Job(j["id"], j["index"], {a: Part(**p) for a, p in j["parts"].items()}, j.get("fingerprint", ""),
+                j.get("origin") or {})
             for j in raw.pop("jobs")
         ]
         return cls(**raw, jobs=jobs)

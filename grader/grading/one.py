@@ -15,7 +15,8 @@ from typing import Any
 from grader.course.config import Assignment, Course
 from grader.errors import GraderError
 from grader.files import temporary_folder
-from grader.grading.batch import fingerprint, intake, run_judge
+from grader.grading.batch import intake, run_judge
+from grader.grading.freshness import submission_fingerprint
 from grader.grading.manifest import Manifest
 from grader.intake.submission import read_submission
 from grader.judge.linux_worker import prepare_runtime
@@ -56,7 +57,7 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
     with temporary_folder("grader-one-") as tmp:
         sub = read_submission(path)
         sub.id = student
-        job = intake(sub, 0, assignments, tmp / "stage", fingerprint(sub), course.template_dir)
+        job = intake(sub, 0, assignments, tmp / "stage", submission_fingerprint(sub), course.template_dir)
         out = tmp / "out"
         manifest = Manifest(str(course.root), str(prepare_runtime(tmp / "runtime")), [a.id for a in assignments],
                             include_hidden, [job], hide=[str(course.root), str(out), *map(str, hide or [])],

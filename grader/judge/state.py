@@ -84,7 +84,8 @@ class GradingState:
 
 
 class EmptySlots:
-    """Ends, without running or reporting them, the tests of a slot whose claim found the queue empty."""
+    """Ends, without running or reporting them, the tests of a slot whose claim found the queue empty, and the tests
+    of an assignment its submission is not graded on in this run (its kept result still stands)."""
 
     def __init__(self, state: GradingState) -> None:
         self.state = state
@@ -92,6 +93,9 @@ class EmptySlots:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
         param = submission_of(item)
-        if param is not None and self.state.run(param) is None:
+        if param is None:
+            return None
+        run = self.state.run(param)
+        if run is None or self.state.assignment_of(item).id not in run.job.parts:
             return True
         return None

@@ -216,7 +216,8 @@ class SubmissionRun:
         self.finished = True
         if self.out is not None:
             for state in self.parts.values():
-                write_submission(self.out, state.assignment, self.job.id, self.record_of(state), self.job.fingerprint)
+                write_submission(self.out, state.assignment, self.job.id, self.record_of(state),
+                                 self.job.stamp(state.assignment.id))
 
     @staticmethod
     def record_of(state: PartState) -> JudgeRecord:

@@ -4,20 +4,17 @@
   teaching feedback;
 * ``json``: the same as data;
 * ``junit``: JUnit XML (one ``testsuite`` per assignment), read by most CI systems;
-* ``github``: for GitHub Actions and GitHub Classroom: an ``::error``
-  annotation per failing test (at the student's line when the failure is an
-  exception in their code), a Markdown job summary appended to
-  ``$GITHUB_STEP_SUMMARY``, and the ``result`` step output appended to
-  ``$GITHUB_OUTPUT``: base64 of the JSON the classroom autograding reporter
-  reads (``version``, ``status`` pass/fail/error, ``max_score``, ``tests[]``
-  with ``name``, ``status``, ``score``, ``message``, ``line_no``,
-  ``duration``), whose points are the sum of the per-test scores so partial
-  credit is reported as such.
+* ``github``: for GitHub Actions: an ``::error`` annotation per failing test
+  (at the student's line when the failure is an exception in their code) and
+  a Markdown job summary appended to ``$GITHUB_STEP_SUMMARY``. It no longer
+  writes the ``result`` step output GitHub Classroom's reporter read: GitHub
+  Classroom was shut down on 28 August 2026, and Classroom 50 reads the
+  ``result.json`` that ``--format classroom50`` writes
+  (:mod:`grader.outputs.classroom50`).
 """
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import re
@@ -140,27 +137,6 @@ def check_junit(result: CheckResult) -> str:
     return junit((a.id, result.tests(a)) for a in result.assignments)
 
 
-def classroom_payload(result: CheckResult) -> dict[str, Any]:
-    """The JSON the GitHub Classroom autograding reporter reads from a runner's ``result`` output."""
-    tests = []
-    for a in result.assignments:
-        for t in result.tests(a):
-            where = WHERE.search(t["output"])
-            tests.append({
-                "name": f"{a.id}: {t['name']}",
-                "status": "pass" if t["status"] == "passed" else "fail",
-                "score": t["score"],
-                "message": t["output"][:2000] if t["status"] != "passed" else "",
-                "line_no": int(where.group(2)) if where else 0,
-                "filename": where.group(1) if where else "",
-                "duration": int(1000 * float((t.get("extra_data") or {}).get("duration", 0) or 0)),
-            })
-    errored = any(result.problems(a) for a in result.assignments) or bool(result.withheld)
-    max_score = sum(result.score(a)[1] for a in result.assignments)
-    status = "error" if errored else ("pass" if result.passed else "fail")
-    return {"version": 1, "status": status, "max_score": max_score, "tests": tests}
-
-
 def _escape(message: str) -> str:
     """Escape a workflow-command message (GitHub's rules for %, CR and LF)."""
     return message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -171,7 +147,7 @@ def _escape_property(value: str) -> str:
 
 
 def github(result: CheckResult, env: dict[str, str] | None = None) -> str:
-    """Annotations (returned, for stdout); job summary and ``result`` output written to the files named in ``env``."""
+    """Annotations (returned, for stdout); the job summary appended to ``$GITHUB_STEP_SUMMARY`` when ``env`` names it."""
     env = dict(os.environ) if env is None else env
     lines = []
     for a in result.assignments:
@@ -187,10 +163,6 @@ def github(result: CheckResult, env: dict[str, str] | None = None) -> str:
             location = f"file={where.group(1)},line={where.group(2)}," if where else ""
             title = _escape_property(f"{a.id}: {t['name']}")
             lines.append(f"::error {location}title={title}::{_escape(t['output'] or 'failed')}")
-    payload = base64.b64encode(json.dumps(classroom_payload(result)).encode()).decode()
-    if env.get("GITHUB_OUTPUT"):
-        with open(env["GITHUB_OUTPUT"], "a", encoding="utf-8") as f:
-            f.write(f"result={payload}\n")
     if env.get("GITHUB_STEP_SUMMARY"):
         with open(env["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as f:
             f.write(summary_markdown(result))

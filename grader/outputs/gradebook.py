@@ -3,7 +3,10 @@
 ``grades.csv`` has one row per student (a cell a spreadsheet would read as a
 formula starts with an apostrophe; see :mod:`grader.outputs.inert`): ``student``, one column per
 assignment (points), ``total``, and ``notes`` (one-line reasons for anything
-that could not be graded). The first data row is not special; the maximum
+that could not be graded); and, when any submission was read from a git
+repository at a deadline (``grader grade --deadline``), ``commit``,
+``commit_time`` (the committer date, UTC) and ``late`` (``yes``/``no``) after
+``total``. The first data row is not special; the maximum
 points are printed in the summary table's header. A score withheld because
 the grader itself failed is an empty cell (and an empty total), never 0,
 with the reason in ``notes``.
@@ -13,8 +16,11 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from grader.course.config import Assignment
 from grader.files import write_atomic
@@ -36,12 +42,15 @@ class StudentGrade:
         scores: Assignment id to (score, max score) in points.
         notes: One-line reasons for anything that could not be graded.
         withheld: Assignment id to why its score is withheld (a grader error).
+        origin: For a submission read from git at a deadline: ``commit``, ``time`` and ``late``, as checked by
+            :func:`origin_of`; empty otherwise.
     """
 
     student: str
     scores: dict[str, tuple[float, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     withheld: dict[str, str] = field(default_factory=dict)
+    origin: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -62,10 +71,12 @@ def write_csv(path: Path, assignments: list[Assignment], grades: list[StudentGra
     """Write ``grades.csv`` (UTF-8, comma-separated, header row first)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", *[a.id for a in assignments], "total", "notes"])
+    git = any(g.origin for g in grades)
+    writer.writerow(["student", *[a.id for a in assignments], "total", *(GIT_COLUMNS if git else ()), "notes"])
     for g in sorted(grades, key=lambda g: g.student):
         row = [g.cell(a.id) for a in assignments]
-        writer.writerow([csv_cell(g.student), *row, g.total_cell(), csv_cell("; ".join(g.notes))])
+        where = [g.origin.get(k, "") for k in ("commit", "time", "late")] if git else []
+        writer.writerow([csv_cell(g.student), *row, g.total_cell(), *where, csv_cell("; ".join(g.notes))])
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, buffer.getvalue())
 
@@ -88,6 +99,25 @@ def table(assignments: list[Assignment], grades: list[StudentGrade], note_width:
     return "\n".join([fmt(header), rule, *[fmt(r) for r in rows]])
 
 
+GIT_COLUMNS = ("commit", "commit_time", "late")
+"""The columns of ``grades.csv`` that say which commit of a git repository was graded."""
+HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
+UTC_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
+
+
+def origin_of(data: Mapping[str, Any]) -> dict[str, str]:
+    """The commit a results.json says was graded (its grader entry's ``origin``), each field checked: a SHA-1 or
+    SHA-256 commit id, a UTC time, and ``late`` as ``yes``/``no``; empty when there is none or it does not fit."""
+    origin = data.get("origin")
+    if not isinstance(origin, dict):
+        return {}
+    commit, time, late = origin.get("commit"), origin.get("time"), origin.get("late")
+    if not (isinstance(commit, str) and HEX.fullmatch(commit) and isinstance(time, str) and UTC_TIME.fullmatch(time)
+            and isinstance(late, bool)):
+        return {}
+    return {"commit": commit, "time": time, "late": "yes" if late else "no"}
+
+
 def grade_from_results(out: Path, assignments: list[Assignment], student: str) -> StudentGrade:
     """A student's grade read back from their results files, each distinct problem noted once."""
     grade_ = StudentGrade(student)
@@ -99,7 +129,10 @@ def grade_from_results(out: Path, assignments: list[Assignment], student: str) -
         if error:
             grade_.withheld[a.id] = error
             where.setdefault(f"grader error, score withheld: {error}", []).append(a.id)
+        grade_.origin = grade_.origin or origin_of(grader_data(doc))
         for problem in grader_data(doc).get("problems", []):
             where.setdefault(str(problem), []).append(a.id)
     grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in where.items()]
+    if grade_.origin.get("late") == "yes":
+        grade_.notes.insert(0, f"late: graded commit {grade_.origin['commit'][:7]} of {grade_.origin['time']}")
     return grade_

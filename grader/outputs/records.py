@@ -77,6 +77,23 @@ class JudgeRecord(TypedDict):
     execution_time: float
 
 
+class Stamp(TypedDict):
+    """What a result was made from, stored in its results.json so a later run knows whether it still stands
+    (:mod:`grader.grading.freshness`) and an instructor knows which commit was graded.
+
+    Attributes:
+        fingerprint: SHA-256 of what was read from the submission.
+        course: Part of the course to its SHA-256 (:func:`grader.grading.freshness.course_fingerprints`).
+        origin: For a submission read from a git repository at a deadline, the commit graded
+            (:class:`grader.intake.submission.Origin` as a dict: ``commit``, ``time``, ``ref``, ``late``,
+            ``note``); empty otherwise.
+    """
+
+    fingerprint: str
+    course: dict[str, str]
+    origin: dict[str, Any]
+
+
 def empty_record(error: str = "", grader_error: str = "") -> JudgeRecord:
     """The record of a submission no test ran for: it could not be graded (``error``), or its judge failed
     (``grader_error``: the score is withheld)."""

@@ -24,7 +24,7 @@ from grader.course.config import Assignment
 from grader.files import write_atomic
 from grader.outputs.failures import LoadError, load_errors, not_run, views
 from grader.outputs.inert import code_span, fence, markdown, terminal
-from grader.outputs.records import JudgeRecord
+from grader.outputs.records import JudgeRecord, Stamp
 from grader.testing.handout import USES
 
 OUTPUT_EXCERPT = 2000
@@ -72,12 +72,13 @@ def program_output(record: Mapping[str, Any]) -> str:
     return text
 
 
-def gradescope_results(assignment: Assignment, record: JudgeRecord, fingerprint: str = "") -> dict[str, Any]:
+def gradescope_results(assignment: Assignment, record: JudgeRecord, stamp: Stamp | None = None) -> dict[str, Any]:
     """The Gradescope ``results.json`` document for one submission.
 
     ``extra_data.grader`` (Gradescope keeps ``extra_data`` without showing it)
     holds what the grader needs to resume a class and rebuild the gradebook:
-    the submission's ``fingerprint``, the one-line ``problems`` (and, for the
+    the submission's ``fingerprint`` and the ``course`` fingerprints it was graded with (the
+    :class:`~grader.outputs.records.Stamp`), the git commit graded (``origin``), the one-line ``problems`` (and, for the
     modules that could not be loaded, ``load_errors`` with the detail a student
     needs), intake's ``notes``, the sandbox ``isolation`` layers that were active, and the capped excerpt of what the
     program printed (``program_output``): it is kept out of the top-level
@@ -85,13 +86,9 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, fingerprint:
     print the inputs of hidden tests (``feedback.md``, released when the
     instructor chooses, shows it).
     """
-    score, max_score = score_of(record)
+    score, _ = score_of(record)
     error = withheld(record)
-    if error:
-        output = [f"{assignment.title}: score withheld. The grader could not grade this submission because of a "
-                  f"problem in the grader, not in your code ({error}); your instructor will grade it again."]
-    else:
-        output = [f"{assignment.title}: {round(score, 2):g} / {max_score:g} points."]
+    output = ["\n".join(summary_lines(assignment, record))]
     output += [f"Could not grade: {p}" for p in problems(record)]
     output += [f"Note: {n}" for n in record.get("notes", [])]
     excerpt = program_output(record)  # may echo hidden tests' inputs: never in the top-level output students see
@@ -123,7 +120,9 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, fingerprint:
         "extra_data": {
             "grader": {
                 "version": __version__,
-                "fingerprint": fingerprint,
+                "fingerprint": stamp["fingerprint"] if stamp else "",
+                "course": stamp["course"] if stamp else {},
+                **({"origin": stamp["origin"]} if stamp and stamp["origin"] else {}),
                 "problems": problems(record),
                 "load_errors": record_load_errors(record),
                 "isolation": record.get("isolation") or {},
@@ -156,22 +155,59 @@ def likely_causes(failed: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     return [(m, counts[m]) for m in order]
 
 
-def start_here(causes: list[tuple[str, int]]) -> list[str]:
-    """The "Start here" section (Markdown lines) for the attributed ``causes``, or []."""
+def start_here(causes: list[tuple[str, int]], plain: bool = False) -> list[str]:
+    """The "Start here" section for the attributed ``causes``, or []: Markdown lines, or with ``plain`` text lines
+    (Gradescope's top-level ``output``)."""
     if not causes:
         return []
     failing = {m for m, _ in causes}
 
+    def code(method: str) -> str:
+        return method if plain else f"`{method}`"
+
     def named(method: str, count: int) -> str:
-        bases = [f"`{b}`" for b in USES.get(method, ()) if b in failing]
-        return f"`{method}` ({count}" + (f", built on {' and '.join(bases)}" if bases else "") + ")"
+        bases = [code(b) for b in USES.get(method, ()) if b in failing]
+        return f"{code(method)} ({count}" + (f", built on {' and '.join(bases)}" if bases else "") + ")"
 
     first, count = causes[0]
-    lines = ["## Start here", "", f"{count} of the failing tests {'points' if count == 1 else 'point'} to `{first}`: "
-             "fix it first, the others may follow."]
-    if len(causes) > 1:
-        lines.append("Then: " + ", ".join(named(m, n) for m, n in causes[1:4]) + ".")
-    return [*lines, ""]
+    advice = (f"{count} of the failing tests {'points' if count == 1 else 'point'} to {code(first)}: "
+              "fix it first, the others may follow.")
+    then = ["Then: " + ", ".join(named(m, n) for m, n in causes[1:4]) + "."] if len(causes) > 1 else []
+    if plain:
+        return [f"Start here: {advice}", *then]
+    return ["## Start here", "", advice, *then, ""]
+
+
+def task_scores(tests: Sequence[Mapping[str, Any]]) -> dict[str, tuple[float, float]]:
+    """Task number ("" for none) to (score, max score) summed over its tests, in the order tasks first appear."""
+    tasks: dict[str, tuple[float, float]] = {}
+    for t in tests:
+        s, m = tasks.get(str(t.get("task") or ""), (0.0, 0.0))
+        tasks[str(t.get("task") or "")] = (round(s + t["score"], 4), round(m + t["max_score"], 4))
+    return tasks
+
+
+def summary_lines(assignment: Assignment, record: JudgeRecord) -> list[str]:
+    """The plain-text summary students see first on Gradescope (its top-level ``output``, visible at once): the score,
+    the score of each task and "Start here". Both are computed from the tests visible now (``visibility``
+    ``"visible"``), so the summary reveals nothing of a test the instructor shows only later."""
+    score, max_score = score_of(record)
+    error = withheld(record)
+    if error:
+        return [f"{assignment.title}: score withheld. The grader could not grade this submission because of a "
+                f"problem in the grader, not in your code ({error}); your instructor will grade it again."]
+    lines = [f"{assignment.title}: {round(score, 2):g} / {max_score:g} points."]
+    tests = [t for t in record.get("tests", []) if t.get("visibility", "visible") == "visible"]
+    seen = "" if len(tests) == len(record.get("tests", [])) else " (the tests you can see now)"
+    tasks = task_scores(tests)
+    if any(tasks):
+        lines.append(f"Tasks{seen}: " + ", ".join(f"{task or '-'} {round(s, 2):g}/{m:g}{'' if s < m else ' ✓'}"
+                                           for task, (s, m) in sorted(tasks.items())) + ".")
+    failed = [t for t in tests if t["status"] != "passed" and not not_run(t)]
+    lines += start_here(likely_causes(failed), plain=True)
+    if failed:
+        lines.append("Each failing test below says what went wrong and how to fix it.")
+    return lines
 
 
 def could_not_load(record: Mapping[str, Any]) -> list[str]:
@@ -234,7 +270,8 @@ def feedback_markdown(assignment: Assignment, student: str, record: JudgeRecord)
     return "\n".join(lines)
 
 
-def write_submission(out: Path, assignment: Assignment, student: str, record: JudgeRecord, fingerprint: str = "") -> None:
+def write_submission(out: Path, assignment: Assignment, student: str, record: JudgeRecord,
+                     stamp: Stamp | None = None) -> None:
     """Write ``out/<assignment>/<student>/results.json`` and ``feedback.md``.
 
     ``results.json`` is written last, so its presence means the pair is complete.
@@ -247,7 +284,7 @@ def write_submission(out: Path, assignment: Assignment, student: str, record: Ju
             out / "_instructor" / "judge-errors" / f"{assignment.id}--{student}.log",
             "\n\n".join(f"{t['key']}\n{t['internal_error']}" for t in internal),
         )
-    write_atomic(folder / "results.json", json.dumps(gradescope_results(assignment, record, fingerprint), indent=2))
+    write_atomic(folder / "results.json", json.dumps(gradescope_results(assignment, record, stamp), indent=2))
 
 
 def read_results(out: Path, assignment: Assignment, student: str) -> dict[str, Any] | None:

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import re
 import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
-
 from grader.cli import main
+from grader.commands import check as check_command
+from grader.outputs.classroom50 import validate
+from grader.outputs.records import empty_record
+from grader.outputs.results import gradescope_results
+from grader.outputs.self_check import CheckResult
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -62,7 +64,7 @@ def test_junit_format(capsys):
     assert any("tanh" in c.get("name") for c in failing)
 
 
-def test_github_format_writes_annotations_summary_and_the_classroom_result(tmp_path, capsys, monkeypatch):
+def test_github_format_writes_annotations_and_the_summary_but_no_classroom_result(tmp_path, capsys, monkeypatch):
     output, summary = tmp_path / "output", tmp_path / "summary"
     monkeypatch.setenv("GITHUB_OUTPUT", str(output))
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
@@ -72,26 +74,64 @@ def test_github_format_writes_annotations_summary_and_the_classroom_result(tmp_p
     assert annotations and all("::" in a[8:] for a in annotations)
     assert any("file=micrograd/engine.py,line=" in a for a in annotations)
     assert "## micrograd self-check" in summary.read_text()
-    key, _, value = output.read_text().strip().partition("=")
-    assert key == "result"
-    payload = json.loads(base64.b64decode(value))
-    assert payload["version"] == 1 and payload["status"] == "fail" and payload["max_score"] == 10
-    for test in payload["tests"]:
-        assert set(test) >= {"name", "status", "score", "message", "line_no", "duration"}
-        assert test["status"] in ("pass", "fail", "error")
-    assert sum(t["score"] for t in payload["tests"]) == 0
+    assert not output.exists()  # GitHub Classroom's `result` output: nothing reads it since 28 August 2026
 
 
-def test_classroom_points_are_the_sum_of_partial_scores(tmp_path, capsys, monkeypatch):
-    output = tmp_path / "output"
-    monkeypatch.setenv("GITHUB_OUTPUT", str(output))
-    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    run(capsys, str(EXAMPLES / "bug_wrong_tanh"), "-a", "backward", "--format", "github")
-    payload = json.loads(base64.b64decode(output.read_text().strip().partition("=")[2]))
-    total = sum(t["score"] for t in payload["tests"])
-    assert 0 < total < payload["max_score"]
+CLASSROOM50_ENV = {"CLASSROOM": "ml-2026", "ASSIGNMENT": "micrograd",
+                   "SUBMISSION_TAG": "submit/2026-06-01T14-32-05Z-a1b2c3d", "USERNAME": "alice", "OWNER": "alice", "ASSIGNMENT_TYPE": "individual",
+                   "COMMIT_URL": "https://github.com/ml-2026/micrograd-alice/commit/a1b2c3d",
+                   "RELEASE_URL": "https://github.com/ml-2026/micrograd-alice/releases/tag/submit",
+                   "REVIEW_URL": "https://github.com/ml-2026/micrograd-alice/commit/a1b2c3d", "GITHUB_SHA": "a1b2c3d"}
+
+
+def classroom50_run(tmp_path, capsys, monkeypatch, folder: Path, *args: str) -> tuple[int, str, dict]:
+    checkout = tmp_path / "checkout"
+    shutil.copytree(folder, checkout)
+    monkeypatch.chdir(checkout)
+    for key, value in CLASSROOM50_ENV.items():
+        monkeypatch.setenv(key, value)
+    status, out = run(capsys, ".", *args, "--format", "classroom50")
+    return status, out, json.loads((checkout / "result.json").read_text(encoding="utf-8"))
+
+
+def test_classroom50_format_exits_0_with_a_valid_result_for_the_template(tmp_path, capsys, monkeypatch):
+    status, out, doc = classroom50_run(tmp_path, capsys, monkeypatch, EXAMPLES / "template_unchanged", "-a", "value_ops")
+    assert status == 0 and validate(doc) == []
+    assert (doc["score"], doc["max-score"]) == (0, 10) and not any(t["passed"] for t in doc["tests"])
+    assert (doc["classroom"], doc["assignment"], doc["owner"]) == ("ml-2026", "micrograd", "alice")
+    assert "Classroom 50: wrote result.json and release-body.md (0 / 10 points)" in out
+    assert "task 1.1:" in out  # the text report as usual
+    body = (tmp_path / "checkout" / "release-body.md").read_text(encoding="utf-8")
+    assert body.startswith("# micrograd self-check: 0 / 10 points")
+
+
+def test_classroom50_format_gives_a_correct_solution_full_marks(tmp_path, capsys, monkeypatch):
+    status, out, doc = classroom50_run(tmp_path, capsys, monkeypatch, EXAMPLES / "correct_recursive", "-a", "value_ops")
+    assert status == 0 and validate(doc) == []
+    assert doc["score"] == doc["max-score"] == 10 and all(t["passed"] for t in doc["tests"])
+
+
+def test_classroom50_points_are_the_sum_of_partial_scores(tmp_path, capsys, monkeypatch):
+    status, _, doc = classroom50_run(tmp_path, capsys, monkeypatch, EXAMPLES / "bug_wrong_tanh", "-a", "backward")
+    assert status == 0 and validate(doc) == []  # failing tests are a score, not an error
+    assert 0 < doc["score"] < doc["max-score"] and doc["score"] == sum(t["score"] for t in doc["tests"])
     # tanh's own public test loses its point; the backward() tests run on the grader's own nodes and keep theirs
-    assert total == pytest.approx(9.0)
+    assert doc["score"] == 9
+
+
+def test_classroom50_format_writes_no_result_when_the_grader_failed(tmp_path, capsys, monkeypatch):
+    def withheld(course, path, assignment_ids=None, sandbox=None):
+        result = CheckResult(course.assignments(assignment_ids), path=path)
+        result.results = {a.id: gradescope_results(a, empty_record(grader_error="the sandbox could not start"))
+                          for a in result.assignments}
+        return result
+
+    monkeypatch.setattr(check_command, "check", withheld)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "result.json").write_text('{"score": 10, "max-score": 10}')  # committed, or left by an earlier run
+    status, out = run(capsys, ".", "-a", "value_ops", "--format", "classroom50")
+    assert status == 3 and "not checked" in out and "Classroom 50: wrote" not in out
+    assert not (tmp_path / "result.json").exists() and not (tmp_path / "release-body.md").exists()
 
 
 def test_missing_path_is_a_clear_error(capsys, tmp_path):

@@ -184,6 +184,37 @@ def test_rerun_keeps_complete_results_regrades_changed_submissions_and_force_reg
     assert "Graded 2 submission(s)" in capsys.readouterr().out
 
 
+def test_a_changed_course_regrades_the_assignments_it_affects_and_says_so(tmp_path, capsys):
+    """An instructor edits a hint in a hidden test: the next run (without --force) grades that assignment again,
+    keeps the other's results, and says why in one line."""
+    course = tmp_path / "course"
+    for part in ("assignments", "reference", "student_template"):
+        shutil.copytree(ROOT / part, course / part, ignore=shutil.ignore_patterns("__pycache__"))
+    subs = tmp_path / "subs"
+    shutil.copytree(ROOT / "examples" / "submissions" / "correct_recursive", subs / "bob")
+    engine = subs / "bob" / "micrograd" / "engine.py"  # tanh's gradient overwritten instead of accumulated
+    engine.write_text(engine.read_text().replace("self.grad += (1.0 - t * t) * out.grad",
+                                                 "self.grad = (1.0 - t * t) * out.grad"))
+    out = tmp_path / "out"
+    args = ["--course", str(course), "grade", str(subs), "-a", "value_ops", "-a", "backward", "-o", str(out)]
+    assert main(args) == 0
+    kept = (out / "value_ops" / "bob" / "results.json").read_text()
+    old = "x feeds two nodes: its gradient must accumulate (+=), not be overwritten"
+    hidden = course / "assignments" / "backward" / "tests" / "hidden" / "test_backward_hidden.py"
+    assert old in (feedback := (out / "backward" / "bob" / "feedback.md").read_text()), feedback
+    hidden.write_text(hidden.read_text().replace(old, "x is used twice: add (+=) into x.grad"))
+    capsys.readouterr()
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "Course content changed since the kept results, graded again: backward (its tests or assignment.yaml; " \
+           "1 submission(s))." in printed
+    assert "Graded 1 submission(s)" in printed
+    assert "x is used twice: add (+=) into x.grad" in (out / "backward" / "bob" / "feedback.md").read_text()
+    assert (out / "value_ops" / "bob" / "results.json").read_text() == kept  # not graded again
+    assert main(args) == 0
+    assert "Graded 0 submission(s)" in capsys.readouterr().out
+
+
 def test_item_analysis_lists_every_test_with_the_class_pass_rate(graded_class):
     with open(graded_class / "item_analysis.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))

@@ -34,14 +34,25 @@ def release_text(release: Path) -> str:
 
 def test_the_release_has_what_students_need(release):
     for path in ("micrograd/engine.py", "micrograd/nn.py", "README.md", "pyproject.toml", "grader/cli.py",
-                 ".github/workflows/classroom.yml"):
+                 ".github/workflows/self-check.yml"):
         assert (release / path).is_file(), path
     for aid in ("value_ops", "backward", "mlp"):
         assert (release / "assignments" / aid / "README.md").is_file()
         assert list((release / "assignments" / aid / "tests" / "public").glob("test_*.py"))
         assert (release / "notebooks" / f"{aid}.ipynb").is_file()
-    workflow = (release / ".github" / "workflows" / "classroom.yml").read_text()
-    assert "grader check --format github" in workflow and "autograding-grading-reporter" in workflow
+    workflow = (release / ".github" / "workflows" / "self-check.yml").read_text()
+    assert "grader check --format github" in workflow
+    # Classroom 50 reserves .github/workflows/autograde.yaml for its caller workflow
+    assert not (release / ".github" / "workflows" / "autograde.yaml").exists()
+
+
+def test_no_release_file_refers_to_the_retired_github_classroom_reporter(release):
+    """GitHub Classroom was shut down on 28 August 2026; nothing reads its reporter's result any more."""
+    teacher = release.with_name(release.name + "-classroom50")
+    for path in [*release.rglob("*"), *teacher.rglob("*")]:
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            assert "autograding-grading-reporter" not in text and "classroom-resources" not in text, path
 
 
 def test_the_release_holds_no_reference_body_and_no_hidden_test(release):

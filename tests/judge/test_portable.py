@@ -53,7 +53,7 @@ def test_an_infinite_loop_times_out_and_its_whole_process_tree_dies(worker_facto
     with pytest.raises(WorkerTimeout):
         worker.request("graph", [POW_SPEC], 1.0, "test")
     assert not worker.alive
-    assert not root.is_running() or root.status() == psutil.STATUS_ZOMBIE
+    assert H.dead_within(root), f"the worker (pid {root.pid}) still runs 10 s after its timeout"
 
 
 @pytest.mark.parametrize("worker_factory", ["portable"], indirect=True)

@@ -59,7 +59,7 @@ def test_infinite_loop_times_out_and_leaves_no_process(worker_factory):
         worker.request("graph", [ADD_SPEC], 0.5, "test")
     assert time.monotonic() - started < 5
     assert not worker.alive
-    assert not process.is_running() or process.status() == psutil.STATUS_ZOMBIE
+    assert H.dead_within(process), f"the worker (pid {process.pid}) still runs 10 s after its timeout"
 
 
 def test_exit_during_a_probe_is_a_crash_not_a_pass(worker_factory):

@@ -1,0 +1,398 @@
+"""Reading a student's git repository as it was at a deadline (``grader grade --deadline``).
+
+The graded commit is the latest ``submit/*`` tag at or before the deadline (else the latest
+submit tag, marked late); without submit tags, the latest commit reachable from ``HEAD`` at or
+before the deadline (else ``HEAD``, marked late). Times are *committer dates*: the student's
+machine writes them and a student can fake them. The grader uses them as Classroom 50 does (its
+result's datetime is the graded commit's committer date); for times a student cannot fake,
+grade copies fetched at the deadline instead.
+
+Student repositories are untrusted. Nothing is checked out and git never opens the student's
+repository: its refs (``HEAD``, ``refs/tags/submit/*``, ``packed-refs``) are read here as
+bounded plain data, and git runs on a fresh temporary bare repository that borrows the
+student's objects (``objects/info/alternates``), with no system, global or repository
+configuration, no hooks, pager, replace objects, commit-graph or terminal, and a time limit.
+Files are read from the commit's tree under the rules and caps of a folder
+(:mod:`grader.intake.submission`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import stat
+import subprocess
+import tempfile
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from grader.errors import GraderError, SubmissionError
+from grader.intake import submission as S
+from grader.intake.submission import Origin, Submission, student_id
+
+GIT_TIMEOUT = 60.0
+"""Seconds all the git commands reading one repository may take together."""
+MAX_REFS = 1000
+"""Most ``submit/*`` tags read from one repository."""
+_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_PART = re.compile(r"[A-Za-z0-9_+=,@-][A-Za-z0-9._+=,@-]{0,99}")
+_DEADLINE = re.compile(
+    r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?)?\s*(Z|[+-]\d\d:?\d\d)?", re.IGNORECASE)
+_FORMS = ("2026-11-30 (23:59:59 that day), 2026-11-30T23:59, 2026-11-30 23:59:00+01:00 or 2026-11-30T22:59Z; "
+          "a time without an offset is this machine's local time")
+
+
+def is_repository(entry: Path) -> bool:
+    """Whether ``entry`` is a folder holding a ``.git`` folder (not a symbolic link, not a ``.git`` file)."""
+    git = entry / ".git"
+    return entry.is_dir() and git.is_dir() and not git.is_symlink()
+
+
+def parse_deadline(text: str) -> datetime:
+    """Read a deadline given in ISO 8601 into an aware datetime.
+
+    A date alone means 23:59:59 that day; a time without an offset is in this machine's time zone.
+
+    Raises:
+        GraderError: If ``text`` is not one of the accepted forms.
+    """
+    try:
+        m = _DEADLINE.fullmatch(text.strip())
+        if m is None:
+            raise ValueError(text)
+        y, mo, d, h, mi, s, frac, off = m.groups()
+        clock = (int(h), int(mi), int(s or 0), int((frac or "0").ljust(6, "0"))) if h else (23, 59, 59, 0)
+        when = datetime(int(y), int(mo), int(d), *clock)
+        if off is None:
+            return when.astimezone()
+        minutes = 0 if off.upper() == "Z" else int(off[1:3]) * 60 + int(off[-2:])
+        return when.replace(tzinfo=timezone(timedelta(minutes=-minutes if off[0] == "-" else minutes)))
+    except (ValueError, OverflowError):
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise GraderError(f"cannot read the deadline {shown!r}: use ISO 8601, e.g. {_FORMS}") from None
+
+
+def read_at_deadline(entry: Path, deadline: datetime) -> Submission:
+    """Read the commit of the repository ``entry`` that is graded at ``deadline`` (see the module docstring).
+
+    Problems with the repository go to ``Submission.error``; ``Submission.origin`` says which
+    commit was graded and whether it is late.
+
+    Raises:
+        GraderError: If git is not installed on this machine.
+    """
+    sub = Submission(student_id(entry), entry)
+    try:
+        with tempfile.TemporaryDirectory(prefix="grader-git-") as tmp:
+            _read(entry, math.floor(deadline.timestamp()), sub, Path(tmp) / "borrow.git")
+    except SubmissionError as exc:
+        sub.error = str(exc)
+    except OSError as exc:
+        sub.error = f"the repository could not be read ({exc.strerror or exc})"
+    if not sub.error and not sub.files and sub.origin:
+        sub.error = f"the submission is empty (commit {sub.origin.commit[:7]} has no .py or .ipynb file)"
+    return sub
+
+
+def _read(entry: Path, limit: int, sub: Submission, tmp: Path) -> None:
+    """Choose the commit graded at ``limit`` (seconds since the epoch) and read its files into ``sub``."""
+    git_dir, objects = entry / ".git", entry / ".git" / "objects"
+    if git_dir.is_symlink() or (git_dir.exists() and not git_dir.is_dir()):
+        raise SubmissionError(".git is a file or a symbolic link (a worktree or submodule), not a repository; "
+                              "grade a clone of the repository instead")
+    if not git_dir.is_dir() or objects.is_symlink() or not objects.is_dir():
+        raise SubmissionError("not a git repository (no .git/objects folder)")
+    if os.path.lexists(objects / "info" / "alternates"):
+        raise SubmissionError("the repository borrows objects from another one (objects/info/alternates); "
+                              "grade a clone made without --shared or --reference")
+    packed = _packed_refs(git_dir)
+    tags: dict[str, str] = {}
+    for name in _submit_tags(git_dir, packed):
+        try:
+            if oid := _resolve(git_dir, packed, name):
+                tags[name[len("refs/tags/"):]] = oid
+        except SubmissionError as exc:
+            sub.notes.append(f"ignored tag {name[len('refs/tags/'):]}: {exc}")
+    try:
+        head, head_error = _resolve(git_dir, packed, "HEAD"), "the repository has no commits"
+    except SubmissionError as exc:
+        head, head_error = None, str(exc)
+    if not tags and head is None:
+        raise SubmissionError(head_error)
+    lengths = {len(oid) for oid in [*tags.values(), head] if oid}
+    if len(lengths) > 1:
+        raise SubmissionError("the repository's refs mix SHA-1 and SHA-256 object ids")
+    git = _Git(tmp, objects.resolve(), sha256=lengths == {64})
+    if (shallow := _read_small(git_dir, "shallow", 1 << 20)) is not None:  # a shallow clone's cut-off commits
+        lines = shallow.decode("ascii", "replace").split()
+        if not all(_HEX.fullmatch(x) for x in lines):
+            raise SubmissionError(".git/shallow is not a list of object ids")
+        (tmp / "shallow").write_text("".join(x + "\n" for x in lines), encoding="ascii")
+    commits = _peel(git, list(tags.values()))
+    sub.notes += [f"ignored tag {t}: it does not point to a commit in the repository"
+                  for t, oid in tags.items() if commits[oid] is None]
+    times = _times(git, sorted({c for c in commits.values() if c}))
+    found = sorted((times[c], tag, c) for tag, oid in tags.items() if (c := commits[oid]) and c in times)
+    if found:  # by committer date, then tag name
+        ct, ref, commit = ([f for f in found if f[0] <= limit] or found)[-1]
+        what = f"graded {ref}"
+    else:
+        tip = _peel(git, [head]).get(head) if head else None
+        if tip is None:
+            raise SubmissionError(head_error if head is None else "HEAD does not point to a commit in the repository")
+        # --min-age keeps commits dated at or before the deadline; the walk is roughly newest first.
+        before = _times(git, [tip], f"--min-age={limit}", "--max-count=1000")
+        ranked = [(t, -i, c) for i, (c, t) in enumerate(before.items()) if t <= limit]
+        ref, what = "HEAD", "graded the latest commit of HEAD at the deadline"
+        if ranked:
+            ct, _, commit = max(ranked)
+        else:
+            commit, ct, what = tip, _times(git, [tip], "--no-walk").get(tip, 0), "graded HEAD"
+    stamp = _utc(ct)
+    what += f" (commit {commit[:7]}, {stamp})"
+    note = f"{what}, {_duration(ct - limit)} after the deadline" if ct > limit else f"{what}, on time"
+    sub.origin = Origin(commit, stamp, ref, ct > limit, note)
+    _read_tree(git, commit, ct, sub)
+
+
+def _read_tree(git: _Git, commit: str, ct: int, sub: Submission) -> None:
+    """Read the commit's ``.py``/``.ipynb`` files into ``sub`` under the folder reader's rules and caps."""
+    chosen: list[tuple[str, str, int]] = []
+    count = total = 0
+    noted: set[str] = set()
+    for record in git.run("ls-tree", "-r", "-z", "-l", "--full-tree", commit, limit=32 << 20).split(b"\0"):
+        meta, tab, raw = record.partition(b"\t")
+        if not record or len(fields := meta.split()) != 4 or not tab:
+            if record:
+                raise SubmissionError("git ls-tree gave an unexpected answer")
+            continue
+        mode, _, oid, size = fields
+        parts = raw.split(b"/")
+        if any(p in (b"", b".", b"..") for p in parts):
+            sub.notes.append(f"ignored an unsafe path {_text(raw)!r}")
+            continue
+        bad = next((i for i, p in enumerate(parts[:-1]) if i >= S.MAX_DEPTH or p.startswith(b".")
+                    or p.decode("latin-1") in S.SKIP_DIRS or not _utf8(p)), None)
+        if bad is not None:  # a folder the folder reader does not enter, with its note
+            note = (f"ignored folders more than {S.MAX_DEPTH} levels deep" if bad >= S.MAX_DEPTH
+                    else f"ignored a folder whose name is not UTF-8: {_text(b'/'.join(parts[: bad + 1]))}"
+                    if not _utf8(parts[bad]) else "")
+            if note and note not in noted:
+                noted.add(note)
+                sub.notes.append(note)
+            continue
+        if not _utf8(parts[-1]):
+            sub.notes.append(f"ignored a file whose name is not UTF-8: {_text(raw)}")
+            continue
+        count += 1
+        if count > S.MAX_ENTRIES:
+            raise SubmissionError(f"the submission has more than {S.MAX_ENTRIES} files")
+        name, rel = parts[-1].decode(), raw.decode()
+        if mode in (b"120000", b"160000"):
+            sub.notes.append(f"ignored {'symbolic link' if mode == b'120000' else 'submodule'} {rel}")
+        elif mode in (b"100644", b"100755", b"100664") and name.endswith(S.READ_SUFFIXES) and size.isdigit():
+            if int(size) > S.MAX_FILE_BYTES:
+                raise SubmissionError(f"{name} is {int(size)} bytes, more than the {S.MAX_FILE_BYTES} allowed")
+            total += int(size)
+            if total > S.MAX_TOTAL_BYTES:
+                raise SubmissionError(f"the submission's source files exceed {S.MAX_TOTAL_BYTES} bytes")
+            chosen.append((rel, oid.decode("ascii", "replace"), int(size)))
+    if not chosen:
+        return
+    out = git.run("cat-file", "--batch", stdin="".join(f"{oid}\n" for _, oid, _ in chosen).encode(),
+                  limit=total + 100 * len(chosen))
+    pos = 0
+    for rel, blob, length in chosen:  # each answer: "<oid> blob <size>\n<content>\n"
+        end = out.find(b"\n", pos)
+        if end < 0 or out[pos:end].split() != [blob.encode(), b"blob", str(length).encode()]:
+            raise SubmissionError(f"git could not read {rel} from the repository")
+        sub.files[rel], sub.mtimes[rel] = out[end + 1 : end + 1 + length], float(ct)
+        pos = end + 2 + length
+
+
+class _Git:
+    """Runs git on a temporary bare repository borrowing a student's objects, within one time budget."""
+
+    def __init__(self, git_dir: Path, objects: Path, sha256: bool) -> None:
+        exe = shutil.which("git")
+        if exe is None:
+            raise GraderError("--deadline reads the students' git repositories: install git and put it on PATH")
+        if "\n" in str(objects) or "\r" in str(objects):
+            raise SubmissionError("the repository's path holds a line break")
+        (git_dir / "objects" / "info").mkdir(parents=True)
+        (git_dir / "refs").mkdir()
+        (git_dir / "HEAD").write_text("ref: refs/heads/none\n", encoding="ascii")
+        (git_dir / "objects" / "info" / "alternates").write_text(f"{objects}\n", encoding="utf-8")
+        fmt = "1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n" if sha256 else "0\n\tbare = true\n"
+        (git_dir / "config").write_text(f"[core]\n\trepositoryformatversion = {fmt}", encoding="ascii")
+        home = str(git_dir.parent)
+        self.env = {k: v for k, v in os.environ.items() if k in ("PATH", "SYSTEMROOT", "TMPDIR", "TEMP", "TMP")}
+        self.env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, HOME=home, USERPROFILE=home,
+                        XDG_CONFIG_HOME=home, GIT_TERMINAL_PROMPT="0", GIT_NO_REPLACE_OBJECTS="1",
+                        GIT_OPTIONAL_LOCKS="0", GIT_ATTR_NOSYSTEM="1", GIT_NO_LAZY_FETCH="1", LC_ALL="C",
+                        GIT_PAGER="cat", PAGER="cat")
+        self.base = [exe, "--no-pager", f"--git-dir={git_dir}", "-c", "core.commitGraph=false",
+                     "-c", "core.multiPackIndex=false"]
+        self.dir, self.until = git_dir, time.monotonic() + GIT_TIMEOUT
+
+    def run(self, *args: str, stdin: bytes = b"", limit: int = 1 << 20) -> bytes:
+        """Run one git command; its output, at most ``limit`` bytes, else a SubmissionError."""
+        slow = SubmissionError(f"reading the repository took more than {GIT_TIMEOUT:g} s")
+        with tempfile.TemporaryFile() as feed, tempfile.TemporaryFile() as err:
+            feed.write(stdin)
+            feed.seek(0)
+            proc = subprocess.Popen([*self.base, *args], stdin=feed, stdout=subprocess.PIPE, stderr=err,
+                                    cwd=self.dir, env=self.env)
+            timer = threading.Timer(max(0.0, self.until - time.monotonic()), proc.kill)
+            timer.start()
+            out = bytearray()
+            try:
+                assert proc.stdout is not None
+                while len(out) <= limit and (chunk := os.read(proc.stdout.fileno(), 1 << 16)):
+                    out += chunk
+                if len(out) > limit:
+                    proc.kill()
+                code = proc.wait()
+            finally:
+                timer.cancel()
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+                if proc.stdout is not None:
+                    proc.stdout.close()
+            if time.monotonic() >= self.until:
+                raise slow
+            if len(out) > limit:
+                raise SubmissionError(f"git {args[0]} gave more than {limit} bytes for this repository")
+            if code != 0:
+                err.seek(0)
+                why = err.read(300).decode("utf-8", "replace").strip().splitlines() or [f"status {code}"]
+                raise SubmissionError(f"git {args[0]} failed on the repository: {_text(why[0].encode())}")
+        return bytes(out)
+
+
+def _peel(git: _Git, oids: list[str]) -> dict[str, str | None]:
+    """Map each object id to the commit it peels to (a tag object to its commit), or None."""
+    if not oids:
+        return {}
+    out = git.run("cat-file", "--batch-check=%(objectname) %(objecttype)",
+                  stdin="".join(f"{o}^{{commit}}\n" for o in oids).encode(), limit=200 * len(oids))
+    lines = [line.split() for line in out.decode("ascii", "replace").splitlines()]
+    if len(lines) != len(oids):
+        raise SubmissionError("git cat-file gave an unexpected answer")
+    return {o: f[0] if len(f) == 2 and f[1] == "commit" and _HEX.fullmatch(f[0]) else None
+            for o, f in zip(oids, lines)}
+
+
+def _times(git: _Git, commits: list[str], *options: str) -> dict[str, int]:
+    """Map commits (``commits`` alone, or as ``options`` say) to their committer dates, in git's order."""
+    if not commits:
+        return {}
+    out = git.run("log", *(options or ("--no-walk=unsorted",)), "-z", "--format=%H %ct", *commits, "--")
+    times: dict[str, int] = {}
+    for record in out.decode("ascii", "replace").split("\0"):
+        oid, _, ct = record.strip().partition(" ")
+        if _HEX.fullmatch(oid) and re.fullmatch(r"-?\d{1,15}", ct):
+            times.setdefault(oid, int(ct))
+    return times
+
+
+def _read_small(git_dir: Path, rel: str, cap: int) -> bytes | None:
+    """The bytes of ``.git/<rel>``, or None if it is not a file; no symbolic link is followed on the way."""
+    path = git_dir
+    for part in rel.split("/"):
+        path = path / part
+        try:
+            st = path.lstat()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            raise SubmissionError(f".git/{rel} is a symbolic link")
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    if st.st_size > cap:
+        raise SubmissionError(f".git/{rel} is larger than {cap} bytes")
+    with open(path, "rb") as f:
+        return f.read(cap)
+
+
+def _valid_name(name: str) -> bool:
+    """Whether a ref name is made of plain parts (no ``..``, no leading dot, no ``.lock``, no odd characters)."""
+    return len(name) <= 255 and all(_PART.fullmatch(p) and not p.endswith((".lock", ".")) and ".." not in p
+                                    for p in name.split("/"))
+
+
+def _packed_refs(git_dir: Path) -> dict[str, str]:
+    """The refs of ``.git/packed-refs`` (``<oid> <name>`` lines; ``#`` and ``^`` lines skipped)."""
+    refs: dict[str, str] = {}
+    for line in (_read_small(git_dir, "packed-refs", 4 << 20) or b"").decode("ascii", "replace").split("\n"):
+        oid, _, name = line.strip().partition(" ")
+        if _HEX.fullmatch(oid.lower()) and name.startswith("refs/") and _valid_name(name):
+            refs[name] = oid.lower()
+    return refs
+
+
+def _submit_tags(git_dir: Path, packed: dict[str, str]) -> list[str]:
+    """The names (``refs/tags/submit/...``) of the submit tags, loose or packed, sorted."""
+    names = {n for n in packed if n.startswith("refs/tags/submit/")}
+    top, seen = git_dir / "refs" / "tags" / "submit", 0
+    if not any(p.is_symlink() for p in (top.parent.parent, top.parent, top)) and top.is_dir():
+        for dirpath, dirnames, filenames in os.walk(top):  # symbolic links to folders are not entered
+            seen += len(dirnames) + len(filenames)
+            if seen > 10 * MAX_REFS:
+                break
+            names.update(r for f in filenames if _valid_name(r := Path(dirpath, f).relative_to(git_dir).as_posix()))
+    if len(names) > MAX_REFS or seen > 10 * MAX_REFS:
+        raise SubmissionError(f"the repository has more than {MAX_REFS} submit tags")
+    return sorted(names)
+
+
+def _resolve(git_dir: Path, packed: dict[str, str], name: str) -> str | None:
+    """The object id the ref ``name`` points to, following at most 5 symbolic refs; None if it does not exist."""
+    for _ in range(5):
+        data = _read_small(git_dir, name, 1024)
+        if data is None:
+            return packed.get(name)
+        text = data.decode("ascii", "replace").strip()
+        if not text.startswith("ref:"):
+            if _HEX.fullmatch(text.lower()):
+                return text.lower()
+            raise SubmissionError(f".git/{name} does not hold an object id")
+        name = text[4:].strip()
+        if not (name.startswith("refs/") and _valid_name(name)):
+            raise SubmissionError(f"a symbolic ref names {name[:100]!r}")
+    raise SubmissionError("too many symbolic refs in a row")
+
+
+def _utf8(name: bytes) -> bool:
+    try:
+        name.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _text(raw: bytes) -> str:
+    """Bytes from the repository for a note: UTF-8 with other bytes as ``\\xNN``, printable, capped."""
+    text = "".join(c if c.isprintable() else "?" for c in raw.decode("utf-8", "backslashreplace"))
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def _utc(ct: int) -> str:
+    try:
+        return datetime.fromtimestamp(ct, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):
+        return f"@{ct}"
+
+
+def _duration(seconds: int) -> str:
+    """``2 h 10 min``, ``3 d 1 h``, ``45 s``."""
+    if seconds < 60:
+        return f"{seconds} s"
+    d, rest = divmod(seconds // 60, 24 * 60)
+    h, m = divmod(rest, 60)
+    return " ".join(f"{n} {unit}" for n, unit in ((d, "d"), (h, "h"), (m, "min")) if n)
