@@ -15,7 +15,6 @@ runner records as an error, never as a score.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -71,8 +70,7 @@ def run(args: argparse.Namespace) -> int:
         print(terminal(formats.text(result)))
         if result.withheld:
             return GRADER_ERROR
-        written = classroom50.write(result, Path.cwd(), os.environ)
-        doc = json.loads(written.read_text(encoding="utf-8"))
+        doc = classroom50.write(result, Path.cwd(), os.environ)
         print(f"Classroom 50: wrote {classroom50.RESULT_FILE} and {classroom50.BODY_FILE} "
               f"({doc['score']} / {doc['max-score']} points)")
         return 0

@@ -221,8 +221,10 @@ __pycache__/
 # Jupyter
 .ipynb_checkpoints/
 
-# Output of grader and test runs
+# Output of grader and test runs (`grader check --format classroom50` writes the last two)
 grading-output/
+/result.json
+/release-body.md
 .pytest_cache/
 .hypothesis/
 

@@ -331,12 +331,12 @@ def _write(path: Path, text: str) -> None:
         raise GraderError(f"could not write {path}: {exc}") from None
 
 
-def write(result: CheckResult, cwd: Path, env: Mapping[str, str]) -> Path:
+def write(result: CheckResult, cwd: Path, env: Mapping[str, str]) -> dict[str, Any]:
     """Write ``cwd/release-body.md`` and then ``cwd/result.json`` (each atomically; a link in their place is
     replaced, not followed).
 
     Returns:
-        The path of ``result.json``.
+        The document written to ``result.json``.
 
     Raises:
         WithheldError: If the grader failed on some assignment, or its own document breaks the contract (a grader bug
@@ -350,4 +350,4 @@ def write(result: CheckResult, cwd: Path, env: Mapping[str, str]) -> Path:
                             "is written): " + "; ".join(problems))
     _write(cwd / BODY_FILE, release_body(result))
     _write(cwd / RESULT_FILE, json.dumps(doc, indent=2) + "\n")
-    return cwd / RESULT_FILE
+    return doc

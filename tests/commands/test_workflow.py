@@ -1,4 +1,5 @@
-"""The platform matrix workflow (.github/workflows/ci.yml) runs nothing this suite does not run here.
+"""The platform matrix workflow (.github/workflows/ci.yml) runs nothing this suite does not run here (but for
+the Classroom 50 job's installation of the pinned grader, which needs a real runner).
 
 GitHub's macOS and Windows runners cannot run on this machine, so the
 workflow is held to commands the Linux CI exercises: the install of the
@@ -63,3 +64,17 @@ def test_tests_that_need_linux_are_marked_so_macos_and_windows_skip_them():
                    "test_gradescope"):
         text = next((ROOT / "tests").rglob(f"{module}.py")).read_text(encoding="utf-8")
         assert re.search(r"^pytestmark = .*linux_only", text, re.M), module
+
+
+def test_the_classroom50_job_runs_the_autograder_as_the_suite_does_but_with_the_real_installation():
+    """The one job this machine cannot run: the pinned installation and the `sudo sysctl` step on a real
+    ubuntu-latest runner. Its environment is the one tests/course/test_classroom50_autograders.py sets."""
+    job = workflow()["jobs"]["classroom50"]
+    assert job["runs-on"] == "ubuntu-latest"
+    script = "\n".join(step.get("run", "") for step in job["steps"])
+    assert "grader release -o" in script and "autograder.py" in script and "validate(d)" in script
+    assert "MICROGRAD_GRADER_PYTHON" not in script  # the real installation, from the pins
+    env = next(step["env"] for step in job["steps"] if "env" in step)
+    assert set(env) | {"SUBMISSION_TAG", "CLASSROOM50_BUNDLE_DIR"} == {
+        "CLASSROOM", "ASSIGNMENT", "USERNAME", "OWNER", "ASSIGNMENT_TYPE", "COMMIT_URL", "RELEASE_URL", "REVIEW_URL",
+        "SUBMISSION_TAG", "CLASSROOM50_BUNDLE_DIR"}

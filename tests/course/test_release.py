@@ -200,7 +200,8 @@ def test_the_gitignore_hides_what_set_up_and_tools_create_and_nothing_of_the_rel
     generated = [".venv/bin/python", "venv/pyvenv.cfg", "micrograd_grader.egg-info/PKG-INFO",
                  "grader/__pycache__/cli.cpython-312.pyc", "micrograd/__pycache__/engine.cpython-310.pyc",
                  "build/lib/grader/cli.py", "notebooks/.ipynb_checkpoints/mlp-checkpoint.ipynb",
-                 "grading-output/grades.csv", ".pytest_cache/README.md", ".hypothesis/examples/x",
+                 "grading-output/grades.csv", "result.json", "release-body.md", ".pytest_cache/README.md",
+                 ".hypothesis/examples/x",
                  ".DS_Store", "notebooks/.DS_Store", "Thumbs.db", "micrograd/Thumbs.db"]
     for rel in generated:
         (course / rel).parent.mkdir(parents=True, exist_ok=True)

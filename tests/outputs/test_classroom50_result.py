@@ -261,8 +261,9 @@ def test_planted_links_are_replaced_not_followed(tmp_path):
     for name in ("result.json", "release-body.md", ".result.json.tmp", ".release-body.md.tmp"):
         (elsewhere / name).write_text("precious")
         (checkout / name).symlink_to(elsewhere / name)
-    written = classroom50.write(check_of(graded("add", 2.0, 2.0)), checkout, ENV)
-    assert written == checkout / "result.json" and not written.is_symlink()
+    returned = classroom50.write(check_of(graded("add", 2.0, 2.0)), checkout, ENV)
+    written = checkout / "result.json"
+    assert not written.is_symlink() and json.loads(written.read_text(encoding="utf-8")) == returned
     assert not (checkout / "release-body.md").is_symlink()
     assert all((elsewhere / name).read_text() == "precious" for name in os.listdir(elsewhere))
     doc = json.loads(written.read_text(encoding="utf-8"))
