@@ -17,7 +17,8 @@ Loaded with ``-p grader.judge.plugin``. With ``--grader-manifest FILE`` (ini:
   its results file is written.
 
 Markers: ``points(n)`` (required on every graded test), ``task("1.2")``,
-``visibility("visible"|"hidden"|"after_due_date"|"after_published")``.
+``visibility("visible"|"hidden"|"after_due_date"|"after_published")``, ``methods(...)``,
+``time_limit(seconds)`` (:func:`test_seconds`).
 Tests under ``tests/public/`` default to visible, others to the
 assignment's ``visibility``.
 """
@@ -51,6 +52,8 @@ MARKERS = (
     "task(id): the handout task the test grades, e.g. task('1.2')",
     f"visibility(v): Gradescope visibility, one of {', '.join(VISIBILITIES)}",
     "methods(*names): the methods a test without `check` cases is about, e.g. methods('Value.backward')",
+    "time_limit(seconds): this test's own wall-clock limit when it is below the assignment's test_seconds (a test "
+    "the reference passes in milliseconds, so a submission that hangs on it fails in seconds)",
 )
 
 
@@ -178,18 +181,35 @@ def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[
     run = state.run(grader_submission)
     assert run is not None, "EmptySlots ends an empty slot's tests before their fixtures"
     assignment = state.assignment_of(request.node)
-    deadline = time.monotonic() + assignment.limits.test_seconds
+    seconds = test_seconds(request.node, assignment.limits.test_seconds)
+    deadline = time.monotonic() + seconds
     test_id = request.node.nodeid
 
     def call(probe: str, *args: Any) -> Any:
         try:
-            return run.call(assignment.id, probe, list(args), test_id, deadline)
+            return run.call(assignment.id, probe, list(args), test_id, deadline, seconds)
         except StudentFault as fault:
             if input_independent(fault) and currently_in_test_context():
                 raise GiveUp(fault) from None  # no input can make it pass: hypothesis must not shrink
             raise
 
     return call
+
+
+def test_seconds(item: pytest.Item, assignment_seconds: float) -> float:
+    """A test's wall-clock limit in seconds: its ``time_limit(seconds)`` marker when that is below the assignment's
+    ``test_seconds``, else the assignment's.
+
+    Raises:
+        pytest.UsageError: If the marker's limit is not a positive number.
+    """
+    marker = item.get_closest_marker("time_limit")
+    if marker is None:
+        return assignment_seconds
+    limit = marker.args[0] if marker.args else None
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0:
+        raise pytest.UsageError(f"{item.nodeid}: time_limit(seconds) needs a positive number, not {limit!r}")
+    return min(float(limit), assignment_seconds)
 
 
 class GiveUp(BaseException):

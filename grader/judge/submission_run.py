@@ -102,8 +102,12 @@ class SubmissionRun:
         self.parts = {aid: PartState(assignments[aid], part) for aid, part in job.parts.items()}
         self.finished = False
 
-    def call(self, assignment_id: str, probe: str, args: list[Any], test_id: str, test_deadline: float) -> Any:
+    def call(self, assignment_id: str, probe: str, args: list[Any], test_id: str, test_deadline: float,
+             test_seconds: float | None = None) -> Any:
         """Run a probe on the student's code and return its answer, parsed (:mod:`grader.judge.answers`).
+
+        ``test_deadline`` is when the test's time runs out (``time.monotonic()``), after ``test_seconds`` (the
+        assignment's ``test_seconds`` when None), named in the feedback of a timeout.
 
         Raises:
             StudentFault: The code raised, could not be imported, crashed, ran
@@ -112,6 +116,7 @@ class SubmissionRun:
         """
         state = self.parts[assignment_id]
         limits = state.assignment.limits
+        test_seconds = limits.test_seconds if test_seconds is None else test_seconds
         if state.part.error:
             raise StudentFault("unavailable", state.part.error)
         now = time.monotonic()
@@ -128,7 +133,7 @@ class SubmissionRun:
                 "before this test could run",
             )
         if now >= test_deadline:
-            raise StudentFault("timeout", f"the time limit for this test ({limits.test_seconds:g} s) was used up")
+            raise StudentFault("timeout", f"the time limit for this test ({test_seconds:g} s) was used up")
         worker = self._worker(state)
         for module in NEEDS.get(probe, ENGINE):
             error = state.imports.get(module)
@@ -139,7 +144,7 @@ class SubmissionRun:
         try:
             response = worker.request(probe, args, min(test_deadline, state.deadline) - now, "running your code")
         except WorkerFault as exc:
-            fault = self._fault(state, exc, test_deadline, limits.test_seconds)
+            fault = self._fault(state, exc, test_deadline, test_seconds)
             if state.crash_test != test_id:
                 state.crash_test, state.crashes = test_id, 0
             state.crashes += 1
