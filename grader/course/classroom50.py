@@ -77,6 +77,7 @@ instead of a score.
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ASSIGNMENT = "{id}"
@@ -94,14 +95,16 @@ def installed_grader():
     given = os.environ.get("MICROGRAD_GRADER_PYTHON")
     if given:
         return given
-    venv = Path(os.environ.get("RUNNER_TEMP") or HERE) / "micrograd-grader-venv"
+    venv = Path(os.environ.get("RUNNER_TEMP") or tempfile.gettempdir()) / "micrograd-grader-venv"
     python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    if not python.exists():
+    done = venv / "installed-from"  # written last: an installation cut short is made again
+    if not done.is_file() or done.read_text(encoding="utf-8") != str(DIST):
         say(f"installing the grader (pinned, {{DIST / 'requirements.lock'}}) into {{venv}}")
         subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
         pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input"]
         subprocess.run([*pip, "-r", str(DIST / "requirements.lock")], check=True)
         subprocess.run([*pip, "--no-deps", str(DIST)], check=True)
+        done.write_text(str(DIST), encoding="utf-8")
     return str(python)
 
 

@@ -107,3 +107,16 @@ def test_a_student_cannot_grade_with_their_own_copy_of_the_grader_or_of_the_publ
     done, doc = run_autograder(teacher, "value-ops", tmp_path / "checkout")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert validate(doc) == [] and doc["score"] == 0 and len(doc["tests"]) > 1
+
+
+def test_a_taken_folder_for_the_autograders_stops_the_release_before_anything_is_written(tmp_path, capsys):
+    from grader.cli import main
+
+    (tmp_path / "student-classroom50").mkdir()
+    (tmp_path / "student-classroom50" / "notes.txt").write_text("the teacher's own file")
+    assert main(["--course", str(ROOT), "release", "-o", str(tmp_path / "student")]) == 2
+    assert "student-classroom50 is not empty" in capsys.readouterr().err
+    assert not (tmp_path / "student").exists()
+    assert main(["--course", str(ROOT), "release", "-o", str(tmp_path / "student"),
+                 "--classroom50", str(tmp_path / "teacher")]) == 0
+    assert (tmp_path / "teacher" / "autograders" / "mlp" / "autograder.py").is_file()
