@@ -24,6 +24,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from grader.errors import GraderError
+
 MAX_ENTRIES = 2_000_000
 """Most entries removed from one tree (a bound on the work, far above any real scratch folder)."""
 
@@ -173,6 +175,16 @@ def temporary_folder(prefix: str) -> Iterator[Path]:
         yield path
     finally:
         remove_tree(path)
+
+
+def require_new_folder(dest: Path, what: str) -> None:
+    """Check that ``dest`` is missing or an empty folder, before anything is written into it.
+
+    Raises:
+        GraderError: If ``dest`` is a file or a folder that holds something (``what`` says what was to go there).
+    """
+    if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
+        raise GraderError(f"{dest} is not empty; give a new folder for {what}")
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from grader.commands import course_of
 from grader.course.classroom50 import build_classroom50
 from grader.course.release import WORKFLOW_NAME, build_release
-from grader.errors import GraderError
+from grader.files import require_new_folder
 
 
 def run(args: argparse.Namespace) -> int:
@@ -16,10 +16,8 @@ def run(args: argparse.Namespace) -> int:
     course = course_of(args)
     out = Path(args.output)
     teacher = Path(args.classroom50) if args.classroom50 else out.with_name(out.name + "-classroom50")
-    for dest in (out, teacher):  # both checked first: an error never leaves half a release behind
-        if dest.exists() and (not dest.is_dir() or any(dest.iterdir())):
-            raise GraderError(f"{dest} is not empty; give a new folder (the Classroom 50 autograders go to "
-                              f"{teacher}; --classroom50 DIR chooses another)")
+    require_new_folder(out, "the release")  # both checked first: an error never leaves half a release behind
+    require_new_folder(teacher, "the Classroom 50 autograders (or choose one with --classroom50 DIR)")
     files = build_release(course, out)
     bundle = build_classroom50(course, teacher)
     print(f"wrote the student release to {out} ({len(files)} files): micrograd/ template, notebooks/, "

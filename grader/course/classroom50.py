@@ -42,6 +42,7 @@ from pathlib import Path
 from grader.course.config import Course
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.errors import GraderError
+from grader.files import require_new_folder
 
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,38}$")
 """A Classroom 50 assignment slug (its runner's own check)."""
@@ -199,8 +200,7 @@ def build_classroom50(course: Course, dest: Path) -> Classroom50Bundle:
         GraderError: If ``dest`` is not empty, an assignment id has no slug, the template is missing, or a runtime
             dependency of the grader is not installed here (:func:`grader.course.pins.resolve`).
     """
-    if dest.exists() and any(dest.iterdir()):
-        raise GraderError(f"{dest} is not empty; give a new folder for the Classroom 50 autograders")
+    require_new_folder(dest, "the Classroom 50 autograders")
     package = Path(__file__).resolve().parent.parent  # the grader package
     pyproject = package.parent / "pyproject.toml"
     if not pyproject.is_file():

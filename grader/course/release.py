@@ -44,6 +44,7 @@ import nbformat
 from grader.course.config import Course
 from grader.course.handouts import build_notebook
 from grader.errors import GraderError
+from grader.files import require_new_folder
 
 WORKFLOW_NAME = "self-check.yml"
 """The student repository's own workflow; ``autograde.yaml`` is Classroom 50's reserved name (its caller workflow)."""
@@ -271,8 +272,7 @@ def build_release(course: Course, dest: Path) -> list[Path]:
     Raises:
         GraderError: If ``dest`` is not empty, or the template or ``pyproject.toml`` is missing.
     """
-    if dest.exists() and any(dest.iterdir()):
-        raise GraderError(f"{dest} is not empty; give a new folder for the release")
+    require_new_folder(dest, "the release")
     template = course.template_dir / "micrograd"
     if not (template / "engine.py").is_file():
         raise GraderError(f"no student template at {template} (run `grader template` first)")

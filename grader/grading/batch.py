@@ -124,22 +124,20 @@ def written_since(out: Path, assignment_ids: list[str], student: str, since: flo
 
 
 def intake(sub: Submission, index: int, assignments: list[Assignment], stage_root: Path, print_: str,
-           template: Path | None = None, course: dict[str, dict[str, str]] | None = None) -> Job:
-    """Stage one read submission for each of ``assignments`` (``template``: the course's template folder;
-    ``course``: the course's fingerprints per assignment, stored with each result)."""
+           template: Path | None = None) -> Job:
+    """Stage one read submission for each of ``assignments`` (``template``: the course's template folder)."""
     origin = asdict(sub.origin) if sub.origin is not None else {}
     job = Job(sub.id, index, fingerprint=print_, origin=origin)
+    notes = ([sub.origin.note] if sub.origin is not None else []) + sub.notes
     for a in assignments:
         base = stage_root / f"{index:06d}" / a.id
-        prints = dict((course or {}).get(a.id, {}))
-        notes = ([sub.origin.note] if sub.origin is not None else []) + sub.notes
         try:
             chosen = choose(sub, a.files, a.id, template)  # .py files or notebook; notes say which
             stage(chosen.sources, base / "code")
             job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=(notes + chosen.notes)[:20],
-                                   line_map=chosen.line_map, course=prints)
+                                   line_map=chosen.line_map)
         except SubmissionError as exc:
-            job.parts[a.id] = Part(error=str(exc), notes=notes[:20], course=prints)
+            job.parts[a.id] = Part(error=str(exc), notes=notes[:20])
     return job
 
 
@@ -235,14 +233,14 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], out: 
                 if reason not in ("new", "withheld", "submission", "forced"):
                     changed[aid] = (reason, changed.get(aid, ("", 0))[1] + 1)
             todo.append(intake(sub, index, [a for a in assignments if a.id in why], work / "stage", print_,
-                               course.template_dir, prints))
+                               course.template_dir))
     except BaseException:
         remove_tree(work)
         raise
     hide = [str(course.root), str(submissions), str(out)]
     needed = [a.id for a in assignments if any(a.id in job.parts for job in todo)]  # judges collect only these tests
     base = Manifest(str(course.root), str(runtime), needed, True, todo, hide=hide, out=str(out),
-                    queue=str(work / "queue"), slots=MAX_SLOTS, sandbox=sandbox)
+                    queue=str(work / "queue"), slots=MAX_SLOTS, sandbox=sandbox, fingerprints=prints)
     return Plan(assignments, entries, todo, skipped, work, instructor, base, changed)
 
 
@@ -293,7 +291,7 @@ class JudgePool:
                 if a.id in job.parts:
                     error = job.parts[a.id].error
                     record = empty_record(error=error) if error else empty_record(grader_error=reason)
-                    write_submission(self.out, a, job.id, record, job.stamp(a.id))
+                    write_submission(self.out, a, job.id, record, job.stamp(self.plan.base.fingerprints[a.id]))
         self.report(job)
 
     def run(self, jobs: int) -> None:

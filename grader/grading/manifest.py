@@ -29,8 +29,6 @@ class Part:
             and which of its files or notebooks was graded when it held several.
         line_map: For a notebook, where each line of the staged module comes from in
             it (the judge locates the sandbox's errors with it); None otherwise.
-        course: The course's fingerprints for this assignment
-            (:func:`grader.grading.freshness.course_fingerprints`), stored with the result.
     """
 
     code_dir: str = ""
@@ -38,7 +36,6 @@ class Part:
     error: str = ""
     notes: list[str] = field(default_factory=list)
     line_map: LineMap | None = None
-    course: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -64,10 +61,10 @@ class Job:
     fingerprint: str = ""
     origin: dict[str, Any] = field(default_factory=dict)
 
-    def stamp(self, assignment_id: str) -> Stamp:
-        """What the result of this submission on one assignment is made from (stored in its results.json)."""
-        part = self.parts.get(assignment_id)
-        return Stamp(fingerprint=self.fingerprint, course=dict(part.course) if part else {}, origin=dict(self.origin))
+    def stamp(self, course: dict[str, str]) -> Stamp:
+        """What this submission's result on an assignment is made from, with that assignment's ``course``
+        fingerprints (:attr:`Manifest.fingerprints`); stored in its results.json."""
+        return Stamp(fingerprint=self.fingerprint, course=dict(course), origin=dict(self.origin))
 
 
 @dataclass
@@ -89,6 +86,8 @@ class Manifest:
         slots: Most submissions the judge claims (with ``queue``).
         claimant: The judge's name, written into its claims.
         sandbox: The sandbox backend, ``"linux"`` or ``"portable"`` (chosen by :func:`grader.judge.backends.choose`).
+        fingerprints: Assignment id to the course's fingerprints for it
+            (:func:`grader.grading.freshness.course_fingerprints`), stored with each result.
     """
 
     course: str
@@ -102,6 +101,7 @@ class Manifest:
     slots: int = 0
     claimant: str = ""
     sandbox: str = "linux"
+    fingerprints: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def dump(self, path: Path) -> None:
         """Write the manifest as JSON."""

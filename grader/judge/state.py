@@ -60,6 +60,7 @@ class GradingState:
             self.runs[param] = None if job is None else SubmissionRun(
                 job, self.assignments, Path(self.manifest.runtime),
                 self.manifest.hide, Path(self.manifest.out) if self.manifest.out else None, self.sandbox,
+                self.manifest.fingerprints,
             )
         return self.runs[param]
 

@@ -83,6 +83,8 @@ class SubmissionRun:
         out: Output folder for results.json and feedback.md (written by :meth:`finish`), or None.
         sandbox: The judge's sandbox (backend, fork server, layers this host refused), shared by all its
             runs; None: one of its own, on the backend this host supports.
+        fingerprints: Assignment id to the course's fingerprints for it, stored with each result
+            (:attr:`grader.grading.manifest.Manifest.fingerprints`).
     """
 
     def __init__(
@@ -93,21 +95,23 @@ class SubmissionRun:
         hide: list[str] | None = None,
         out: Path | None = None,
         sandbox: Sandbox | None = None,
+        fingerprints: dict[str, dict[str, str]] | None = None,
     ) -> None:
         self.job = job
         self.sandbox = sandbox or Sandbox(choose("auto").kind, runtime)
         self.out = out
         self.hide = list(hide or [])
         self.runtime = runtime
+        self.fingerprints = fingerprints or {}
         self.parts = {aid: PartState(assignments[aid], part) for aid, part in job.parts.items()}
         self.finished = False
 
     def call(self, assignment_id: str, probe: str, args: list[Any], test_id: str, test_deadline: float,
-             test_seconds: float | None = None) -> Any:
+             test_seconds: float) -> Any:
         """Run a probe on the student's code and return its answer, parsed (:mod:`grader.judge.answers`).
 
-        ``test_deadline`` is when the test's time runs out (``time.monotonic()``), after ``test_seconds`` (the
-        assignment's ``test_seconds`` when None), named in the feedback of a timeout.
+        ``test_deadline`` is when the test's time runs out (``time.monotonic()``), ``test_seconds`` after it
+        started (named in the feedback of a timeout).
 
         Raises:
             StudentFault: The code raised, could not be imported, crashed, ran
@@ -116,7 +120,6 @@ class SubmissionRun:
         """
         state = self.parts[assignment_id]
         limits = state.assignment.limits
-        test_seconds = limits.test_seconds if test_seconds is None else test_seconds
         if state.part.error:
             raise StudentFault("unavailable", state.part.error)
         now = time.monotonic()
@@ -222,7 +225,7 @@ class SubmissionRun:
         if self.out is not None:
             for state in self.parts.values():
                 write_submission(self.out, state.assignment, self.job.id, self.record_of(state),
-                                 self.job.stamp(state.assignment.id))
+                                 self.job.stamp(self.fingerprints.get(state.assignment.id, {})))
 
     @staticmethod
     def record_of(state: PartState) -> JudgeRecord:
