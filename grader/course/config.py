@@ -11,6 +11,10 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
       test_seconds: 10               # wall clock per test
       submission_seconds: 120        # wall clock for the whole assignment
       startup_seconds: 10            # wall clock to import the submission
+      probe_floor_seconds: 2         # one call of the student's code may take this plus ...
+      probe_multiple: 20             # ... this many times what the same call takes the reference
+      after_timeout_floor_seconds: 0.5   # the same, once the submission has timed out in this assignment
+      after_timeout_multiple: 5
       cpu_seconds: 120               # CPU time per sandbox worker
       memory_mb: 1024                # address space per sandbox worker
       file_mb: 16                    # largest file a worker may write
@@ -48,6 +52,15 @@ class Limits:
         test_seconds: Wall-clock budget of one test, in seconds.
         submission_seconds: Wall-clock budget of the whole assignment, in seconds.
         startup_seconds: Wall-clock budget for importing the submission, in seconds.
+        probe_floor_seconds: With ``probe_multiple``, how long one call of the student's code (one probe) may
+            take, in seconds: ``probe_floor_seconds + probe_multiple * r``, where ``r`` is what the same probe
+            took the reference solution in the same run (:mod:`grader.judge.deadlines`); never more than the
+            test's own limit.
+        probe_multiple: See ``probe_floor_seconds``.
+        after_timeout_floor_seconds: With ``after_timeout_multiple``, the same rule for the probes that follow
+            a timeout of the same submission in the same assignment: it has shown that it hangs, so the rest
+            of its tests stop waiting in full.
+        after_timeout_multiple: See ``after_timeout_floor_seconds``.
         cpu_seconds: CPU-time limit of one sandbox worker process, in seconds.
         memory_mb: Address-space limit of one sandbox worker, in MiB.
         file_mb: Largest file a sandbox worker may write, in MiB.
@@ -60,6 +73,10 @@ class Limits:
     test_seconds: float = 10.0
     submission_seconds: float = 120.0
     startup_seconds: float = 10.0
+    probe_floor_seconds: float = 2.0
+    probe_multiple: float = 20.0
+    after_timeout_floor_seconds: float = 0.5
+    after_timeout_multiple: float = 5.0
     cpu_seconds: int = 120
     memory_mb: int = 1024
     file_mb: int = 16

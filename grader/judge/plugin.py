@@ -39,7 +39,6 @@ from grader.course.config import VISIBILITIES
 from grader.grading.manifest import Manifest
 from grader.judge.answers import MalformedAnswer
 from grader.judge.answers import parse as parse_answer
-from grader.judge.reference import run_probe
 from grader.judge.scoring import points_earned
 from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of
 from grader.outputs.failures import ending, render_output
@@ -187,7 +186,8 @@ def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[
 
     def call(probe: str, *args: Any) -> Any:
         try:
-            return run.call(assignment.id, probe, list(args), test_id, deadline, seconds)
+            return run.call(assignment.id, probe, list(args), test_id, deadline, seconds,
+                            state.reference_seconds(probe, list(args)))
         except StudentFault as fault:
             if input_independent(fault) and currently_in_test_context():
                 raise GiveUp(fault) from None  # no input can make it pass: hypothesis must not shrink
@@ -235,15 +235,11 @@ def input_independent(fault: StudentFault) -> bool:
 def reference(request: pytest.FixtureRequest) -> Callable[..., Any]:
     """``reference(probe, *args)``: run a probe on the reference solution (hidden tests only)."""
     state = request.config.stash[STATE]
-    mg = state.reference
+    state.reference  # noqa: B018 - a self-check has no reference: fail before the first call
 
     def call(probe: str, *args: Any) -> Any:
-        # every submission gets the same inputs, so the reference's answers are computed once per judge
-        key = json.dumps([probe, args], sort_keys=True)
-        if key not in state.reference_cache:
-            state.reference_cache[key] = json.dumps(run_probe(mg, probe, list(args)))
         try:
-            return parse_answer(probe, list(args), json.loads(state.reference_cache[key]))
+            return parse_answer(probe, list(args), json.loads(state.reference_answer(probe, list(args))))
         except MalformedAnswer as exc:  # the reference and the schema disagree: a bug of the grader, never the student's
             raise GraderFault(f"the reference's answer to {probe!r} does not fit its schema: {exc}") from None
 
@@ -354,6 +350,8 @@ def test_key(item: pytest.Item, sub: str) -> str:
 def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> GradedTest:
     """Score one test and write its feedback; mark the report failed if a case failed."""
     assignment = state.assignment_of(item)
+    sub = submission_of(item)
+    run = state.runs.get(sub) if sub is not None else None
     points = float(item.get_closest_marker("points").args[0])  # type: ignore[union-attr]
     task = item.get_closest_marker("task")
     public = assignment.public_tests.resolve() in Path(str(item.path)).resolve().parents
@@ -402,6 +400,7 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         internal_error=internal,
         grader_error=grader_error,
         duration=round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),
+        slowest_call=run.slowest_call(assignment.id, item.nodeid) if run is not None else None,
     )
 
 

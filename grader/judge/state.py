@@ -9,6 +9,8 @@ test starts.
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,8 @@ from grader.course.config import Assignment, Course
 from grader.grading.claims import ClaimQueue
 from grader.grading.manifest import Manifest
 from grader.judge.backends import Sandbox
-from grader.judge.reference import load_reference
+from grader.judge.deadlines import request_key
+from grader.judge.reference import load_reference, run_probe
 from grader.judge.submission_run import SubmissionRun
 
 SUBMISSION = "grader_submission"
@@ -51,7 +54,8 @@ class GradingState:
         self._roots = {aid: a.root.resolve() for aid, a in self.assignments.items()}
         self._by_file: dict[Path, Assignment] = {}
         self._reference: Any = None
-        self.reference_cache: dict[str, str] = {}
+        self._reference_answers: dict[str, str] = {}
+        self._reference_seconds: dict[str, float | None] = {}
 
     def run(self, param: str) -> SubmissionRun | None:
         """The run of a slot or submission, claiming the slot's submission on first use."""
@@ -71,6 +75,37 @@ class GradingState:
                 raise RuntimeError("the reference solution is not available in a self-check")
             self._reference = load_reference(self.course.reference_dir)
         return self._reference
+
+    def reference_answer(self, probe: str, args: list[Any]) -> str:
+        """The reference solution's answer to a probe, as JSON; run once per judge (every submission gets the
+        same inputs), timed for :meth:`reference_seconds`.
+
+        Raises:
+            RuntimeError: In a self-check, which has no reference.
+            grader.errors.GraderError: If the probe fails on the reference (a bug of the test).
+        """
+        key = request_key(probe, args)
+        if key not in self._reference_answers:
+            mg = self.reference
+            started = time.perf_counter()
+            answer = json.dumps(run_probe(mg, probe, args))
+            self._reference_seconds[key] = time.perf_counter() - started
+            self._reference_answers[key] = answer
+        return self._reference_answers[key]
+
+    def reference_seconds(self, probe: str, args: list[Any]) -> float | None:
+        """Seconds the reference solution took for this probe (run now if it has not been), or None when there
+        is no reference (a self-check) or the probe fails on it: the probe then gets no limit of its own
+        (:mod:`grader.judge.deadlines`)."""
+        if not self.manifest.include_hidden:
+            return None
+        key = request_key(probe, args)
+        if key not in self._reference_seconds:
+            try:
+                self.reference_answer(probe, args)
+            except Exception:  # noqa: BLE001 - a test that calls the reference itself gets the error there
+                self._reference_seconds[key] = None
+        return self._reference_seconds[key]
 
     def assignment_of(self, item: pytest.Item) -> Assignment:
         """The assignment whose folder holds the item's test file."""

@@ -23,8 +23,9 @@ from grader.intake.cellmap import failed_import, locate, locate_imports
 from grader.judge.answers import MalformedAnswer
 from grader.judge.answers import parse as parse_answer
 from grader.judge.backends import Sandbox, WorkerSpec, choose
+from grader.judge.deadlines import ProbeLimit, probe_limit, request_key
 from grader.judge.worker import SandboxSetupError, Worker, WorkerCrashed, WorkerFault, WorkerTimeout, error_record
-from grader.outputs.records import GradedTest, JudgeRecord
+from grader.outputs.records import CallTiming, GradedTest, JudgeRecord
 from grader.outputs.results import write_submission
 from grader.sandbox.probes import ENGINE, NEEDS
 from grader.testing.outcomes import GraderFault, StudentFault, describe_error
@@ -66,6 +67,9 @@ class PartState:
     fault: StudentFault | None = None
     crash_test: str | None = None
     crashes: int = 0
+    timed_out: bool = False
+    hung: dict[str, StudentFault] = field(default_factory=dict)
+    slowest: dict[str, CallTiming] = field(default_factory=dict)
     started: float | None = None
     results: list[GradedTest] = field(default_factory=list)
     output: str = ""
@@ -107,11 +111,14 @@ class SubmissionRun:
         self.finished = False
 
     def call(self, assignment_id: str, probe: str, args: list[Any], test_id: str, test_deadline: float,
-             test_seconds: float) -> Any:
+             test_seconds: float, reference_seconds: float | None = None) -> Any:
         """Run a probe on the student's code and return its answer, parsed (:mod:`grader.judge.answers`).
 
         ``test_deadline`` is when the test's time runs out (``time.monotonic()``), ``test_seconds`` after it
-        started (named in the feedback of a timeout).
+        started (named in the feedback of a timeout). ``reference_seconds`` is what the same probe took the
+        reference solution (None: unknown); the probe's own limit is derived from it
+        (:mod:`grader.judge.deadlines`). A probe identical to one that already timed out in this assignment
+        fails at once, with that timeout's feedback.
 
         Raises:
             StudentFault: The code raised, could not be imported, crashed, ran
@@ -137,6 +144,9 @@ class SubmissionRun:
             )
         if now >= test_deadline:
             raise StudentFault("timeout", f"the time limit for this test ({test_seconds:g} s) was used up")
+        key = request_key(probe, args)
+        if key in state.hung:
+            raise state.hung[key]
         worker = self._worker(state)
         for module in NEEDS.get(probe, ENGINE):
             error = state.imports.get(module)
@@ -144,17 +154,26 @@ class SubmissionRun:
                 raise StudentFault("import", import_message(module, error), error)
             if module not in state.imports:
                 raise StudentFault("unavailable", f"{module.replace('.', '/')}.py is not part of this assignment")
+        own = probe_limit(limits, reference_seconds, state.timed_out)
+        now = time.monotonic()  # the worker may have been (re)started: its import is not this probe's time
+        own_deadline = now + own.seconds if own else float("inf")
+        until = min(test_deadline, state.deadline, own_deadline)
         try:
-            response = worker.request(probe, args, min(test_deadline, state.deadline) - now, "running your code")
+            response = worker.request(probe, args, until - now, "running your code")
         except WorkerFault as exc:
-            fault = self._fault(state, exc, test_deadline, test_seconds)
+            fault = self._fault(state, exc, test_deadline, test_seconds, own if until == own_deadline else None)
             if state.crash_test != test_id:
                 state.crash_test, state.crashes = test_id, 0
             state.crashes += 1
-            # a timeout used up this test's time; after a few crashes, the rest of the test fails at once
+            # a timeout ends this test (its remaining calls fail at once, as when it used up the test's time);
+            # after a few crashes, so does the rest of the test
             if isinstance(exc, WorkerTimeout) or state.crashes >= MAX_RESTARTS_PER_TEST:
                 state.fault_test, state.fault = test_id, fault
+            if isinstance(exc, WorkerTimeout):
+                state.timed_out = True
+                state.hung[key] = fault
             raise fault from None
+        self._timed(state, test_id, time.monotonic() - now, until - now, reference_seconds)
         if response["ok"]:
             try:
                 return parse_answer(probe, args, response.get("value"))
@@ -164,14 +183,29 @@ class SubmissionRun:
         error = locate(error_record(response.get("error")), state.part.line_map)  # a notebook's errors point at its cells
         raise StudentFault("raised", f"your code {describe_error(error)}", error)
 
-    def _fault(self, state: PartState, exc: WorkerFault, test_deadline: float, test_seconds: float) -> StudentFault:
+    @staticmethod
+    def _timed(state: PartState, test_id: str, seconds: float, limit: float, reference_seconds: float | None) -> None:
+        """Keep the test's call that came closest to its limit (results.json's ``slowest_call``)."""
+        kept = state.slowest.get(test_id)
+        if kept is None or seconds / max(limit, 1e-9) > kept["seconds"] / max(kept["limit"], 1e-9):
+            state.slowest[test_id] = CallTiming(seconds=round(seconds, 4), limit=round(limit, 4),
+                                                reference_seconds=None if reference_seconds is None
+                                                else round(reference_seconds, 6))
+
+    def slowest_call(self, assignment_id: str, test_id: str) -> CallTiming | None:
+        """The call of a test that came closest to its time limit (None: the test made no call that finished)."""
+        return self.parts[assignment_id].slowest.get(test_id)
+
+    def _fault(self, state: PartState, exc: WorkerFault, test_deadline: float, test_seconds: float,
+               own: ProbeLimit | None) -> StudentFault:
         if isinstance(exc, WorkerTimeout):
             assert state.deadline is not None
-            which = (
-                f"this test's time limit ({test_seconds:g} s)"
-                if test_deadline <= state.deadline
-                else "the time limit of the whole assignment"
-            )
+            if own is not None:
+                which = own.describe()
+            elif test_deadline <= state.deadline:
+                which = f"this test's time limit ({test_seconds:g} s)"
+            else:
+                which = "the time limit of the whole assignment"
             return StudentFault(
                 "timeout", f"your code did not finish within {which}: an infinite loop, or an algorithm far too slow?"
             )

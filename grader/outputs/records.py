@@ -12,6 +12,20 @@ from __future__ import annotations
 from typing import Any, Literal, TypedDict
 
 
+class CallTiming(TypedDict):
+    """One call of the student's code (one probe), timed by the judge.
+
+    Attributes:
+        seconds: How long it took, in seconds (the sandbox's round trip included).
+        limit: How long it was allowed to take, in seconds (:mod:`grader.judge.deadlines`).
+        reference_seconds: What the same probe took the reference solution, in seconds (None: unknown).
+    """
+
+    seconds: float
+    limit: float
+    reference_seconds: float | None
+
+
 class GradedTest(TypedDict):
     """One test of one submission, scored.
 
@@ -32,6 +46,8 @@ class GradedTest(TypedDict):
         internal_error: A traceback when the grader's own code failed ("" otherwise).
         grader_error: Why the grader could not run the test ("" otherwise; the score is then withheld).
         duration: Wall-clock time of the test, in seconds.
+        slowest_call: The test's call of the student's code that came closest to its limit (None: no call
+            finished); how near a correct submission comes to a false timeout.
     """
 
     key: str
@@ -49,6 +65,7 @@ class GradedTest(TypedDict):
     internal_error: str
     grader_error: str
     duration: float
+    slowest_call: CallTiming | None
 
 
 class JudgeRecord(TypedDict):

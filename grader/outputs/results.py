@@ -105,6 +105,7 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, stamp: Stamp
             "extra_data": {"key": t.get("key", ""), "methods": t.get("methods", []),
                            "about": t.get("about", []), "hints": t.get("hints", []),
                            "duration": t.get("duration", 0),
+                           **({"slowest_call": t["slowest_call"]} if t.get("slowest_call") else {}),
                            **({"grader_error": t["grader_error"]} if t.get("grader_error") else {})},
         }
         if t.get("task"):

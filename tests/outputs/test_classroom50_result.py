@@ -36,7 +36,7 @@ def graded(name: str, score: float, most: float, output: str = "", task: str = "
     return GradedTest(key=f"t::{name}", name=name, task=task, max_score=most, score=score,
                       status="passed" if score == most else "failed", visibility="visible", public=True,
                       output=output, methods=methods or [], about=methods or [], hints=[], internal_error="",
-                      grader_error="", duration=0.1)
+                      grader_error="", duration=0.1, slowest_call=None)
 
 
 def check_of(*tests: GradedTest, record: JudgeRecord | None = None) -> CheckResult:

@@ -20,7 +20,7 @@ ASSIGNMENT = Course(ROOT).assignments(["value_ops"])[0]
 def graded(name: str, score: float, most: float, output: str = "", methods: list[str] | None = None) -> GradedTest:
     return GradedTest(key=f"t::{name}", name=name, task="1.2", max_score=most, score=score,
                       status="passed" if score == most else "failed", visibility="visible", public=True,
-                      output=output, methods=methods or [], about=methods or [], hints=[], internal_error="", grader_error="", duration=0.1)
+                      output=output, methods=methods or [], about=methods or [], hints=[], internal_error="", grader_error="", duration=0.1, slowest_call=None)
 
 
 def record(*tests: GradedTest) -> JudgeRecord:

@@ -17,7 +17,7 @@ def graded(name: str, task: str, score: float, most: float, methods: list[str] |
     return GradedTest(key=f"t::{name}", name=name, task=task, max_score=most, score=score,
                       status="passed" if score == most else "failed", visibility=visibility,
                       public=visibility == "visible", output=output, methods=methods or [], about=methods or [],
-                      hints=[], internal_error="", grader_error="", duration=0.1)
+                      hints=[], internal_error="", grader_error="", duration=0.1, slowest_call=None)
 
 
 def record(*tests: GradedTest) -> JudgeRecord:

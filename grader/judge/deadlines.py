@@ -1,0 +1,91 @@
+"""How long one call of a student's code (one probe) may run: a limit derived from the reference's own cost.
+
+A test's time limit (``test_seconds``, or its ``time_limit`` marker) protects
+slow but correct code. A submission that loops forever, though, used to pay
+that limit in full in every test that reached the loop, one after the other
+(issue 16: 37 times the cost of a correct submission). So each probe also
+gets a limit of its own::
+
+    limit = floor + multiple * r
+
+where ``r`` is the time the same probe (same name, same arguments) took the
+reference solution in this judge, in-process, measured once per judge
+(:meth:`grader.judge.state.GradingState.reference_seconds`). The floor
+covers what the reference's run leaves out (the sandbox's round trip, JSON
+on both sides, the other core's load); the multiple covers engines slower
+than the reference. The defaults (``Limits``: floor 2 s, multiple 20) and
+the measurements behind them are in the README ("Time limits").
+
+Once a submission has timed out in an assignment, it has shown that it hangs:
+its later probes get ``after_timeout_floor_seconds`` and
+``after_timeout_multiple`` (0.5 s and 5 by default), and a probe identical to
+one that already timed out is not run again (:class:`SubmissionRun` keeps
+its fault). Either way the test fails, as it would have after waiting its
+full limit, so the score is the same; only the wait is shorter.
+
+A probe limit is never above the test's own limit or what is left of the
+assignment's budget. Without a reference (a student's ``grader check``)
+there is nothing to derive a limit from, and the test's limit holds.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from grader.course.config import Limits
+
+
+@dataclass(frozen=True)
+class ProbeLimit:
+    """One probe's own time limit.
+
+    Attributes:
+        seconds: The limit, in seconds.
+        reference_seconds: What the same probe took the reference solution, in seconds.
+        after_timeout: Whether the shorter after-timeout rule gave it (the submission already timed out).
+    """
+
+    seconds: float
+    reference_seconds: float
+    after_timeout: bool
+
+    def describe(self) -> str:
+        """Student-facing: the limit and where it comes from, for the feedback of a call that reached it."""
+        needs = f"the reference solution needs {_seconds(self.reference_seconds)} for this call"
+        if self.after_timeout:
+            return (f"{_seconds(self.seconds)} ({needs}; a shortened limit, because your code already ran out of "
+                    "time in an earlier test of this assignment)")
+        return f"{_seconds(self.seconds)} ({needs})"
+
+
+def probe_limit(limits: Limits, reference_seconds: float | None, after_timeout: bool) -> ProbeLimit | None:
+    """The limit of one probe, or None when there is no reference time to derive it from.
+
+    Args:
+        limits: The assignment's limits (``probe_floor_seconds``, ``probe_multiple`` and their
+            ``after_timeout_`` twins).
+        reference_seconds: Seconds the same probe took the reference solution; None when unknown.
+        after_timeout: Whether this submission has already timed out in this assignment.
+    """
+    if reference_seconds is None or reference_seconds < 0:
+        return None
+    if after_timeout:
+        floor, multiple = limits.after_timeout_floor_seconds, limits.after_timeout_multiple
+    else:
+        floor, multiple = limits.probe_floor_seconds, limits.probe_multiple
+    return ProbeLimit(floor + multiple * reference_seconds, reference_seconds, after_timeout)
+
+
+def request_key(probe: str, args: list[Any]) -> str:
+    """One probe request as a key: the same probe on the same arguments gives the same key."""
+    return json.dumps([probe, args], sort_keys=True)
+
+
+def _seconds(value: float) -> str:
+    if value < 0.001:
+        return "less than 1 ms"
+    if value < 1:
+        return f"{value * 1000:.0f} ms"
+    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"

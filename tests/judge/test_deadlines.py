@@ -1,0 +1,152 @@
+"""Probe limits from the reference's own cost (issue 16): a hang costs seconds, and the scores stay the same."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import hostile_submissions as H
+import pytest
+
+from grader.cli import main
+from grader.course.config import Course, Limits
+from grader.errors import ConfigError
+from grader.judge.deadlines import ProbeLimit, probe_limit, request_key
+
+LIMITS = Limits(probe_floor_seconds=2.0, probe_multiple=20.0, after_timeout_floor_seconds=0.5,
+                after_timeout_multiple=5.0)
+
+
+def test_the_limit_is_a_floor_plus_a_multiple_of_the_reference_time():
+    assert probe_limit(LIMITS, 0.01, after_timeout=False) == ProbeLimit(2.2, 0.01, False)
+    assert probe_limit(LIMITS, 0.01, after_timeout=True) == ProbeLimit(0.55, 0.01, True)
+
+
+def test_without_a_reference_time_there_is_no_limit_of_its_own():
+    assert probe_limit(LIMITS, None, after_timeout=False) is None
+    assert probe_limit(LIMITS, None, after_timeout=True) is None
+
+
+def test_the_feedback_says_where_the_limit_comes_from():
+    assert probe_limit(LIMITS, 0.0042, False).describe() == "2.1 s (the reference solution needs 4 ms for this call)"  # type: ignore[union-attr]
+    shortened = probe_limit(LIMITS, 0.00001, True).describe()  # type: ignore[union-attr]
+    assert shortened.startswith("500 ms (the reference solution needs less than 1 ms for this call; a shortened limit")
+    assert "earlier test" in shortened
+
+
+def test_the_same_probe_on_the_same_arguments_is_the_same_request():
+    assert request_key("graph", [{"b": 1, "a": 2}]) == request_key("graph", [{"a": 2, "b": 1}])
+    assert request_key("graph", [{"a": 1}]) != request_key("graph", [{"a": 2}])
+
+
+@pytest.mark.parametrize("key", ["probe_floor_seconds", "probe_multiple", "after_timeout_floor_seconds",
+                                 "after_timeout_multiple"])
+def test_the_limits_are_set_in_assignment_yaml_and_checked(tmp_path, key):
+    course = H.copy_course(tmp_path / "course", [], test_seconds=10)
+    path = course / "assignments" / "value_ops" / "assignment.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("limits:\n", f"limits:\n  {key}: 0.25\n", 1))
+    assert getattr(Course(course).assignment("value_ops").limits, key) == 0.25
+    path.write_text(text.replace("limits:\n", f"limits:\n  {key}: -1\n", 1))
+    with pytest.raises(ConfigError, match=key):
+        Course(course).assignment("value_ops")
+
+
+POW = "graphs.binary('pow', 3.0, const(2))"
+OTHER_POW = "graphs.binary('pow', 2.0, const(3))"
+ADD = "graphs.binary('add', 2.0, -3.0)"
+TESTS = f'''
+import pytest
+from grader.testing import graphs
+from grader.testing.graphs import const
+
+
+def run(student, reference, spec):
+    assert student("graph", spec) == reference("graph", spec)
+
+
+@pytest.mark.points(1)
+def test_a_pow_first(student, reference):
+    run(student, reference, {POW})
+
+
+@pytest.mark.points(1)
+def test_b_add(student, reference):
+    run(student, reference, {ADD})
+
+
+@pytest.mark.points(1)
+def test_c_the_same_pow_again(student, reference):
+    run(student, reference, {POW})
+
+
+@pytest.mark.points(1)
+def test_d_another_pow(student, reference):
+    run(student, reference, {OTHER_POW})
+
+
+@pytest.mark.points(1)
+def test_e_add_again(student, reference):
+    run(student, reference, {ADD})
+'''
+
+
+def test_a_hanging_submission_stops_waiting_in_full_after_its_first_timeout(tmp_path):
+    """The first hang waits the reference-derived limit, a later one the shortened limit, the same request none;
+    the tests that do not reach the loop still pass: the score is what waiting the full 10 s per test gave."""
+    course = H.copy_course(tmp_path / "course", [], test_seconds=10)
+    folder = course / "assignments" / "value_ops"
+    for old in (folder / "tests").rglob("test_*.py"):
+        old.unlink()
+    (folder / "tests" / "hidden" / "test_hang.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
+    yaml = folder / "assignment.yaml"
+    yaml.write_text(yaml.read_text().replace("points: 40", "points: 5"), encoding="utf-8")
+    H.write(tmp_path / "subs" / "hang", H.with_pow(H.LOOP))
+    out = tmp_path / "out"
+    assert main(["--course", str(course), "grade", str(tmp_path / "subs"), "-o", str(out), "-a", "value_ops",
+                 "-j", "1"]) == 0
+    tests = {t["extra_data"]["key"].rsplit("::", 1)[-1]: t
+             for t in json.loads((out / "value_ops" / "hang" / "results.json").read_text())["tests"]}
+    assert {name: t["score"] for name, t in tests.items()} == {
+        "test_a_pow_first": 0, "test_b_add": 1, "test_c_the_same_pow_again": 0, "test_d_another_pow": 0,
+        "test_e_add_again": 1}
+    first = tests["test_a_pow_first"]["output"]
+    assert "did not finish within 2.0 s (the reference solution needs" in first
+    assert "shortened" not in first
+    # the same request is not run again: it fails with the first one's feedback
+    assert "did not finish within 2.0 s (the reference solution needs" in tests["test_c_the_same_pow_again"]["output"]
+    assert "a shortened limit, because your code already ran out of time" in tests["test_d_another_pow"]["output"]
+    # bounds only a broken implementation reaches (the test's own limit is 10 s): not timings of a working one
+    assert tests["test_c_the_same_pow_again"]["extra_data"]["duration"] < 1.0
+    assert tests["test_d_another_pow"]["extra_data"]["duration"] < 5.0
+    assert tests["test_a_pow_first"]["extra_data"]["duration"] < 9.0
+    timing = tests["test_b_add"]["extra_data"]["slowest_call"]
+    assert timing["seconds"] < timing["limit"] <= 10 and timing["reference_seconds"] >= 0
+
+
+def test_a_self_check_has_no_reference_so_the_test_limit_holds(tmp_path, capsys):
+    """Without the reference (``grader check``), a probe keeps the test's own limit (here 1 s) and says so."""
+    course = H.copy_course(tmp_path / "course", ["value_ops"], test_seconds=1)
+    submission = H.write(tmp_path / "hang", H.with_pow(H.LOOP))
+    capsys.readouterr()
+    assert main(["--course", str(course), "check", str(submission), "-a", "value_ops", "--format", "json"]) == 1
+    tests = json.loads(capsys.readouterr().out)["assignments"]["value_ops"]["tests"]
+    pow_test = next(t for t in tests if "__pow__" in t["name"])
+    assert "did not finish within this test's time limit (1 s)" in pow_test["output"]
+
+
+def test_the_reference_time_is_measured_once_and_a_failing_reference_gives_no_limit(tmp_path):
+    from grader.grading.manifest import Manifest
+    from grader.judge.state import GradingState
+
+    manifest = Manifest(course=str(Path(__file__).resolve().parents[2]), assignments=["value_ops"], jobs=[],
+                        runtime=str(tmp_path), out="", include_hidden=True)
+    state = GradingState(manifest)
+    spec = {"leaves": [3.0], "nodes": [["pow", 0, {"const": 2}]], "mode": "local", "seed": 1.0}
+    seconds = state.reference_seconds("graph", [spec])
+    assert seconds is not None and seconds >= 0
+    assert state.reference_seconds("graph", [spec]) == seconds  # measured once, not again
+    assert state.reference_seconds("no_such_probe", []) is None
+    assert GradingState(Manifest(**{**manifest.__dict__, "include_hidden": False})).reference_seconds(
+        "graph", [spec]) is None
