@@ -11,10 +11,10 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
       test_seconds: 10               # wall clock per test
       submission_seconds: 120        # wall clock for the whole assignment
       startup_seconds: 10            # wall clock to import the submission
-      probe_floor_seconds: 2         # one call of the student's code may take this plus ...
+      probe_floor_seconds: 0.5       # one call of the student's code may take this plus ...
       probe_multiple: 20             # ... this many times what the same call takes the reference
-      after_timeout_floor_seconds: 0.5   # the same, once the submission has timed out in this assignment
-      after_timeout_multiple: 5
+      after_timeout_floor_seconds: 0.25  # the same, once the submission has timed out in this assignment
+      after_timeout_multiple: 10
       cpu_seconds: 120               # CPU time per sandbox worker
       memory_mb: 1024                # address space per sandbox worker
       file_mb: 16                    # largest file a worker may write
@@ -73,10 +73,10 @@ class Limits:
     test_seconds: float = 10.0
     submission_seconds: float = 120.0
     startup_seconds: float = 10.0
-    probe_floor_seconds: float = 2.0
+    probe_floor_seconds: float = 0.5
     probe_multiple: float = 20.0
-    after_timeout_floor_seconds: float = 0.5
-    after_timeout_multiple: float = 5.0
+    after_timeout_floor_seconds: float = 0.25
+    after_timeout_multiple: float = 10.0
     cpu_seconds: int = 120
     memory_mb: int = 1024
     file_mb: int = 16

@@ -13,12 +13,13 @@ reference solution in this judge, in-process, measured once per judge
 (:meth:`grader.judge.state.GradingState.reference_seconds`). The floor
 covers what the reference's run leaves out (the sandbox's round trip, JSON
 on both sides, the other core's load); the multiple covers engines slower
-than the reference. The defaults (``Limits``: floor 2 s, multiple 20) and
-the measurements behind them are in the README ("Time limits").
+than the reference. The defaults (``Limits``: floor 0.5 s, multiple 20) and
+the measurements behind them (``bench/probe_limits.py``) are in the README
+("Time limits").
 
 Once a submission has timed out in an assignment, it has shown that it hangs:
 its later probes get ``after_timeout_floor_seconds`` and
-``after_timeout_multiple`` (0.5 s and 5 by default), and a probe identical to
+``after_timeout_multiple`` (0.25 s and 10 by default), and a probe identical to
 one that already timed out is not run again (:class:`SubmissionRun` keeps
 its fault). Either way the test fails, as it would have after waiting its
 full limit, so the score is the same; only the wait is shorter.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -112,10 +113,10 @@ def test_a_hanging_submission_stops_waiting_in_full_after_its_first_timeout(tmp_
         "test_a_pow_first": 0, "test_b_add": 1, "test_c_the_same_pow_again": 0, "test_d_another_pow": 0,
         "test_e_add_again": 1}
     first = tests["test_a_pow_first"]["output"]
-    assert "did not finish within 2.0 s (the reference solution needs" in first
-    assert "shortened" not in first
+    limit = re.search(r"did not finish within (\d+ ms) \(the reference solution needs [^;)]+ for this call\)", first)
+    assert limit is not None, first
     # the same request is not run again: it fails with the first one's feedback
-    assert "did not finish within 2.0 s (the reference solution needs" in tests["test_c_the_same_pow_again"]["output"]
+    assert limit.group(0) in tests["test_c_the_same_pow_again"]["output"]
     assert "a shortened limit, because your code already ran out of time" in tests["test_d_another_pow"]["output"]
     # bounds only a broken implementation reaches (the test's own limit is 10 s): not timings of a working one
     assert tests["test_c_the_same_pow_again"]["extra_data"]["duration"] < 1.0
