@@ -8,8 +8,9 @@ Every figure is measured in this run, against a baseline measured in the same ru
 
 * one correct submission (a copy of the reference) graded alone, all three
   assignments at ``-j 1``, against one hanging submission graded alone: the
-  ratio (issue 16's target: at most 3), and the bound of today's design, the
-  sum of the time limits of the tests that timed out;
+  ratio (issue 16's target: at most 3), the time its timed-out tests waited,
+  and the bound of the design before probe limits (:mod:`grader.judge.deadlines`):
+  the sum of those tests' own time limits;
 * a class of ``--class-size`` correct submissions at ``-j N``, against the same
   class plus 2 hanging ones: the ratio (target: at most 1.3);
 * a student's ``grader check`` (public tests) on the correct and the hanging
@@ -52,15 +53,21 @@ def grade(subs: Path, out: Path, jobs: int) -> float:
     return run(["grade", str(subs), "-o", str(out), "-j", str(jobs), "--force"])
 
 
-def timed_out(out: Path, student: str) -> tuple[int, float]:
-    """(tests of ``student`` that reached a time limit, the sum of their durations in seconds)."""
-    count, total = 0, 0.0
+def timed_out(out: Path, student: str) -> tuple[int, float, float]:
+    """(tests of ``student`` that reached a time limit, the sum of their durations in seconds, the sum of their
+    assignments' ``test_seconds``: what they waited before issue 16's probe limits, the old bound)."""
+    from grader.course.config import Course
+
+    course = Course(ROOT)
+    count, total, old = 0, 0.0, 0.0
     for path in out.glob(f"*/{student}/results.json"):
+        limit = course.assignment(path.parent.parent.name).limits.test_seconds
         for test in json.loads(path.read_text(encoding="utf-8")).get("tests", []):
             if "did not finish" in test.get("output", "") or "time limit" in test.get("output", ""):
                 count += 1
                 total += float(test.get("extra_data", {}).get("duration", 0.0))
-    return count, total
+                old += limit
+    return count, total, old
 
 
 def scores(out: Path, student: str) -> dict[str, str]:
@@ -80,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         H.write(work / "alone-hang" / "hang", H.with_pow(H.LOOP))
         correct = grade(work / "alone-correct", work / "out-correct", 1)
         hang = grade(work / "alone-hang", work / "out-hang", 1)
-        count, bound = timed_out(work / "out-hang", "hang")
+        count, waited, old = timed_out(work / "out-hang", "hang")
         for i in range(opts.class_size):
             H.write(work / "class" / f"c{i:02d}", H.CORRECT)
         without = grade(work / "class", work / "out-class", opts.jobs)
@@ -94,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     print("The hang experiment (a correct solution whose __pow__ loops forever)")
     print(f"  one submission, all assignments, -j 1:  correct {correct:6.1f} s   hanging {hang:6.1f} s   "
           f"ratio {hang / correct:5.1f}  (target <= 3)")
-    print(f"    the hanging one: {count} test(s) reached a time limit, {bound:.1f} s of them (today's bound); "
-          f"scores {hang_scores}")
+    print(f"    the hanging one: {count} test(s) reached a time limit and waited {waited:.1f} s in all (with only the "
+          f"tests' own limits, the old bound: {old:.0f} s); scores {hang_scores}")
     print(f"  class of {opts.class_size} correct, -j {opts.jobs}:  {without:6.1f} s   with 2 hanging more: "
           f"{with_hangs:6.1f} s   ratio {with_hangs / without:5.2f}  (target <= 1.3)")
     print(f"  grader check (public tests):         correct {check_correct:6.1f} s   hanging {check_hang:6.1f} s   "
