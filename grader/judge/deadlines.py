@@ -70,7 +70,7 @@ def probe_limit(limits: Limits, reference_seconds: float | None, after_timeout: 
         reference_seconds: Seconds the same probe took the reference solution; None when unknown.
         after_timeout: Whether this submission has already timed out in this assignment.
     """
-    if reference_seconds is None or reference_seconds < 0:
+    if reference_seconds is None:
         return None
     if after_timeout:
         floor, multiple = limits.after_timeout_floor_seconds, limits.after_timeout_multiple

@@ -41,6 +41,7 @@ from grader.judge.answers import MalformedAnswer
 from grader.judge.answers import parse as parse_answer
 from grader.judge.scoring import points_earned
 from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of
+from grader.judge.submission_run import SubmissionRun
 from grader.outputs.failures import ending, render_output
 from grader.outputs.records import GradedTest
 from grader.testing.cases import Check
@@ -185,9 +186,10 @@ def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[
     test_id = request.node.nodeid
 
     def call(probe: str, *args: Any) -> Any:
+        values = list(args)
         try:
-            return run.call(assignment.id, probe, list(args), test_id, deadline, seconds,
-                            state.reference_seconds(probe, list(args)))
+            return run.call(assignment.id, probe, values, test_id, deadline, seconds,
+                            state.reference_seconds(probe, values))
         except StudentFault as fault:
             if input_independent(fault) and currently_in_test_context():
                 raise GiveUp(fault) from None  # no input can make it pass: hypothesis must not shrink
@@ -294,7 +296,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if state is None or run is None:
         return report
     if report.when == "call" or (report.when == "setup" and report.failed):
-        result = make_result(state, item, call, report)
+        result = make_result(state, item, call, report, run)
         run.record(state.assignment_of(item).id, result)
     return report
 
@@ -347,11 +349,10 @@ def test_key(item: pytest.Item, sub: str) -> str:
     return f"{item.nodeid.split('::')[0]}::{name}"
 
 
-def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport) -> GradedTest:
-    """Score one test and write its feedback; mark the report failed if a case failed."""
+def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport,
+                run: SubmissionRun) -> GradedTest:
+    """Score one test of ``run``'s submission and write its feedback; mark the report failed if a case failed."""
     assignment = state.assignment_of(item)
-    sub = submission_of(item)
-    run = state.runs.get(sub) if sub is not None else None
     points = float(item.get_closest_marker("points").args[0])  # type: ignore[union-attr]
     task = item.get_closest_marker("task")
     public = assignment.public_tests.resolve() in Path(str(item.path)).resolve().parents
@@ -400,7 +401,7 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         internal_error=internal,
         grader_error=grader_error,
         duration=round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),
-        slowest_call=run.slowest_call(assignment.id, item.nodeid) if run is not None else None,
+        slowest_call=run.slowest_call(assignment.id, item.nodeid),
     )
 
 

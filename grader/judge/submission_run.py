@@ -67,8 +67,9 @@ class PartState:
     fault: StudentFault | None = None
     crash_test: str | None = None
     crashes: int = 0
-    timed_out: bool = False
     hung: dict[str, StudentFault] = field(default_factory=dict)
+    """Each probe request that timed out (:func:`~grader.judge.deadlines.request_key`) to its fault; not empty once
+    the submission has timed out in this assignment."""
     slowest: dict[str, CallTiming] = field(default_factory=dict)
     started: float | None = None
     results: list[GradedTest] = field(default_factory=list)
@@ -144,9 +145,8 @@ class SubmissionRun:
             )
         if now >= test_deadline:
             raise StudentFault("timeout", f"the time limit for this test ({test_seconds:g} s) was used up")
-        key = request_key(probe, args)
-        if key in state.hung:
-            raise state.hung[key]
+        if state.hung and (hung := state.hung.get(request_key(probe, args))) is not None:
+            raise hung
         worker = self._worker(state)
         for module in NEEDS.get(probe, ENGINE):
             error = state.imports.get(module)
@@ -154,7 +154,7 @@ class SubmissionRun:
                 raise StudentFault("import", import_message(module, error), error)
             if module not in state.imports:
                 raise StudentFault("unavailable", f"{module.replace('.', '/')}.py is not part of this assignment")
-        own = probe_limit(limits, reference_seconds, state.timed_out)
+        own = probe_limit(limits, reference_seconds, after_timeout=bool(state.hung))
         now = time.monotonic()  # the worker may have been (re)started: its import is not this probe's time
         own_deadline = now + own.seconds if own else float("inf")
         until = min(test_deadline, state.deadline, own_deadline)
@@ -170,8 +170,7 @@ class SubmissionRun:
             if isinstance(exc, WorkerTimeout) or state.crashes >= MAX_RESTARTS_PER_TEST:
                 state.fault_test, state.fault = test_id, fault
             if isinstance(exc, WorkerTimeout):
-                state.timed_out = True
-                state.hung[key] = fault
+                state.hung[request_key(probe, args)] = fault
             raise fault from None
         self._timed(state, test_id, time.monotonic() - now, until - now, reference_seconds)
         if response["ok"]:

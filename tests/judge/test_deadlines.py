@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import hostile_submissions as H
@@ -149,5 +150,5 @@ def test_the_reference_time_is_measured_once_and_a_failing_reference_gives_no_li
     assert seconds is not None and seconds >= 0
     assert state.reference_seconds("graph", [spec]) == seconds  # measured once, not again
     assert state.reference_seconds("no_such_probe", []) is None
-    assert GradingState(Manifest(**{**manifest.__dict__, "include_hidden": False})).reference_seconds(
+    assert GradingState(replace(manifest, include_hidden=False)).reference_seconds(
         "graph", [spec]) is None
