@@ -2,6 +2,7 @@
 
     python bench/same_scores.py --save FILE      # grade and save every test's score
     python bench/same_scores.py --against FILE   # grade again and list every score that differs
+    ... [--keep DIR]                              # and keep the graded results in DIR
 
 The submissions: the reference, the template, every correct variant
 (``reference/variants/``), every catalogued bug and every "method missing"
@@ -83,9 +84,11 @@ def main(argv: list[str] | None = None) -> int:
     what.add_argument("--save", type=Path, help="write every score to this JSON file")
     what.add_argument("--against", type=Path, help="compare every score with this JSON file (from --save)")
     parser.add_argument("--jobs", type=int, default=2, help="judges (default: 2)")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="grade into DIR and keep it (to compare the feedback too, e.g. with diff -r)")
     opts = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-scores-") as tmp:
-        subs, out = Path(tmp) / "subs", Path(tmp) / "out"
+        subs, out = Path(tmp) / "subs", opts.keep or Path(tmp) / "out"
         build(subs)
         started = time.monotonic()
         done = subprocess.run([sys.executable, "-m", "grader", "--course", str(ROOT), "grade", str(subs), "-o", str(out),

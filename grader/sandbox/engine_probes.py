@@ -20,6 +20,11 @@ An operand is a node index or ``{"const": number}``, a plain int/float passed
 as is, so wrapping and reflected operations are exercised. ``pow`` takes its
 exponent as a const.
 
+Every node's ``_prev`` is iterated in the order the spec lists its operands
+(:class:`Children`), not in the order of the objects' memory addresses, so a
+``backward()`` that depends on that order gets the same gradients wherever
+and however often it is graded.
+
 ``local`` mode tests the ``_backward`` closures only: the probe seeds
 ``out.grad`` and walks the graph itself (its own topological order over
 ``_prev``, by object identity), calling each ``_backward`` once, so it does
@@ -138,6 +143,49 @@ def describe_node(spec: dict[str, Any], index: int) -> str:
     return f"{names[0]}.{op}()"
 
 
+class Children(set):
+    """A node's ``_prev``: the set the student's constructor made, iterated in the order the spec lists the
+    operands instead of by memory address.
+
+    Python iterates a set of objects in the order of their hashes, which for
+    objects are their addresses; addresses depend on everything the process
+    did before, down to the length of the folder the grader runs in. A
+    ``backward()`` whose gradients depend on that order (a topological sort in
+    pre-order, say) would then score differently in different runs of the same
+    submission. Iterated in the spec's order, its gradients depend only on its
+    code and the graph, and a test can put a shared node first or last on
+    purpose. Membership, ``len`` and every other set operation are the set's own.
+    """
+
+    __slots__ = ("_order",)
+
+    def __init__(self, order: list[Any]) -> None:
+        super().__init__(order)
+        self._order = tuple(order)
+
+    def __iter__(self) -> Any:
+        ordered = [c for c in self._order if c in self]  # the student's code may have removed some
+        if len(ordered) != len(self):  # ... or added some: those follow, in the set's own order
+            ordered += [c for c in set.__iter__(self) if not any(c is o for o in ordered)]
+        return iter(ordered)
+
+
+def order_children(node: Any, children: list[Any]) -> None:
+    """Make ``node._prev`` iterate in the order of ``children`` (operands, in spec order), when it is a plain set
+    of exactly those objects (by identity); anything else (a tuple, a set that merged equal Values, a node the
+    student's ``sum`` made through intermediate nodes) is left as the student's code made it."""
+    unique = list({id(c): c for c in children}.values())
+    prev = getattr(node, "_prev", None)
+    if len(unique) < 2 or type(prev) is not set or len(prev) != len(unique):
+        return
+    if {id(c) for c in prev} != {id(c) for c in unique}:
+        return
+    try:
+        node._prev = Children(unique)
+    except (AttributeError, TypeError):  # __slots__ without _prev, a read-only property: leave it
+        pass
+
+
 def _check_value(obj: Any, value_cls: type, what: str) -> None:
     if not isinstance(obj, value_cls):
         raise ProbeError(f"{what} returned {type(obj).__name__} {short_repr(obj)}, expected a Value")
@@ -196,6 +244,8 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
             else:
                 out = BINARY[op](args[0], args[1])
             _check_value(out, value_cls, what)
+        ctx.during = f"reading n{i}._prev"
+        order_children(out, [nodes[o] for o in operands if not isinstance(o, dict)])
         nodes.append(out)
     return nodes
 
@@ -208,25 +258,41 @@ def closure(out: Any, parents: list[tuple[Any, float]]) -> Callable[[], None]:
     return _backward
 
 
-def walk_backward(out: Any, ctx: Context) -> None:
-    """Call every ``_backward`` reachable from ``out`` once, in reverse topological order.
+def topological_order(out: Any) -> list[Any]:
+    """Every node reachable from ``out`` through ``_prev``, each after its children (iterative DFS keyed by ``id``).
 
-    The order is the probe's own (iterative DFS keyed by ``id``), so only
-    the student's closures and ``_prev`` are exercised.
+    Both backward walks use this one order, so the grader's own engine
+    (:class:`~.stand_ins.Value`) accumulates gradients in the order the probe does.
     """
-    ctx.during = "listing the graph through _prev"
     order: list[Any] = []
     seen: set[int] = set()
     stack: list[tuple[Any, bool]] = [(out, False)]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, done = stack.pop()
+        node, done = pop()
         if done:
             order.append(node)
-        elif id(node) not in seen:
-            seen.add(id(node))
-            stack.append((node, True))
-            stack.extend((child, False) for child in list(node._prev) if id(child) not in seen)
-    for node in reversed(order):
+            continue
+        key = id(node)
+        if key in seen:
+            continue
+        seen.add(key)
+        push((node, True))
+        for child in list(node._prev):
+            if id(child) not in seen:
+                push((child, False))
+    return order
+
+
+def walk_backward(out: Any, ctx: Context) -> None:
+    """Call every ``_backward`` reachable from ``out`` once, in reverse topological order.
+
+    The order is the probe's own (:func:`topological_order`), so only the
+    student's closures and ``_prev`` are exercised; ``ctx`` names the node
+    whose closure is running.
+    """
+    ctx.during = "listing the graph through _prev"
+    for node in reversed(topological_order(out)):
         ctx.during = f"calling _backward of a node made by {short_repr(getattr(node, '_op', '?'), 20)}"
         node._backward()
 
