@@ -3,11 +3,12 @@
 :func:`grade` reads every submission (never executing it), skips those whose
 results are already complete for the same content (unless ``force``), stages
 the files each assignment names into a working folder inside the output
-folder, and keeps ``-j`` judge processes running while submissions are left:
-each judge claims submissions one at a time from a shared queue
-(:mod:`grader.grading.claims`), at most 25, so a submission that hangs holds up only
-its own judge while the others take the rest of the class. Each judge writes a submission's ``results.json`` and
-``feedback.md`` atomically as soon as that submission is graded, so an
+folder, and keeps ``-j`` judge processes running while work is left: each
+judge claims work units, one assignment of one submission at a time, from a
+shared queue (:mod:`grader.grading.claims`), at most 25, so a submission that
+hangs holds up only one judge per assignment while the others take its other
+assignments and the rest of the class. Each judge writes an assignment's ``results.json`` and
+``feedback.md`` atomically as soon as that assignment is graded, so an
 interrupted run (Ctrl-C, ``kill -9``) loses at most the submissions being
 graded at that moment, and running again finishes the class. Judges and
 sandboxes die with the grader. A submission that cannot be read or staged
@@ -52,7 +53,8 @@ Progress = Callable[[int, int, str], None]
 PROGRESS_POLL_SECONDS = 0.5
 """How often the batch looks for newly written results, to report progress."""
 MAX_SLOTS = 25
-"""Most submissions one judge process grades before the next judge takes over (its pytest session stays small)."""
+"""Most work units (one assignment of one submission) one judge process grades before the next judge takes over
+(its pytest session stays small)."""
 
 
 @dataclass
@@ -245,11 +247,12 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], out: 
 
 
 class JudgePool:
-    """Keeps ``jobs`` judge processes running while submissions are left unclaimed, and reports each submission.
+    """Keeps ``jobs`` judge processes running while work is left unclaimed, and reports each submission.
 
-    Judges claim submissions from a shared queue (:mod:`grader.grading.claims`) and write each one's
-    results as soon as it is graded; a judge that ends without writing what it claimed leaves those
-    submissions a record whose score is withheld (:meth:`give_up`), so the batch always completes.
+    Judges claim work units (one assignment of one submission) from a shared queue
+    (:mod:`grader.grading.claims`) and write each one's results as soon as it is graded; a judge that ends
+    without writing what it claimed leaves those assignments a record whose score is withheld
+    (:meth:`give_up`), so the batch always completes. A submission is reported once all its assignments are.
     """
 
     def __init__(self, plan: Plan, out: Path, progress: Progress | None) -> None:
@@ -257,14 +260,14 @@ class JudgePool:
         self.queue = ClaimQueue(Path(plan.base.queue), plan.todo)
         self.names = itertools.count()
         self.lock = threading.Lock()
-        self.ended: list[tuple[int, list[Job]]] = []  # (status, the submissions it claimed) of each judge that ended
+        self.ended: list[tuple[int, list[Job]]] = []  # (status, the work units it claimed) of each judge that ended
         self.stop = threading.Event()
         self.failed: list[tuple[int, int]] = []  # (judge number, status) of each judge that failed
         self.reported: dict[str, None] = {}  # student ids in the order they were reported
         self.started = time.time()
 
     def judges(self) -> None:
-        """Start judges one after another while submissions are left unclaimed (one thread of the pool)."""
+        """Start judges one after another while work units are left unclaimed (one thread of the pool)."""
         while not self.stop.is_set() and self.queue.unclaimed():
             k = next(self.names)
             name = f"judge-{k}"
@@ -284,15 +287,20 @@ class JudgePool:
             if self.progress is not None:
                 self.progress(len(self.reported), len(self.plan.todo), job.id)
 
-    def give_up(self, job: Job, reason: str) -> None:
-        """Write a withheld record for a submission its judge ended without grading (unless it was written)."""
-        if not written_since(self.out, list(job.parts), job.id, self.started):
+    def give_up(self, unit: Job, reason: str) -> None:
+        """Write a withheld record for a work unit its judge ended without grading (unless it was written)."""
+        if not written_since(self.out, list(unit.parts), unit.id, self.started):
             for a in self.plan.assignments:
-                if a.id in job.parts:
-                    error = job.parts[a.id].error
+                if a.id in unit.parts:
+                    error = unit.parts[a.id].error
                     record = empty_record(error=error) if error else empty_record(grader_error=reason)
-                    write_submission(self.out, a, job.id, record, job.stamp(self.plan.base.fingerprints[a.id]))
-        self.report(job)
+                    write_submission(self.out, a, unit.id, record, unit.stamp(self.plan.base.fingerprints[a.id]))
+
+    def report_written(self) -> None:
+        """Report every submission all of whose assignments have been written in this run."""
+        for job in self.plan.todo:
+            if job.id not in self.reported and written_since(self.out, list(job.parts), job.id, self.started):
+                self.report(job)
 
     def run(self, jobs: int) -> None:
         """Grade every submission of the plan with up to ``jobs`` judges at a time."""
@@ -301,17 +309,15 @@ class JudgePool:
             pending = {pool.submit(self.judges) for _ in range(parallel)}
             while pending:
                 _, pending = wait(pending, timeout=PROGRESS_POLL_SECONDS, return_when=FIRST_COMPLETED)
-                for job in self.plan.todo:  # judges write results as they go: report each as soon as it is there
-                    if job.id not in self.reported and written_since(self.out, list(job.parts), job.id,
-                                                                      self.started):
-                        self.report(job)
+                self.report_written()  # judges write results as they go: report each as soon as it is there
                 with self.lock:
                     done, self.ended[:] = list(self.ended), []
                 for status, claimed in done:
-                    for job in claimed:
-                        self.give_up(job, f"the judge process ended with status {status} before grading it")
-        for job in self.queue.unclaimed():
-            self.give_up(job, "the judge processes failed before grading it")
+                    for unit in claimed:
+                        self.give_up(unit, f"the judge process ended with status {status} before grading it")
+        for unit in self.queue.unclaimed():
+            self.give_up(unit, "the judge processes failed before grading it")
+        self.report_written()
 
 
 def collect(out: Path, assignments: list[Assignment], entries: list[Path], run: GradeRun) -> None:

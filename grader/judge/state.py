@@ -3,8 +3,8 @@
 Kept by :mod:`grader.judge.plugin` in ``config.stash``. Tests that use the
 ``student`` fixture are parametrized over :attr:`GradingState.params`: the
 submission ids of the manifest, or, when judges share a claim queue
-(:mod:`grader.grading.claims`), slots that each claim a submission when their first
-test starts.
+(:mod:`grader.grading.claims`), slots that each claim a work unit (one
+assignment of one submission) when their first test starts.
 """
 
 from __future__ import annotations
@@ -44,8 +44,8 @@ class GradingState:
         self.sandbox = Sandbox(manifest.sandbox, Path(manifest.runtime))  # every worker of this judge starts here
         self.queue = ClaimQueue(Path(manifest.queue), manifest.jobs, manifest.claimant) if manifest.queue else None
         self.jobs = {job.id: job for job in manifest.jobs}
-        if self.queue is not None:  # slots, each grading the submission it claims when its first test starts
-            self.params = [f"slot{i:02d}" for i in range(max(0, min(manifest.slots, len(manifest.jobs))))]
+        if self.queue is not None:  # slots, each grading the work unit it claims when its first test starts
+            self.params = [f"slot{i:02d}" for i in range(max(0, min(manifest.slots, len(self.queue.units))))]
         else:
             self.params = [job.id for job in manifest.jobs]
         self.order = {param: i for i, param in enumerate(self.params)}
@@ -58,7 +58,7 @@ class GradingState:
         self._reference_seconds: dict[str, float | None] = {}
 
     def run(self, param: str) -> SubmissionRun | None:
-        """The run of a slot or submission, claiming the slot's submission on first use."""
+        """The run of a slot or submission, claiming the slot's work unit on first use."""
         if param not in self.runs:
             job = self.queue.claim() if self.queue is not None else self.jobs.get(param)
             self.runs[param] = None if job is None else SubmissionRun(
