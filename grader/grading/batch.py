@@ -5,7 +5,7 @@ results are already complete for the same content (unless ``force``), stages
 the files each assignment names into a working folder inside the output
 folder, and keeps ``-j`` judge processes running while work is left: each
 judge claims work units, one assignment of one submission at a time, from a
-shared queue (:mod:`grader.grading.claims`), at most 25, so a submission that
+shared queue (:mod:`grader.grading.claims`), at most 25 per assignment, so a submission that
 hangs holds up only one judge per assignment while the others take its other
 assignments and the rest of the class. Each judge writes an assignment's ``results.json`` and
 ``feedback.md`` atomically as soon as that assignment is graded, so an
@@ -53,8 +53,8 @@ Progress = Callable[[int, int, str], None]
 PROGRESS_POLL_SECONDS = 0.5
 """How often the batch looks for newly written results, to report progress."""
 MAX_SLOTS = 25
-"""Most work units (one assignment of one submission) one judge process grades before the next judge takes over
-(its pytest session stays small)."""
+"""Most work units of each assignment (one assignment of one submission) one judge process grades before the next
+judge takes over (its pytest session stays small): about 25 submissions."""
 
 
 @dataclass

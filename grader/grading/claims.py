@@ -43,17 +43,19 @@ class ClaimQueue:
         self.folder = folder
         self.units = work_units(jobs)
         self.claimant = claimant
-        self._next = 0
+        self._next: dict[str | None, int] = {}  # per assignment asked for (None: any), the first unit not yet tried
         folder.mkdir(parents=True, exist_ok=True)
 
     def _path(self, position: int) -> Path:
         return self.folder / f"{position:06d}"
 
-    def claim(self) -> Job | None:
-        """Claim the next unclaimed work unit (a job with one assignment); None when every unit is claimed."""
-        while self._next < len(self.units):
-            position = self._next
-            self._next += 1
+    def claim(self, assignment: str | None = None) -> Job | None:
+        """Claim the next unclaimed work unit (a job with one assignment), of ``assignment`` if given; None when
+        every such unit is claimed."""
+        while (position := self._next.get(assignment, 0)) < len(self.units):
+            self._next[assignment] = position + 1
+            if assignment is not None and assignment not in self.units[position].parts:
+                continue
             try:
                 fd = os.open(self._path(position), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
             except FileExistsError:

@@ -81,9 +81,10 @@ class Manifest:
         out: The output folder: the judge writes each submission's results.json
             and feedback.md there as soon as the submission is graded ("" to skip).
         queue: A :class:`grader.grading.claims.ClaimQueue` folder shared with other
-            judges: the judge grades, in ``slots`` slots, the submissions of
-            ``jobs`` it claims there. "" grades every job of ``jobs``.
-        slots: Most submissions the judge claims (with ``queue``).
+            judges: the judge grades, in ``slots`` slots per assignment, the work
+            units (one assignment of one submission, :func:`grader.grading.claims.work_units`)
+            of ``jobs`` it claims there. "" grades every job of ``jobs``.
+        slots: Most work units of each assignment the judge claims (with ``queue``).
         claimant: The judge's name, written into its claims.
         sandbox: The sandbox backend, ``"linux"`` or ``"portable"`` (chosen by :func:`grader.judge.backends.choose`).
         fingerprints: Assignment id to the course's fingerprints for it

@@ -4,11 +4,12 @@ Loaded with ``-p grader.judge.plugin``. With ``--grader-manifest FILE`` (ini:
 ``grader_manifest``) it grades the submissions the manifest lists:
 
 * every test that uses the ``student`` fixture is parametrized over the
-  submissions, or over slots that each claim a submission from a queue
-  shared with other judges (see :mod:`grader.judge.state`), at session
-  scope; the items are ordered submission by submission, so each
-  submission's sandbox workers are started once (forked from the judge's
-  fork server) and reused by all its tests;
+  submissions, or over its assignment's slots, each of which claims a work
+  unit (one assignment of one submission) from a queue shared with other
+  judges (see :mod:`grader.judge.state`), at session scope; the items are
+  ordered slot by slot (submission by submission without a queue), so each
+  sandbox worker is started once (forked from the judge's fork server) and
+  reused by all the tests of its assignment;
 * ``student(probe, *args)`` runs a probe in the submission's sandbox worker,
   ``reference(probe, *args)`` on the reference solution in this process,
   ``check`` collects soft assertions for partial credit;
@@ -121,7 +122,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     manifest = config.getoption("grader_manifest") or config.getini("grader_manifest")
     return [
         f"grader: {len(state.manifest.jobs)} submission(s)"
-        + (f" shared through {state.manifest.queue}, {len(state.params)} slot(s)" if state.queue else "")
+        + (f" shared through {state.manifest.queue}, {len(state.params)} slot(s), one work unit each" if state.queue else "")
         + f", assignments {', '.join(state.manifest.assignments)}",
         f"grader: repeat with: python -m pytest -p grader.judge.plugin --grader-manifest {manifest}",
     ]
@@ -131,7 +132,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     state = metafunc.config.stash.get(STATE, None)
     if state is not None and SUBMISSION in metafunc.fixturenames:
-        metafunc.parametrize(SUBMISSION, state.params, ids=state.params, scope="session")
+        params = state.params_for(Path(str(metafunc.definition.path)))
+        metafunc.parametrize(SUBMISSION, params, ids=params, scope="session")
 
 
 @pytest.hookimpl(trylast=True)
@@ -145,7 +147,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         limit = state.assignment_of(item).limits.test_seconds
         item.add_marker(pytest.mark.timeout(backstop_seconds(limit)))
     if state.manifest.include_hidden and state.params:
-        verify_points_total(state, [it for it in items if submission_of(it) == state.params[0]])
+        sample = state.sample_params()
+        verify_points_total(state, [it for it in items if submission_of(it) in sample])
     position = {id(item): i for i, item in enumerate(items)}
     items.sort(key=lambda it: (state.order.get(submission_of(it) or "", -1), position[id(it)]))
 

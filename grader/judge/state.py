@@ -44,8 +44,13 @@ class GradingState:
         self.sandbox = Sandbox(manifest.sandbox, Path(manifest.runtime))  # every worker of this judge starts here
         self.queue = ClaimQueue(Path(manifest.queue), manifest.jobs, manifest.claimant) if manifest.queue else None
         self.jobs = {job.id: job for job in manifest.jobs}
-        if self.queue is not None:  # slots, each grading the work unit it claims when its first test starts
-            self.params = [f"slot{i:02d}" for i in range(max(0, min(manifest.slots, len(self.queue.units))))]
+        self.slot_assignment: dict[str, str] = {}
+        """A slot to the assignment whose work units it claims (empty without a queue)."""
+        if self.queue is not None:  # per assignment, slots that each claim a work unit when their first test starts
+            units = {aid: sum(aid in u.parts for u in self.queue.units) for aid in self.assignments}
+            self.slot_assignment = {f"slot{i:02d}-{aid}": aid for i in range(manifest.slots)
+                                    for aid in self.assignments if i < units[aid]}
+            self.params = list(self.slot_assignment)
         else:
             self.params = [job.id for job in manifest.jobs]
         self.order = {param: i for i, param in enumerate(self.params)}
@@ -57,10 +62,25 @@ class GradingState:
         self._reference_answers: dict[str, str] = {}
         self._reference_seconds: dict[str, float | None] = {}
 
+    def params_for(self, path: Path) -> list[str]:
+        """What the tests in the file at ``path`` are parametrized with: the slots of its assignment, or every
+        submission id (no queue)."""
+        if self.queue is None:
+            return self.params
+        aid = self.assignment_at(path).id
+        return [param for param, slot_aid in self.slot_assignment.items() if slot_aid == aid]
+
+    def sample_params(self) -> set[str]:
+        """Params whose tests, together, are every test of the session once (to add up each assignment's points)."""
+        if self.queue is None:
+            return set(self.params[:1])
+        return {next(p for p, a in self.slot_assignment.items() if a == aid)
+                for aid in set(self.slot_assignment.values())}
+
     def run(self, param: str) -> SubmissionRun | None:
         """The run of a slot or submission, claiming the slot's work unit on first use."""
         if param not in self.runs:
-            job = self.queue.claim() if self.queue is not None else self.jobs.get(param)
+            job = self.queue.claim(self.slot_assignment[param]) if self.queue is not None else self.jobs.get(param)
             self.runs[param] = None if job is None else SubmissionRun(
                 job, self.assignments, Path(self.manifest.runtime),
                 self.manifest.hide, Path(self.manifest.out) if self.manifest.out else None, self.sandbox,
@@ -111,12 +131,19 @@ class GradingState:
 
     def assignment_of(self, item: pytest.Item) -> Assignment:
         """The assignment whose folder holds the item's test file."""
-        path = Path(str(item.path))
+        return self.assignment_at(Path(str(item.path)))
+
+    def assignment_at(self, path: Path) -> Assignment:
+        """The assignment whose folder holds the test file at ``path``.
+
+        Raises:
+            pytest.UsageError: If the file is inside no graded assignment's folder.
+        """
         if path not in self._by_file:
             parents = Path(path).resolve().parents
             found = [a for a, root in self._roots.items() if root in parents]
             if not found:
-                raise pytest.UsageError(f"{item.nodeid}: test is not inside a graded assignment's folder")
+                raise pytest.UsageError(f"{path}: test is not inside a graded assignment's folder")
             self._by_file[path] = self.assignments[found[0]]
         return self._by_file[path]
 

@@ -55,3 +55,39 @@ def test_concurrent_claims_never_share_a_submission(tmp_path: Path) -> None:
         t.join()
     flat = [x for c in claimed for x in c]
     assert sorted(flat) == sorted(f"s{i}" for i in range(400))
+
+
+def test_a_slot_claims_the_next_unit_of_its_own_assignment(tmp_path: Path) -> None:
+    """A judge's slots each belong to one assignment: while one judge is held up by s0's value_ops (a hang),
+    another takes s1's value_ops and then s0's backward."""
+    whole = jobs(3, ("value_ops", "backward", "mlp"))
+    a, b = ClaimQueue(tmp_path, whole, "judge-0"), ClaimQueue(tmp_path, whole, "judge-1")
+
+    def take(queue: ClaimQueue, assignment: str) -> str | None:
+        unit = queue.claim(assignment)
+        assert unit is None or list(unit.parts) == [assignment]
+        return unit.id if unit else None
+
+    assert take(a, "value_ops") == "s0"  # judge-0 is now stuck there
+    assert [take(b, "value_ops"), take(b, "backward"), take(b, "mlp")] == ["s1", "s0", "s0"]
+    assert [take(b, "value_ops"), take(b, "backward"), take(b, "mlp")] == ["s2", "s1", "s1"]
+    assert [take(a, "backward"), take(a, "mlp"), take(a, "mlp")] == ["s2", "s2", None]
+    assert a.unclaimed() == [] and [u.id for u in a.claimed_by("judge-0")] == ["s0", "s2", "s2"]
+
+
+def test_a_judges_slots_are_per_assignment_and_no_more_than_its_units(tmp_path: Path) -> None:
+    from grader.grading.manifest import Manifest
+    from grader.judge.state import GradingState
+
+    root = Path(__file__).resolve().parents[2]
+    whole = jobs(30, ("value_ops",)) + jobs(2, ("backward",))  # a re-run: 2 submissions need backward again
+    whole = [Job(j.id, i, j.parts) for i, j in enumerate(whole)]
+    manifest = Manifest(course=str(root), assignments=["value_ops", "backward"], jobs=whole, runtime=str(tmp_path),
+                        out="", include_hidden=True, queue=str(tmp_path / "queue"), slots=25)
+    state = GradingState(manifest)
+    tests = root / "assignments" / "{}" / "tests" / "public" / "test_{}_public.py"
+    value_ops = state.params_for(Path(str(tests).format("value_ops", "value_ops")))
+    backward = state.params_for(Path(str(tests).format("backward", "backward")))
+    assert len(value_ops) == 25 and len(backward) == 2 and not set(value_ops) & set(backward)
+    assert state.params[:3] == ["slot00-value_ops", "slot00-backward", "slot01-value_ops"]  # the order tests run in
+    assert state.sample_params() == {"slot00-value_ops", "slot00-backward"}
