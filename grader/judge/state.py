@@ -80,7 +80,10 @@ class GradingState:
     def run(self, param: str) -> SubmissionRun | None:
         """The run of a slot or submission, claiming the slot's work unit on first use."""
         if param not in self.runs:
-            job = self.queue.claim(self.slot_assignment[param]) if self.queue is not None else self.jobs.get(param)
+            if self.queue is None:
+                job = self.jobs.get(param)
+            else:  # a param that is no slot (an empty parameter set) claims nothing
+                job = self.queue.claim(self.slot_assignment[param]) if param in self.slot_assignment else None
             self.runs[param] = None if job is None else SubmissionRun(
                 job, self.assignments, Path(self.manifest.runtime),
                 self.manifest.hide, Path(self.manifest.out) if self.manifest.out else None, self.sandbox,
