@@ -129,7 +129,7 @@ def intake(sub: Submission, index: int, assignments: list[Assignment], stage_roo
            template: Path | None = None) -> Job:
     """Stage one read submission for each of ``assignments`` (``template``: the course's template folder)."""
     origin = asdict(sub.origin) if sub.origin is not None else {}
-    job = Job(sub.id, index, fingerprint=print_, origin=origin)
+    job = Job(sub.id, fingerprint=print_, origin=origin)
     notes = ([sub.origin.note] if sub.origin is not None else []) + sub.notes
     for a in assignments:
         base = stage_root / f"{index:06d}" / a.id

@@ -44,7 +44,6 @@ class Job:
 
     Attributes:
         id: The student id (the submission entry's name).
-        index: Position in the batch; names the judge's results file.
         parts: Assignment id to :class:`Part`.
         fingerprint: SHA-256 of what was read from the submission; stored in
             results.json so a re-run knows whether a result is for this content.
@@ -56,7 +55,6 @@ class Job:
     """
 
     id: str
-    index: int
     parts: dict[str, Part] = field(default_factory=dict)
     fingerprint: str = ""
     origin: dict[str, Any] = field(default_factory=dict)
@@ -113,7 +111,7 @@ class Manifest:
         """Read a manifest written by :meth:`dump`."""
         raw: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
         jobs = [
-            Job(j["id"], j["index"], {a: Part(**p) for a, p in j["parts"].items()}, j.get("fingerprint", ""),
+            Job(j["id"], {a: Part(**p) for a, p in j["parts"].items()}, j.get("fingerprint", ""),
                 j.get("origin") or {})
             for j in raw.pop("jobs")
         ]

@@ -47,11 +47,14 @@ class GradingState:
         self.jobs = {job.id: job for job in manifest.jobs}
         self.slot_assignment: dict[str, str] = {}
         """A slot to the assignment whose work units it claims (empty without a queue)."""
+        self._slots: dict[str, list[str]] = {}  # an assignment's slots, in order
         if self.queue is not None:  # per assignment, slots that each claim a work unit when their first test starts
             units = {aid: sum(aid in u.parts for u in self.queue.units) for aid in self.assignments}
             self.slot_assignment = {f"slot{i:02d}-{aid}": aid for i in range(manifest.slots)
                                     for aid in self.assignments if i < units[aid]}
             self.params = list(self.slot_assignment)
+            for param, aid in self.slot_assignment.items():
+                self._slots.setdefault(aid, []).append(param)
         else:
             self.params = [job.id for job in manifest.jobs]
         self.order = {param: i for i, param in enumerate(self.params)}
@@ -68,15 +71,13 @@ class GradingState:
         submission id (no queue)."""
         if self.queue is None:
             return self.params
-        aid = self.assignment_at(path).id
-        return [param for param, slot_aid in self.slot_assignment.items() if slot_aid == aid]
+        return self._slots.get(self.assignment_at(path).id, [])
 
     def sample_params(self) -> set[str]:
         """Params whose tests, together, are every test of the session once (to add up each assignment's points)."""
         if self.queue is None:
             return set(self.params[:1])
-        return {next(p for p, a in self.slot_assignment.items() if a == aid)
-                for aid in set(self.slot_assignment.values())}
+        return {slots[0] for slots in self._slots.values()}
 
     def run(self, param: str) -> SubmissionRun | None:
         """The run of a slot or submission, claiming the slot's work unit on first use."""
@@ -84,7 +85,8 @@ class GradingState:
             if self.queue is None:
                 job = self.jobs.get(param)
             else:  # a param that is no slot (an empty parameter set) claims nothing
-                job = self.queue.claim(self.slot_assignment[param]) if param in self.slot_assignment else None
+                aid = self.slot_assignment.get(param)
+                job = self.queue.claim(aid) if aid is not None else None
             self.runs[param] = None if job is None else SubmissionRun(
                 job, self.assignments, Path(self.manifest.runtime),
                 self.manifest.hide, Path(self.manifest.out) if self.manifest.out else None, self.sandbox,
