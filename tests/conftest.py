@@ -15,9 +15,21 @@ from grader.course.config import Limits
 from grader.judge.backends import Sandbox, WorkerSpec
 from grader.judge.linux_worker import SandboxWorker, prepare_runtime
 from grader.judge.portable_worker import PortableWorker
+from grader.sandbox import own_parts
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
+PARTS = ROOT / "assignments" / "shared" / "parts"
+
+own_parts.use(str(PARTS))  # as a judge of this course does: in-process probes on the reference use the grader's parts
+
+
+@pytest.fixture
+def without_parts():
+    """This process without the grader's parts, as in a student's release (put back afterwards)."""
+    own_parts.use(None)
+    yield
+    own_parts.use(str(PARTS))
 
 
 def zip_folder(folder: Path, dest: Path) -> Path:

@@ -22,8 +22,9 @@ Gradescope expects:
   (Gradescope's schema, with per-test ``visibility`` and ``status``) to
   ``/autograder/results/results.json``.
 * the grader package and ``pyproject.toml``, the assignment (with its hidden
-  tests, without its bug catalogue), the reference solution and a README
-  saying how to refresh the pins.
+  tests, without its bug catalogue), the grader's own parts
+  (``assignments/shared/parts``), the reference solution and a README saying
+  how to refresh the pins.
 
 ``AUTOGRADER_ROOT`` replaces ``/autograder`` in both scripts (for testing the
 zip on a fake tree).
@@ -197,6 +198,8 @@ def build_zip(course: Course, assignment_id: str, dest: Path) -> GradescopeZip:
             members[f"assignments/{assignment.id}/{path.relative_to(assignment.root).as_posix()}"] = path
     for path in sorted((course.reference_dir / "micrograd").glob("*.py")):
         members[f"reference/micrograd/{path.name}"] = path
+    for path in sorted(course.parts_dir.glob("*.py")):  # the grader's own parts: hidden grading needs them
+        members[f"{course.parts_dir.relative_to(course.root).as_posix()}/{path.name}"] = path
     dest.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, content in members.items():

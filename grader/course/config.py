@@ -22,6 +22,8 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
       processes: 64                  # processes (and threads) a worker may run
       output_kb: 8                   # captured output kept for feedback
     allow_network: false             # true: the sandbox keeps network access
+    grader_parts: [stand_ins]        # the grader's own parts (assignments/shared/parts/NAME.py) its sandbox
+                                     # workers load before the student's code; never released to students
 
 Validation errors name the file and the key (:class:`~grader.errors.ConfigError`).
 """
@@ -29,6 +31,7 @@ Validation errors name the file and the key (:class:`~grader.errors.ConfigError`
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,15 @@ VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 
 ALLOWED_FILES = ("micrograd/engine.py", "micrograd/nn.py")
 """Files an assignment may ask for: the student API's two modules."""
+
+SHARED = "shared"
+"""The folder of ``assignments/`` that holds what several assignments share (it has no ``assignment.yaml``)."""
+
+PARTS = "parts"
+"""The folder of :data:`SHARED` holding the grader's own parts: course code that runs next to student code in
+hidden grading, and is never released (:mod:`grader.sandbox.own_parts`)."""
+
+PART_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
 
 
 @dataclass(frozen=True)
@@ -109,6 +121,8 @@ class Assignment:
         root: The assignment folder.
         order: Position in the course; assignments are listed by (order, id).
         allow_network: Whether the sandbox keeps network access (default: no network).
+        grader_parts: The grader's own parts (modules of :attr:`Course.parts_dir`) that this assignment's
+            sandbox workers load before any student code runs (see :mod:`grader.sandbox.own_parts`).
     """
 
     id: str
@@ -120,6 +134,7 @@ class Assignment:
     root: Path
     order: int = 1000
     allow_network: bool = False
+    grader_parts: tuple[str, ...] = ()
 
     @property
     def public_tests(self) -> Path:
@@ -175,7 +190,7 @@ def load_assignment(root: Path) -> Assignment:
         raise ConfigError(path, "", f"not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
         raise ConfigError(path, "", "expected a mapping at the top level")
-    known = {"title", "files", "points", "visibility", "limits", "id", "order", "allow_network"}
+    known = {"title", "files", "points", "visibility", "limits", "id", "order", "allow_network", "grader_parts"}
     for key in raw:
         if key not in known:
             raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(sorted(known))}")
@@ -202,8 +217,13 @@ def load_assignment(root: Path) -> Assignment:
     allow_network = raw.get("allow_network", False)
     if not isinstance(allow_network, bool):
         raise ConfigError(path, "allow_network", f"expected true or false, got {allow_network!r}")
+    grader_parts = raw.get("grader_parts", [])
+    if not isinstance(grader_parts, list) or not all(isinstance(n, str) and PART_NAME.match(n) for n in grader_parts):
+        raise ConfigError(path, "grader_parts", f"expected a list of module names of assignments/{SHARED}/{PARTS}/ "
+                                                f"(lower case, e.g. [stand_ins]), got {grader_parts!r}")
     return Assignment(
         id=root.name,
+        grader_parts=tuple(grader_parts),
         order=order,
         allow_network=allow_network,
         title=title.strip(),
@@ -230,6 +250,11 @@ class Course:
     def reference_dir(self) -> Path:
         """The folder holding the reference ``micrograd`` package."""
         return self.root / "reference"
+
+    @property
+    def parts_dir(self) -> Path:
+        """The folder of the grader's own parts (``assignments/shared/parts``); a student's release has none."""
+        return self.assignments_dir / SHARED / PARTS
 
     @property
     def template_dir(self) -> Path:

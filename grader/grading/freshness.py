@@ -31,6 +31,7 @@ COMPONENTS = {
     "assignment": "its tests or assignment.yaml",
     "reference": "the reference solution",
     "template": "the student template",
+    "parts": "the grader's parts",
     "grader": "the grader",
 }
 """Each part of the course a result depends on, and how a changed one is named (most specific first)."""
@@ -81,6 +82,7 @@ def course_fingerprints(course: Course, assignments: list[Assignment]) -> dict[s
         "grader": grader_fingerprint(),
         "reference": tree_digest(course.reference_dir / "micrograd"),
         "template": tree_digest(course.template_dir),
+        "parts": tree_digest(course.parts_dir),
     }
     return {a.id: {"assignment": tree_digest(a.root, frozenset({"README.md"})), **shared} for a in assignments}
 

@@ -42,6 +42,7 @@ from grader.judge.forkserver_client import ForkServer
 from grader.judge.linux_worker import SandboxWorker
 from grader.judge.portable_worker import PortableWorker
 from grader.judge.worker import SandboxSetupError, Worker
+from grader.sandbox.own_parts import RUNTIME_FOLDER as PARTS_FOLDER
 
 CHOICES = ("auto", "linux", "portable")
 """Values of ``--sandbox``."""
@@ -128,6 +129,7 @@ class WorkerSpec:
         limits: Resource limits.
         hide: Folders the worker must not see.
         network: Keep the network.
+        parts: The grader's own parts the worker loads before the student's code (those the runtime holds).
     """
 
     code_dir: Path
@@ -136,6 +138,7 @@ class WorkerSpec:
     limits: Limits
     hide: tuple[str, ...] = ()
     network: bool = False
+    parts: tuple[str, ...] = ()
 
 
 class Sandbox:
@@ -158,7 +161,8 @@ class Sandbox:
     def worker(self, spec: WorkerSpec) -> Worker:
         """A new (not yet started) worker of this backend, with the layers learned so far turned off."""
         args: tuple[Any, ...] = (self.runtime, spec.code_dir, spec.scratch, list(spec.modules), spec.limits)
-        kwargs: dict[str, Any] = {"hide": list(spec.hide), "network": spec.network, "off": self.off}
+        parts = [p for p in spec.parts if (self.runtime / PARTS_FOLDER / f"{p}.py").is_file()]  # none in a release
+        kwargs: dict[str, Any] = {"hide": list(spec.hide), "network": spec.network, "off": self.off, "parts": parts}
         if self.kind == "portable":
             return PortableWorker(*args, **kwargs)
         return SandboxWorker(*args, **kwargs, forkserver=self.forkserver)

@@ -29,6 +29,7 @@ from typing import Any
 from grader.judge.forkserver_client import ForkServer, ForkServerError
 from grader.judge.worker import SandboxSetupError, Worker, WorkerProtocolError, worker_environment
 from grader.sandbox import protocol
+from grader.sandbox.own_parts import RUNTIME_FOLDER as PARTS_FOLDER
 from grader.sandbox.protocol import WorkerConfig
 
 RUNTIME_PACKAGE = "_grader_sandbox"
@@ -38,20 +39,36 @@ places other processes use, and ``/run``, where the host's UNIX sockets live (a 
 must not be reachable from student code)."""
 
 
-def prepare_runtime(dest: Path) -> Path:
-    """Copy the sandbox package into ``dest/_grader_sandbox``; return ``dest``.
+def prepare_runtime(dest: Path, parts: Path | None = None) -> Path:
+    """Copy the sandbox package into ``dest/_grader_sandbox`` and the grader's own parts (if any) into
+    ``dest/_grader_parts``; return ``dest``.
 
-    Only the sandbox's own modules are copied: nothing of the judge, the
-    reference or the tests is reachable from the worker's ``sys.path``. They
-    are compiled once here (workers run with ``-B`` and cannot write
-    bytecode), which saves every worker start about 10 ms of compiling.
+    Only the sandbox's own modules and the parts are copied: nothing of the
+    judge, the reference or the tests is reachable from the worker's
+    ``sys.path``. They are compiled once here (workers run with ``-B`` and
+    cannot write bytecode), which saves every worker start about 10 ms of
+    compiling. ``dest`` is readable by the judge's user only: a worker imports
+    what it needs while it still runs as that user, before any student code,
+    and cannot open these files afterwards (see :mod:`grader.sandbox.worker`).
+
+    Args:
+        dest: The runtime folder to make.
+        parts: The course's parts folder (``assignments/shared/parts``), or None (a student's release has none).
     """
     source = Path(__file__).resolve().parent.parent / "sandbox"
+    dest.mkdir(parents=True, exist_ok=True)
+    os.chmod(dest, 0o700)
     target = dest / RUNTIME_PACKAGE
     target.mkdir(parents=True, exist_ok=True)
     for module in source.glob("*.py"):
         shutil.copyfile(module, target / module.name)
     compileall.compile_dir(target, quiet=1)
+    if parts is not None and parts.is_dir():
+        own = dest / PARTS_FOLDER
+        own.mkdir(exist_ok=True)
+        for module in parts.glob("*.py"):
+            shutil.copyfile(module, own / module.name)
+        compileall.compile_dir(own, quiet=1)
     return dest
 
 

@@ -40,6 +40,7 @@ from grader.course.config import VISIBILITIES
 from grader.grading.manifest import Manifest
 from grader.judge.answers import MalformedAnswer
 from grader.judge.answers import parse as parse_answer
+from grader.judge.reference import complete_request
 from grader.judge.scoring import points_earned
 from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of
 from grader.judge.submission_run import SubmissionRun
@@ -189,7 +190,7 @@ def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[
     test_id = request.node.nodeid
 
     def call(probe: str, *args: Any) -> Any:
-        values = list(args)
+        values = complete_request(probe, args)
         try:
             return run.call(assignment.id, probe, values, test_id, deadline, seconds,
                             state.reference_seconds(probe, values))
@@ -243,8 +244,9 @@ def reference(request: pytest.FixtureRequest) -> Callable[..., Any]:
     state.reference  # noqa: B018 - a self-check has no reference: fail before the first call
 
     def call(probe: str, *args: Any) -> Any:
+        values = complete_request(probe, args)
         try:
-            return parse_answer(probe, list(args), json.loads(state.reference_answer(probe, list(args))))
+            return parse_answer(probe, values, json.loads(state.reference_answer(probe, values)))
         except MalformedAnswer as exc:  # the reference and the schema disagree: a bug of the grader, never the student's
             raise GraderFault(f"the reference's answer to {probe!r} does not fit its schema: {exc}") from None
 

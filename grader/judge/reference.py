@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from grader.errors import GraderError
 from grader.sandbox.engine_probes import Context
 from grader.sandbox.probes import PROBES
+from grader.testing.graphs import with_local_gradients
 
 PACKAGE = "_grader_reference_micrograd"
 
@@ -57,6 +59,15 @@ def load_reference(reference_dir: Path) -> SimpleNamespace:
     return SimpleNamespace(**modules)
 
 
+def complete_request(probe: str, args: Sequence[Any]) -> list[Any]:
+    """A test's probe request as a probe gets it: a graph spec with the local gradients of the nodes the probe
+    makes (:func:`grader.testing.graphs.with_local_gradients`), which only the judge can compute; other requests
+    as they are."""
+    if probe == "graph" and args and isinstance(args[0], dict):
+        return [with_local_gradients(args[0]), *args[1:]]
+    return list(args)
+
+
 def run_probe(mg: Any, probe: str, args: list[Any]) -> Any:
     """Run ``probe`` on ``mg`` in this process and return its result as plain data.
 
@@ -68,7 +79,7 @@ def run_probe(mg: Any, probe: str, args: list[Any]) -> Any:
         raise GraderError(f"unknown probe {probe!r}; known probes: {', '.join(sorted(PROBES))}")
     ctx = Context()
     try:
-        value = PROBES[probe](mg, ctx, *args)
+        value = PROBES[probe](mg, ctx, *complete_request(probe, args))
     except Exception as exc:
         raise GraderError(f"probe {probe!r} failed on the reference solution while {ctx.during}: {exc!r}") from exc
     return json.loads(json.dumps(value))

@@ -18,12 +18,14 @@ from typing import Any
 import pytest
 
 from grader.course.config import Assignment, Course
+from grader.errors import GraderError
 from grader.grading.claims import ClaimQueue
 from grader.grading.manifest import Manifest
 from grader.judge.backends import Sandbox
 from grader.judge.deadlines import request_key
 from grader.judge.reference import load_reference, run_probe
 from grader.judge.submission_run import SubmissionRun
+from grader.sandbox import own_parts
 
 SUBMISSION = "grader_submission"
 """The fixture the plugin parametrizes: its value is a slot or submission id."""
@@ -35,6 +37,43 @@ def submission_of(item: pytest.Item) -> str | None:
     return callspec.params.get(SUBMISSION) if callspec is not None else None
 
 
+JUDGE_PARTS = ("local_gradients",)
+"""The grader's parts the judge itself uses (the local gradients of the graph nodes it makes: see
+:func:`grader.testing.graphs.local_gradients`), besides those the assignments' workers load."""
+
+
+def use_course_parts(course: Course, assignments: list[Assignment], required: bool) -> list[str]:
+    """Load the grader's own parts of ``course`` into this process (:mod:`grader.sandbox.own_parts`).
+
+    Args:
+        course: The course; its parts are in ``assignments/shared/parts`` (a student's release has none).
+        assignments: The assignments graded; their ``grader_parts`` are loaded too (the reference runs its
+            probes in this process).
+        required: Hidden grading: every part is needed, since without them the tests would run another way.
+
+    Returns:
+        The parts loaded.
+
+    Raises:
+        GraderError: If a part is needed but missing, or fails to import.
+    """
+    folder = course.parts_dir
+    own_parts.use(str(folder) if folder.is_dir() else None)
+    loaded = []
+    for name in sorted({*JUDGE_PARTS, *(p for a in assignments for p in a.grader_parts)}):
+        if not own_parts.available(name):
+            if required:
+                raise GraderError(f"hidden grading needs the grader's part {name!r}, but {folder / (name + '.py')} "
+                                  "is missing")
+            continue
+        try:
+            own_parts.load(name)
+        except own_parts.PartsError as exc:
+            raise GraderError(str(exc)) from None
+        loaded.append(name)
+    return loaded
+
+
 class GradingState:
     """Per-session grading state, kept in ``config.stash``."""
 
@@ -42,6 +81,7 @@ class GradingState:
         self.manifest = manifest
         self.course = Course(Path(manifest.course))
         self.assignments: dict[str, Assignment] = {a: self.course.assignment(a) for a in manifest.assignments}
+        use_course_parts(self.course, list(self.assignments.values()), required=manifest.include_hidden)
         self.sandbox = Sandbox(manifest.sandbox, Path(manifest.runtime))  # every worker of this judge starts here
         self.queue = ClaimQueue(Path(manifest.queue), manifest.jobs, manifest.claimant) if manifest.queue else None
         self.jobs = {job.id: job for job in manifest.jobs}

@@ -223,7 +223,8 @@ class SubmissionRun:
             state.output += state.worker.output_excerpt(state.assignment.limits.output_kb * 1024)
             state.worker.close()
         spec = WorkerSpec(Path(state.part.code_dir), Path(state.part.scratch), tuple(state.assignment.modules),
-                          state.assignment.limits, tuple(self.hide), state.assignment.allow_network)
+                          state.assignment.limits, tuple(self.hide), state.assignment.allow_network,
+                          state.assignment.grader_parts)
 
         def attempt(worker: Worker) -> None:
             state.worker = worker

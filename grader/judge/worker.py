@@ -145,6 +145,7 @@ class Worker:
         hide: Folders the worker must not see (where the backend can hide them).
         network: Leave the network reachable (``allow_network`` in assignment.yaml).
         off: Isolation layers to leave off, to the reason (learned from earlier setup failures).
+        parts: The grader's own parts to load before the student's code (:mod:`grader.sandbox.own_parts`).
 
     Attributes:
         isolation: The layers the worker reported, before it ran any student
@@ -163,6 +164,7 @@ class Worker:
         hide: list[str] | None = None,
         network: bool = False,
         off: dict[str, str] | None = None,
+        parts: list[str] | None = None,
     ) -> None:
         self.runtime = runtime.resolve()
         self.code_dir = code_dir.resolve()
@@ -172,6 +174,7 @@ class Worker:
         self.hide = list(hide or [])
         self.network = network
         self.off = dict(off or {})
+        self.parts = list(parts or [])
         self.imports: dict[str, Any] = {}
         self.isolation: dict[str, str] = {}
         self._output = -1
@@ -214,7 +217,7 @@ class Worker:
         return WorkerConfig(
             code_dir=str(self.code_dir), scratch=str(self.scratch), runtime=str(self.runtime),
             limits=self.limits.for_worker(), modules=list(self.modules), hide=list(self.hide), network=self.network,
-            off=dict(self.off), faults=injected_faults(),
+            off=dict(self.off), faults=injected_faults(), parts=list(self.parts),
         )
 
     def start(self) -> dict[str, Any]:

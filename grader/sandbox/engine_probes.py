@@ -13,7 +13,8 @@ with the student's ``Value`` (and the judge with the reference's)::
                                                # the probe (every node), or the probe for the nodes listed
       "seed": 1.0,          # local mode: out.grad is set to this
       "output": -1,         # local mode: the node whose _backward chain is run
-      "backward": [-1]      # backward mode: call .backward() on these, in order
+      "backward": [-1],     # backward mode: call .backward() on these, in order
+      "locals": {"3": [1.0, 1.0]}  # the local gradients of each node the probe makes (added by the judge)
     }
 
 An operand is a node index or ``{"const": number}``, a plain int/float passed
@@ -26,23 +27,29 @@ Every node's ``_prev`` is iterated in the order the spec lists its operands
 and however often it is graded.
 
 ``local`` mode tests the ``_backward`` closures only: the probe seeds
-``out.grad`` and walks the graph itself (its own topological order over
-``_prev``, by object identity), calling each ``_backward`` once, so it does
-not depend on the student's ``backward()``. ``backward`` mode calls the
-student's ``backward()``.
+``out.grad`` and calls the ``_backward`` of each node reachable from it once,
+newest node first (the order the nodes were made in, recorded while the
+graph is built: :func:`creation_order`), so it does not depend on the
+student's ``backward()``. ``backward`` mode calls the student's ``backward()``.
 
 With ``"build": "probe"`` the student's operations are not called at all:
 the probe computes each node's value with ``math``, makes it with the
 handout's constructor ``Value(data, children, op)`` and attaches its own
-``_backward`` closure (``parent.grad += local gradient * out.grad``). A
-``backward()`` test on such a graph grades ``backward()`` alone: a missing
-or wrong ``tanh`` cannot cost points there.
+``_backward`` closure (``parent.grad += local gradient * out.grad``), with
+the local gradients the judge sends in ``"locals"``. A ``backward()`` test on
+such a graph grades ``backward()`` alone: a missing or wrong ``tanh`` cannot
+cost points there.
+
+Nothing here computes a gradient: no table of local gradients and no
+topological sort is in the sandbox (or in what students receive), so a
+submission cannot borrow either from the process it runs in.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .plain import number, short_repr
@@ -86,24 +93,8 @@ FORWARD: dict[str, Callable[..., float]] = {
     "sum": lambda *xs: math.fsum(xs),
 }
 """What each operation of the vocabulary (:data:`UNARY`, :data:`BINARY`, ``sum``) computes on plain floats:
-the forward value of the nodes the probe makes, and the judge's evaluator (:mod:`grader.testing.graphs`)."""
-
-LOCAL: dict[str, Callable[..., list[float]]] = {
-    # op: (operand values..., output value) -> the local gradient d out / d operand of each operand
-    "add": lambda a, b, out: [1.0, 1.0],
-    "sub": lambda a, b, out: [1.0, -1.0],
-    "mul": lambda a, b, out: [b, a],
-    "truediv": lambda a, b, out: [1.0 / b, -a / (b * b)],
-    "pow": lambda a, b, out: [b * a ** (b - 1), 0.0],
-    "neg": lambda a, out: [-1.0],
-    "tanh": lambda a, out: [1.0 - out * out],
-    "relu": lambda a, out: [1.0 if a > 0 else 0.0],
-    "exp": lambda a, out: [out],
-    "log": lambda a, out: [1.0 / a],
-    "sigmoid": lambda a, out: [out * (1.0 - out)],
-    "sum": lambda *xs: [1.0] * (len(xs) - 1),
-}
-"""The local gradients of each operation, for the ``_backward`` closures of the nodes the probe makes."""
+the forward value of the nodes the probe makes, and the judge's evaluator (:mod:`grader.testing.graphs`). The
+local gradients are not here: the judge sends them for the nodes the probe makes (``"locals"``)."""
 
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
 
@@ -199,23 +190,33 @@ def probe_made(spec: dict[str, Any]) -> set[int]:
     return set(how) if isinstance(how, list) else set()
 
 
-def _local(op: str, args: list[float]) -> tuple[float, list[float]]:
-    """The probe's forward value and local gradients of ``op`` (NaN outside its domain)."""
+def _forward(op: str, args: list[float]) -> float:
+    """The probe's forward value of ``op`` (NaN outside its domain)."""
     try:
         value = FORWARD[op](*args)
-        gradients = LOCAL[op](*args, value)
     except (ArithmeticError, ValueError, TypeError):
-        return math.nan, [math.nan] * len(args)
-    if isinstance(value, complex) or any(isinstance(g, complex) for g in gradients):  # (-2.0) ** 0.5
-        return math.nan, [math.nan] * len(args)
-    return value, gradients
+        return math.nan
+    return math.nan if isinstance(value, complex) else float(value)  # (-2.0) ** 0.5
+
+
+def given_locals(spec: dict[str, Any], index: int, count: int) -> list[float]:
+    """The local gradients the judge sent for node ``index`` (``spec["locals"][str(index)]``): ``count`` numbers.
+
+    Raises:
+        ProbeError: If the spec has none for that node (a request the judge did not complete).
+    """
+    given = (spec.get("locals") or {}).get(str(index))
+    if not isinstance(given, list) or len(given) != count:
+        raise ProbeError(f"the request gives no local gradients for n{index}, a node the grader makes")
+    return [math.nan if g is None else float(g) for g in given]
 
 
 def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
     """Run the forward pass of ``spec`` with ``value_cls``; return every node.
 
     A node the probe makes itself (:func:`probe_made`) calls only the constructor
-    ``Value(data, children, op)`` and gets the probe's own ``_backward`` closure.
+    ``Value(data, children, op)`` and gets the probe's own ``_backward`` closure,
+    with the local gradients the judge computed (:func:`given_locals`).
     """
     by_probe = probe_made(spec)
     nodes: list[Any] = []
@@ -227,9 +228,10 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
     for i, (op, *operands) in enumerate(spec["nodes"], start=len(spec["leaves"])):
         what = describe_node(spec, i)
         if by_probe:
-            value, gradients = _local(op, [float(o["const"]) if isinstance(o, dict) else values[o] for o in operands])
-            values.append(value)
+            values.append(_forward(op, [float(o["const"]) if isinstance(o, dict) else values[o] for o in operands]))
+            value = values[-1]
         if i in by_probe:
+            gradients = given_locals(spec, i, len(operands))
             parents = [(nodes[o], g) for o, g in zip(operands, gradients) if not isinstance(o, dict)]
             ctx.during = f"creating Value({value!r}, children, {op!r}) for n{i} = {what} (a node the grader makes)"
             out = value_cls(value, tuple(p for p, _ in parents), op)
@@ -258,41 +260,66 @@ def closure(out: Any, parents: list[tuple[Any, float]]) -> Callable[[], None]:
     return _backward
 
 
-def topological_order(out: Any) -> list[Any]:
-    """Every node reachable from ``out`` through ``_prev``, each after its children (iterative DFS keyed by ``id``).
+@contextmanager
+def creation_order(value_cls: type) -> Iterator[list[Any] | None]:
+    """While the block runs, record every object of ``value_cls`` whose ``__init__`` completes, in that order.
 
-    Both backward walks use this one order, so the grader's own engine
-    (:class:`~.stand_ins.Value`) accumulates gradients in the order the probe does.
+    A node is made after its children (they are its constructor's arguments),
+    so the reverse of this order visits each node before its children: what
+    calling the ``_backward`` closures needs, without walking the graph. Yields
+    None (records nothing) for a class whose ``__init__`` cannot be replaced.
     """
-    order: list[Any] = []
-    seen: set[int] = set()
-    stack: list[tuple[Any, bool]] = [(out, False)]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node, done = pop()
-        if done:
-            order.append(node)
-            continue
-        key = id(node)
-        if key in seen:
-            continue
-        seen.add(key)
-        push((node, True))
+    tape: list[Any] = []
+    own = value_cls.__dict__.get("__init__")
+    init = getattr(value_cls, "__init__")  # noqa: B009 - the class's own attribute, not an instance's
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        tape.append(self)
+
+    try:
+        value_cls.__init__ = __init__  # type: ignore[misc]
+    except (AttributeError, TypeError):
+        yield None
+        return
+    try:
+        yield tape
+    finally:
+        if own is None:
+            del value_cls.__init__  # type: ignore[misc]
+        else:
+            value_cls.__init__ = own  # type: ignore[misc]
+
+
+def _reachable(out: Any) -> list[Any]:
+    """The nodes reachable from ``out`` through ``_prev`` (by identity), in the order they were found."""
+    found = [out]
+    seen = {id(out)}
+    for node in found:
         for child in list(node._prev):
             if id(child) not in seen:
-                push((child, False))
-    return order
+                seen.add(id(child))
+                found.append(child)
+    return found
 
 
-def walk_backward(out: Any, ctx: Context) -> None:
-    """Call every ``_backward`` reachable from ``out`` once, in reverse topological order.
+def walk_backward(out: Any, tape: list[Any] | None, ctx: Context) -> None:
+    """Call the ``_backward`` of every node reachable from ``out`` once, newest node first.
 
-    The order is the probe's own (:func:`topological_order`), so only the
-    student's closures and ``_prev`` are exercised; ``ctx`` names the node
-    whose closure is running.
+    ``tape`` is the order the nodes were made in (:func:`creation_order`), so
+    only the student's closures and ``_prev`` are exercised, never their
+    ``backward()``. A reachable node the tape did not see (made before the
+    probe started, or without the class's ``__init__``) comes after the others.
+    ``ctx`` names the node whose closure is running.
     """
     ctx.during = "listing the graph through _prev"
-    for node in reversed(topological_order(out)):
+    reachable = {id(n): n for n in _reachable(out)}
+    ordered = []
+    for node in reversed(tape or []):
+        if reachable.pop(id(node), None) is not None:
+            ordered.append(node)
+    ordered += reachable.values()
+    for node in ordered:
         ctx.during = f"calling _backward of a node made by {short_repr(getattr(node, '_op', '?'), 20)}"
         node._backward()
 
@@ -305,13 +332,15 @@ def run_graph(mg: Any, spec: dict[str, Any], ctx: Context) -> dict[str, Any]:
         per node, leaves first.
     """
     value_cls = mg.engine.Value
-    nodes = build(value_cls, spec, ctx)
     if spec.get("mode", "backward") == "local":
+        with creation_order(value_cls) as tape:
+            nodes = build(value_cls, spec, ctx)
         out = nodes[spec.get("output", -1)]
         ctx.during = "setting out.grad"
         out.grad = spec.get("seed", 1.0)
-        walk_backward(out, ctx)
+        walk_backward(out, tape, ctx)
     else:
+        nodes = build(value_cls, spec, ctx)
         for i in spec.get("backward", [-1]):
             ctx.during = f"calling backward() on {describe_node(spec, i % len(nodes))}"
             nodes[i].backward()

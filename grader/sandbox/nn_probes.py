@@ -5,10 +5,16 @@ A *model spec* is ``{"kind": "Neuron"|"Layer"|"MLP", "args": [...],
 "grader"|"student", "build": "student"|"parts"}``.
 
 ``engine``: the ``Value`` the network computes with. ``"grader"`` puts the
-grader's own :class:`~.stand_ins.Value` in place of the student's for the
+grader's own ``Value`` (the part ``stand_ins``) in place of the student's for the
 duration of the probe (every name in ``engine.py`` and ``nn.py`` bound to the
 student's ``Value``), so an engine bug costs no network points; ``"student"``
 (the default) keeps the student's engine.
+
+The grader's own ``Value``, ``Neuron`` and ``Layer`` are a grader part
+(:mod:`.own_parts`): hidden grading has them, a student's self-check does not.
+Without them every probe runs on the student's own engine and parts
+(``"grader"`` and ``"parts"`` act as ``"student"``), so the self-check gives up
+fault isolation for the network, never correctness.
 
 ``build``: who makes the model. ``"student"`` (the default) calls the
 student's constructor with a seeded ``random`` and, when the spec has
@@ -33,7 +39,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from . import stand_ins
+from . import own_parts
 from .engine_probes import Context, ProbeError
 from .plain import number, short_repr
 
@@ -80,15 +86,21 @@ def rebound(mg: Any, theirs: Any, ours: Any) -> list[tuple[Any, str, Any]]:
             for name, obj in list(vars(module).items()) if obj is theirs]
 
 
+def stand_ins() -> Any:
+    """The grader's own ``Value``, ``Neuron``, ``Layer`` and ``MLP`` (the part ``stand_ins``), or None without them."""
+    return own_parts.get("stand_ins")
+
+
 @contextmanager
 def grader_engine(mg: Any, spec: dict[str, Any]) -> Iterator[type]:
     """With ``"engine": "grader"``, the grader's ``Value`` in place of the student's; yields the class in use."""
     theirs = mg.engine.Value
-    if spec.get("engine", "student") != "grader":
+    ours = stand_ins()
+    if spec.get("engine", "student") != "grader" or ours is None:
         yield theirs
         return
-    with swapped(rebound(mg, theirs, stand_ins.Value)):
-        yield stand_ins.Value
+    with swapped(rebound(mg, theirs, ours.Value)):
+        yield ours.Value
 
 
 def _call(spec: dict[str, Any]) -> str:
@@ -96,7 +108,7 @@ def _call(spec: dict[str, Any]) -> str:
     return f"{spec['kind']}({', '.join(map(repr, args))}{''.join(f', {k}={v!r}' for k, v in kwargs.items())})"
 
 
-def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, stand_ins.MLP | None]:
+def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, Any]:
     """Build the model of ``spec`` (see the module's docstring).
 
     Returns:
@@ -109,7 +121,7 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, stand_
     args, kwargs, call = spec.get("args", []), spec.get("kwargs", {}), _call(spec)
     random.seed(spec.get("seed", 0))
     cls = getattr(mg.nn, kind)
-    if spec.get("build", "student") == "parts":
+    if spec.get("build", "student") == "parts" and stand_ins() is not None:
         ctx.during = f"{call} (the grader then sets its parts)"
         try:
             model = cls(*args, **kwargs)
@@ -144,7 +156,7 @@ def _pin(model: Any, spec: dict[str, Any], ctx: Context) -> Any:
     return model
 
 
-def _set_parts(model: Any, spec: dict[str, Any], ctx: Context) -> stand_ins.MLP:
+def _set_parts(model: Any, spec: dict[str, Any], ctx: Context) -> Any:
     """Give ``model`` the grader's parts, pinned to the spec's weights; return the grader's network of those parts."""
     ctx.during = f"setting the grader's parts in {_call(spec)}"
     network = _grader_network(spec)
@@ -159,11 +171,12 @@ def _set_parts(model: Any, spec: dict[str, Any], ctx: Context) -> stand_ins.MLP:
     return network
 
 
-def _grader_network(spec: dict[str, Any]) -> stand_ins.MLP:
+def _grader_network(spec: dict[str, Any]) -> Any:
     """The grader's own network of the spec's shape (a Neuron is a layer of one), pinned to the spec's weights."""
-    network = stand_ins.MLP([stand_ins.Layer(*shape) for shape in layers(
+    ours = stand_ins()
+    network = ours.MLP([ours.Layer(*shape) for shape in layers(
         spec["kind"], *spec.get("args", []), **spec.get("kwargs", {}))])
-    stand_ins.pin(network.parameters(), spec["weights"])
+    ours.pin(network.parameters(), spec["weights"])
     return network
 
 
@@ -258,7 +271,7 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
     grader's own network, whose ``parameters()`` and forward pass are the grader's.
     """
     with grader_engine(mg, spec):
-        if spec.get("build", "student") == "parts":
+        if spec.get("build", "student") == "parts" and stand_ins() is not None:
             ctx.during = f"setting up the grader's {_call(spec)}"
             model = _grader_network(spec)
             _delegate_zero_grad(mg, model)
@@ -278,13 +291,13 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
         return {"data": [number(p.data) for p in params], "after_zero_grad": after, "output": out}
 
 
-def _delegate_zero_grad(mg: Any, network: stand_ins.MLP) -> None:
+def _delegate_zero_grad(mg: Any, network: Any) -> None:
     """Give the grader's parts the student's ``Layer.zero_grad``/``Neuron.zero_grad``, for a ``zero_grad`` that
-    calls its parts' (``for layer in self.layers: layer.zero_grad()``) rather than ``Module.zero_grad``'s loop."""
+    calls each of its parts' own ``zero_grad`` rather than looping over ``parameters()``."""
     for layer in network.layers:
-        layer.zero_grad = functools.partial(mg.nn.Layer.zero_grad, layer)  # type: ignore[attr-defined]
+        layer.zero_grad = functools.partial(mg.nn.Layer.zero_grad, layer)
         for neuron in layer.neurons:
-            neuron.zero_grad = functools.partial(mg.nn.Neuron.zero_grad, neuron)  # type: ignore[attr-defined]
+            neuron.zero_grad = functools.partial(mg.nn.Neuron.zero_grad, neuron)
 
 
 def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context) -> dict[str, Any]:
@@ -305,34 +318,58 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
     """
     kind = spec["kind"]
     inner = {"Layer": "Neuron", "MLP": "Layer"}.get(kind)
+    ours = stand_ins()
     with grader_engine(mg, spec) as value_cls:
-        with swapped(rebound(mg, getattr(mg.nn, inner), getattr(stand_ins, inner)) if inner else []):
+        swaps = rebound(mg, getattr(mg.nn, inner), getattr(ours, inner)) if inner and ours is not None else []
+        with swapped(swaps):
             model, _ = make_model(mg, {**spec, "weights": None, "build": "student"}, ctx)
         ctx.during = f"reading what {_call(spec)} built"
         if kind != "Neuron" and not hasattr(model, PARTS[kind]):  # another design: measured through parameters()
             params = parameters(model, ctx)
             ctx.during = f"forward pass on x = {x!r}"
             return _measured(None, params, model, value_cls, x)
+        if ours is None:  # a self-check: the student's own parts, read through the handout's attributes
+            parts = _own_parts(model, kind, spec, ctx)
+            params = parameters(model, ctx)
+            ctx.during = f"forward pass on x = {x!r} through {_call(spec)}"
+            return _measured(parts, params, model, value_cls, x)
         if kind == "Neuron":
-            neuron = stand_ins.Neuron(0, _flag(model.nonlin))
+            neuron = ours.Neuron(0, _flag(model.nonlin))
             neuron.w, neuron.b = list(model.w), model.b
             built: list[Any] = [neuron]
             parts = [[_size(len(neuron.w)), 1, neuron.nonlin]]
         else:
             built = list(getattr(model, PARTS[kind]))
-            want = stand_ins.Neuron if kind == "Layer" else stand_ins.Layer
+            want = ours.Neuron if kind == "Layer" else ours.Layer
             for part in built:
                 if not isinstance(part, want):
                     raise ProbeError(f"{_call(spec)}.{PARTS[kind]} holds {type(part).__name__} {short_repr(part)}, "
                                      f"expected the {inner}s its __init__ made")
             parts = [[_size(p.nin), _size(getattr(p, "nout", 1)), _flag(p.nonlin)] for p in built]
         if kind != "MLP":  # the neurons made, as one layer
-            layer = stand_ins.Layer(0, 0)
+            layer = ours.Layer(0, 0)
             layer.neurons = built
             built = [layer]
-        network = stand_ins.MLP(built)
+        network = ours.MLP(built)
         ctx.during = f"forward pass on x = {x!r} through the parts {_call(spec)} built"
         return _measured(parts, network.parameters(), network, value_cls, x)
+
+
+def _own_parts(model: Any, kind: str, spec: dict[str, Any], ctx: Context) -> list[list[Any]]:
+    """``nn_structure``'s parts read from the student's own objects (a self-check, without the grader's stand-ins to
+    record what each part was made with): a neuron's inputs from ``len(w)``, a layer's size from ``len(neurons)``."""
+    ctx.during = f"reading {_call(spec)}.{PARTS[kind]}"
+    if kind == "Neuron":
+        return [[_size(len(model.w)), 1, _flag(model.nonlin)]]
+    if kind == "Layer":
+        return [[_size(len(n.w)), 1, _flag(getattr(n, "nonlin", None))] for n in model.neurons]
+    rows = []
+    for layer in model.layers:
+        neurons = list(getattr(layer, "neurons", []))
+        first = neurons[0] if neurons else None
+        rows.append([_size(len(first.w)) if first is not None else -1, _size(len(neurons)),
+                     _flag(getattr(layer, "nonlin", getattr(first, "nonlin", None)))])
+    return rows
 
 
 def _measured(parts: list[list[Any]] | None, params: list[Any], model: Any, value_cls: type,

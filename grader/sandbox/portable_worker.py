@@ -25,8 +25,8 @@ from __future__ import annotations
 import os
 import sys
 
-from . import isolation, limits, protocol
-from .worker import serve_submission
+from . import isolation, limits, own_parts, protocol
+from .worker import PARTS_LAYER, load_parts, serve_submission
 
 BOOT = ("import sys; sys.path[:] = [p for p in sys.path if p]; sys.path.insert(0, sys.argv[1]); "
         "from _grader_sandbox.portable_worker import main; main()")
@@ -58,6 +58,15 @@ def main() -> None:
         **{layer: OFF for layer in ("pid namespace", "mount namespace", "network namespace", "ipc namespace",
                                     "separate user", "landlock", "host sockets", "scratch budget")},
     }
+    if cfg.get("parts"):
+        try:
+            load_parts(cfg)
+        except own_parts.PartsError as exc:
+            wfile.write(protocol.encode({"setup_failed": {"layer": "", "reason": str(exc)}}))  # type: ignore[attr-defined]
+            wfile.flush()  # type: ignore[attr-defined]
+            return
+        report[PARTS_LAYER] = ("off: the portable sandbox cannot close files to the worker, so it could read the "
+                               "grader's parts (grade a class on Linux)")
     in_use = cfg.get("processes_in_use")
     report["resource limits"] = limits.apply_limits(
         cfg["limits"], own_user=False, in_use=in_use if isinstance(in_use, int) else None)

@@ -41,6 +41,7 @@ class WorkerConfig(TypedDict, total=False):
     network: bool
     off: dict[str, str]
     faults: list[str]
+    parts: list[str]
     processes_in_use: int
     parent: int
     status_fd: int

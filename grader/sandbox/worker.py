@@ -20,7 +20,7 @@ import random
 import sys
 from typing import Any
 
-from . import ipc, isolation, landlock, limits, protocol
+from . import ipc, isolation, landlock, limits, own_parts, protocol
 from .engine_probes import Context
 from .plain import exception_info, text
 from .probes import PROBES
@@ -195,6 +195,10 @@ def main(cfg: dict[str, Any]) -> None:  # one function on purpose: the order of 
     host_root = os.geteuid() == 0
     report: dict[str, str] = {"sandbox": "linux (forked from a pre-imported fork server)"}
     try:
+        load_parts(cfg)  # while this process is still the judge's user and sees the runtime folder
+    except own_parts.PartsError as exc:
+        _stop_before_student_code(wfd, isolation.SetupFailed("", str(exc)))
+    try:
         ns_report, user_ns = isolation.enter_namespaces(bool(cfg.get("network")), off.get("namespaces", ""))
     except isolation.SetupFailed as exc:
         _stop_before_student_code(wfd, exc)
@@ -247,6 +251,46 @@ def main(cfg: dict[str, Any]) -> None:  # one function on purpose: the order of 
         _stop_before_student_code(wfd, exc)
 
 
+PARTS_LAYER = "grader's parts"
+"""The isolation report's entry for the grader's own parts (present when the worker loaded some)."""
+
+
+def load_parts(cfg: dict[str, Any]) -> None:
+    """Import the grader's own parts that ``cfg["parts"]`` names, from the runtime folder (before any student code).
+
+    Raises:
+        own_parts.PartsError: If one is missing or fails to import (the grader's fault: the score is withheld).
+    """
+    names = [str(n) for n in cfg.get("parts") or []]
+    if names:
+        own_parts.use(os.path.join(cfg["runtime"], own_parts.RUNTIME_FOLDER))
+        for name in names:
+            own_parts.load(name)
+
+
+def parts_hidden(report: dict[str, str], cfg: dict[str, Any], worker_uid: int | None) -> str:
+    """Whether the worker can still open the files of the grader's parts (the runtime copy and the course's own),
+    which it imported before the student's code: the report's :data:`PARTS_LAYER` entry."""
+    runtime = os.path.realpath(cfg["runtime"])
+    course_files = [os.path.realpath(str(p)) for p in cfg.get("hide") or []]
+    allowed = [os.path.realpath(p) for p in landlock.system_read_paths()]
+
+    def inside(path: str, folder: str) -> bool:
+        return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+    by = []
+    if _active(report, "landlock") and not any(inside(p, a) for p in [runtime, *course_files] for a in allowed):
+        by.append("landlock")
+    if _active(report, "mount namespace"):
+        by.append("the mount namespace")
+    if by:
+        return f"on (imported before your code ran; their files are closed to it: {', '.join(by)})"
+    if worker_uid is not None:
+        return ("off: only a separate user guards them (the runtime copy is the grader's own; the course folder "
+                "may be readable by others)")
+    return "off: neither Landlock nor a mount namespace is available, so the worker could read their files"
+
+
 def _active(report: dict[str, str], layer: str) -> bool:
     """Whether ``layer`` is on so far (read through :func:`.protocol.layer_status`, like the judge reads it)."""
     return layer in report and protocol.layer_status(report[layer])["active"]
@@ -275,7 +319,7 @@ def _namespace_init(cfg: dict[str, Any], report: dict[str, str], code_dir: str, 
                     rfd: int, wfd: int) -> int | None:
     """As PID 1 of the new namespace: mount, fork the worker, and wait (returns in the worker, with its user id)."""
     try:
-        keep = {cfg["runtime"]: False, code_dir: False, cfg["scratch"]: True}
+        keep = {code_dir: False, cfg["scratch"]: True}  # not the runtime: all of it is imported already
         keep.update({p: False for p in isolation.python_paths()})
         isolation.hide_paths(list(cfg.get("hide", [])), keep)
         report["mount namespace"] = "on (private /tmp and /run; course, submissions and output hidden)"
@@ -334,10 +378,12 @@ def _worker(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_u
         report["landlock"] = f"off: {cfg['off']['landlock']}"
     else:
         try:
-            read = landlock.system_read_paths() + [cfg["runtime"], code_dir]
+            read = landlock.system_read_paths() + [code_dir]  # not the runtime: all of it is imported already
             report["landlock"] = landlock.landlock(read, [cfg["scratch"], "/dev"], network)
         except OSError as exc:
             report["landlock"] = f"off: {isolation.reason(exc)}"
+    if cfg.get("parts"):
+        report[PARTS_LAYER] = parts_hidden(report, cfg, worker_uid)
     report["resource limits"] = limits.apply_limits(cfg["limits"], own_user=worker_uid is not None)
     serve_submission(os.fdopen(rfd, "rb"), os.fdopen(wfd, "wb"), cfg, code_dir, report)
 

@@ -48,13 +48,14 @@ CLOSURE_OPS = {"+": "__add__", "*": "__mul__", "-": "__sub__", "/": "__truediv__
 HINTS: dict[str, str] = {
     "Value.__init__": "store data, set grad = 0.0, keep the children in _prev and the label in _op, and start "
                       "_backward as a function that does nothing",
-    "Value.__add__": "wrap a plain number in a Value; out = Value(self.data + other.data, (self, other), '+'), and "
-                     "its _backward adds out.grad to both operands' grad (+=)",
+    "Value.__add__": "wrap a plain number in a Value; the output holds the sum, with both operands as its children, "
+                     "and its _backward adds out.grad to both operands' grad (+=)",
     "Value.__mul__": "wrap a plain number in a Value; the _backward adds other.data * out.grad to self.grad and "
                      "self.data * out.grad to other.grad (+=)",
     "Value.__pow__": "the exponent is a plain int or float n; the _backward adds n * self.data**(n-1) * out.grad "
                      "to self.grad",
-    "Value.tanh": "t = math.tanh(x); the _backward adds (1 - t**2) * out.grad to self.grad",
+    "Value.tanh": "the output t is math.tanh(x) (it never overflows); the _backward adds (1 - t**2) * out.grad to "
+                  "self.grad",
     "Value.relu": "the output is x if x > 0, else 0; the _backward passes out.grad on only where x > 0",
     "Value.exp": "e = math.exp(x); the _backward adds e * out.grad to self.grad",
     "Value.log": "math.log(x); the _backward adds out.grad / x to self.grad",

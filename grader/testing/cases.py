@@ -5,7 +5,7 @@ A test scores by :func:`grader.judge.scoring.points_earned`; a failing case does
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -55,10 +55,15 @@ class Check:
     Attributes:
         cases: Every case run, in order.
         stopped: The case that was running when something other than a :class:`Failure` ended the test, if any.
+        first: Called (once) when a case fails: a method that must work before this test can, and what it got
+            wrong, or None. A failing case is then reported under that method (e.g. the engine a self-check
+            runs the network on: :func:`grader.testing.models.own_engine_first`).
     """
 
     cases: list[CaseResult] = field(default_factory=list)
     stopped: CaseResult | None = None
+    first: Callable[[], tuple[str, str] | None] | None = None
+    _first: list[tuple[str, str] | None] = field(default_factory=list)
 
     @contextmanager
     def case(self, title: str, method: str | None = None, hint: str | None = None,
@@ -88,9 +93,25 @@ class Check:
                 return
             result.method, result.hint = attribute(failure, method, hint, result.uses)
             result.message = Failure(failure.message, result.method, result.hint).render()
+            before = self._before(result.method)
+            if before is not None:
+                result.method, result.hint = before[0], hint_for(before[0])
+                result.message = Failure(f"{before[1]}; fix {before[0]} first: {failure.message}", result.method,
+                                         result.hint).render()
         except BaseException:
             self.stopped = result  # e.g. hypothesis gave up on code no input can change: the test ends here
             raise
+
+    def _before(self, method: str | None) -> tuple[str, str] | None:
+        """What :attr:`first` finds (asked once per test), unless the failure is already that kind of method's."""
+        if self.first is None:
+            return None
+        if not self._first:
+            self._first.append(self.first())
+        found = self._first[0]
+        if found is None or (method or "").split(".")[0] == found[0].split(".")[0]:
+            return None
+        return found
 
     @property
     def failures(self) -> list[CaseResult]:

@@ -12,7 +12,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from grader.sandbox.engine_probes import FORWARD
+from grader.sandbox import own_parts
+from grader.sandbox.engine_probes import FORWARD, probe_made
 
 
 def const(x: float) -> dict[str, float]:
@@ -128,3 +129,52 @@ def expected_from_math(graph: dict[str, Any]) -> dict[str, list[float]]:
     grads = [seed * central_difference(graph, i) for i in range(len(graph["leaves"]))]
     grads += [math.nan] * (len(data) - len(grads))
     return {"data": data, "grad": grads}
+
+
+# --- the local gradients of the nodes the probe makes -------------------------
+
+def _difference(op: str, args: list[float], j: int, h: float = 1e-6) -> float:
+    """d op / d operand ``j`` at ``args`` by the central difference (NaN outside the operation's domain)."""
+    step = h * max(1.0, abs(args[j]))
+    up, down = list(args), list(args)
+    up[j] += step
+    down[j] -= step
+    try:
+        return (float(FUNCTIONS[op](*up)) - float(FUNCTIONS[op](*down))) / (2 * step)
+    except (ArithmeticError, ValueError, TypeError):
+        return math.nan
+
+
+def local_gradients(op: str, args: list[float]) -> list[float]:
+    """The local gradient of ``op`` w.r.t. each operand at ``args``.
+
+    Exact where the grader's own parts are loaded (hidden grading:
+    ``local_gradients`` of ``assignments/shared/parts``); else, in a
+    self-check, which has no answer key, by central differences of the forward
+    values, within about 1e-9 of the exact ones.
+    """
+    exact = own_parts.get("local_gradients")
+    if exact is not None:
+        return [float(g) for g in exact.local_gradients(op, args)[1]]
+    return [_difference(op, args, j) for j in range(len(args))]
+
+
+def with_local_gradients(graph: dict[str, Any]) -> dict[str, Any]:
+    """``graph`` with ``"locals"``: the local gradients of each node the probe makes (``built``), which the probe
+    needs for their ``_backward`` closures; unchanged when the probe makes no node or ``"locals"`` is there."""
+    made = probe_made(graph)
+    if not made or "locals" in graph:
+        return graph
+    values: list[float] = [float(x) for x in graph["leaves"]]
+    given: dict[str, list[float | None]] = {}
+    for i, (op, *operands) in enumerate(graph["nodes"], start=len(graph["leaves"])):
+        args = [float(o["const"]) if isinstance(o, dict) else values[o] for o in operands]
+        try:
+            values.append(float(FUNCTIONS[op](*args)))
+        except (ArithmeticError, ValueError, TypeError):
+            values.append(math.nan)
+        if isinstance(values[-1], complex):
+            values[-1] = math.nan
+        if i in made:
+            given[str(i)] = [g if math.isfinite(g) else None for g in local_gradients(op, args)]
+    return {**graph, "locals": given}

@@ -12,12 +12,15 @@ run without the reference) and the judge's confirmations need no reference.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from grader.judge.answers import ListOutput, Number, Output, ParametersAnswer, StructureAnswer, ValueOutput
+from grader.sandbox import own_parts
+from grader.sandbox.engine_probes import describe_node
 from grader.sandbox.nn_probes import PARTS, layers
-from grader.testing.comparisons import ABS_TOL, REL_TOL, close, is_number, show
+from grader.testing import graphs
+from grader.testing.comparisons import ABS_TOL, REL_TOL, close, compare_graph, is_number, show
 from grader.testing.outcomes import Failure
 
 
@@ -50,6 +53,48 @@ def parts(kind: str, *args: Any, weights: Sequence[float], **kwargs: Any) -> dic
 def pinned_to(spec: dict[str, Any], weights: Sequence[float]) -> dict[str, Any]:
     """``spec`` with its weights set to ``weights`` (e.g. the weights a student's model reported)."""
     return {**spec, "weights": [float(w) for w in weights]}
+
+
+def grader_parts_in_use() -> bool:
+    """Whether the network's probes run on the grader's own ``Value`` and parts (hidden grading), rather than on
+    the student's own engine and parts (a self-check from a release, which holds no grader parts)."""
+    return own_parts.get("stand_ins") is not None
+
+
+ENGINE_FIRST: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("Value.__add__", graphs.binary("add", 0.5, -1.5)),
+    ("Value.__radd__", graphs.binary("add", graphs.const(1.0), 0.5)),
+    ("Value.__mul__", graphs.binary("mul", 0.5, -1.5)),
+    ("Value.__rmul__", graphs.binary("mul", graphs.const(2.0), 0.5)),
+    ("Value.tanh", graphs.unary("tanh", 0.5)),
+)
+"""The engine operations a network computes with, each on one small graph: what a self-check tries first when a
+network test fails on the student's own engine."""
+
+FD_TOL = 1e-6
+"""Tolerance against central differences (their error is about 1e-9 on these graphs)."""
+
+
+def own_engine_first(student: Callable[..., Any]) -> Callable[[], tuple[str, str] | None] | None:
+    """For :attr:`grader.testing.cases.Check.first`: where the network runs on the student's own ``Value`` (a
+    self-check), the first engine operation of :data:`ENGINE_FIRST` whose forward value or local gradients are
+    wrong, so a network test's failure names the engine method to fix first; None in hidden grading, where the
+    network runs on the grader's own ``Value`` and an engine bug cannot reach it."""
+    if grader_parts_in_use():
+        return None
+
+    def first() -> tuple[str, str] | None:
+        for method, spec in ENGINE_FIRST:
+            try:
+                compare_graph(student("graph", spec), graphs.expected_from_math(spec), spec, rel=FD_TOL,
+                              abs_tol=FD_TOL)
+            except Failure as failure:
+                return method, ("the self-check runs the network on your own Value (hidden grading uses the "
+                                f"grader's), and your engine gets {describe_node(spec, len(spec['leaves']))} at "
+                                f"{', '.join(map(repr, spec['leaves']))} wrong: {failure.message}")
+        return None
+
+    return first
 
 
 def model_call(spec: dict[str, Any]) -> str:
@@ -109,9 +154,11 @@ def compare_outputs(got: Any, expected: Any, spec: dict[str, Any], inputs: Seque
 def compare_output(out: Output, exp: Output, spec: dict[str, Any], x: Sequence[float],
                    rel: float = REL_TOL, abs_tol: float = ABS_TOL, how: str = "") -> None:
     """Compare one model output with the expected one (see :func:`compare_outputs`)."""
-    if spec.get("build") == "parts":
+    if spec.get("build") == "parts" and grader_parts_in_use():
         how = how or {"Neuron": " with w and b set by the grader", "Layer": " with neurons made by the grader",
                       "MLP": " with layers made by the grader"}[spec["kind"]]
+    elif spec.get("build") == "parts":  # a self-check: the student's own parts, pinned to the weights
+        how = how or " with its weights set through parameters()"
     call = model_call(spec) + (how or (" with weights set through parameters()" if spec.get("weights") is not None else ""))
     kind = next(iter(exp))
     if kind not in out:

@@ -26,10 +26,9 @@ REGION = re.compile(r"# BEGIN SOLUTION.*?\n(.*?)# END SOLUTION", re.S)
 
 
 def release_text(release: Path) -> str:
-    """Everything a student reads in the release except the grader's own source (see the README's
-    note: the sandbox's probes must walk a graph themselves, so the grader cannot hide that)."""
-    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in release.rglob("*")
-                     if p.is_file() and "grader" not in p.relative_to(release).parts[:1])
+    """Everything a student reads in the release, the grader's own source included (it holds no part of an
+    answer since issue 24: the grader's own engine and network live in ``assignments/shared/parts``)."""
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in release.rglob("*") if p.is_file())
 
 
 def test_the_release_has_what_students_need(release):
@@ -74,7 +73,8 @@ def test_the_release_holds_no_reference_body_and_no_hidden_test(release):
         for first, second in zip(lines, lines[1:]):
             if not (first in boilerplate and second in boilerplate):
                 assert f"{first}\n{second}" not in stripped, (first, second)
-    public = {ln.strip() for p in ROOT.glob("assignments/*/tests/public/*.py") for ln in p.read_text().splitlines()}
+    public = {ln.strip() for p in [*ROOT.glob("assignments/*/tests/public/*.py"), *ROOT.glob("grader/**/*.py")]
+              for ln in p.read_text().splitlines()}  # a hidden test's line that is the grader API's own example
     for hidden in ROOT.glob("assignments/*/tests/hidden/*.py"):
         assert not list(release.rglob(hidden.name))
         for line in hidden.read_text().splitlines():

@@ -18,12 +18,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grader.judge.reference import load_reference, run_probe
-from grader.sandbox import stand_ins
+from grader.sandbox import own_parts
 from grader.testing.graphs import expected_from_math
 from grader.testing.models import forward_from_math, model_spec, parts
 from grader.testing.strategies import expression_graphs
 
 ROOT = Path(__file__).resolve().parents[2]
+own_parts.use(str(ROOT / "assignments" / "shared" / "parts"))
+stand_ins = own_parts.load("stand_ins")
 REFERENCE = load_reference(ROOT / "reference")
 NN_SOURCE = (ROOT / "reference" / "micrograd" / "nn.py").read_text(encoding="utf-8")
 

@@ -1,11 +1,15 @@
 """Public tests for assignment 3 (shipped to students).
 
-Each test runs only the method it is about: the model's other parts are the
-grader's own (``parts``: a ``Neuron`` gets its ``w``, ``b`` and ``nonlin``, a
-``Layer`` its ``neurons``, an ``MLP`` its ``layers``), and every network runs
-on the grader's own ``Value``, so a bug in your engine costs no points here
-(the engine is graded in assignments 1 and 2). Expected outputs are computed
-here with ``math``.
+In hidden grading each test runs only the method it is about: the model's
+other parts are the grader's own (``parts``: a ``Neuron`` gets its ``w``,
+``b`` and ``nonlin``, a ``Layer`` its ``neurons``, an ``MLP`` its
+``layers``), and every network runs on the grader's own ``Value``, so a bug in
+your engine costs no points there (the engine is graded in assignments 1 and
+2). Your copy of the course does not have the grader's parts (they would be a
+working solution), so your self-check runs these tests on your own engine and
+parts: when one fails, it first tries your engine's ``+``, ``*`` and
+``tanh``, and names the engine method to fix first if one of them is wrong.
+Expected outputs are computed here with ``math``.
 """
 
 import math
@@ -13,9 +17,16 @@ import math
 import pytest
 
 from grader.testing.models import (
-    check_parameters, check_structure, compare_outputs, confirm_weights, model_call, model_spec, parts,
+    check_parameters, check_structure, compare_outputs, confirm_weights, model_call, model_spec, own_engine_first,
+    parts,
 )
 from grader.testing import Failure, show
+
+
+@pytest.fixture(autouse=True)
+def engine_first(student, check):
+    """On your own engine (a self-check), a failing case names the engine method to fix first, if one is wrong."""
+    check.first = own_engine_first(student)
 
 
 def value(x):

@@ -12,10 +12,13 @@ attributes the handout names (``Value.data``/``grad``/``_prev``/``_op``,
 stand-ins also record how the student's code built them (``Neuron.nin``,
 ``Layer.nout``, ...), which the ``nn_structure`` probe reports.
 
-The forward values and local gradients come from the same tables as the
-probe's own graph nodes (:data:`~.engine_probes.FORWARD`,
-:data:`~.engine_probes.LOCAL`), and the backward pass is the probe's own
-topological order (:func:`~.engine_probes.topological_order`).
+The forward values come from the probes' table (``engine_probes.FORWARD``),
+the local gradients from :data:`.local_gradients.LOCAL`, and the backward pass
+walks :func:`topological_order`.
+
+A grader part (see ``grader.sandbox.own_parts``): a complete, correct engine
+and network, so it is never released to students, and a sandbox worker holds
+it only where its assignment names it (``grader_parts: [stand_ins]``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from .engine_probes import FORWARD, LOCAL, topological_order
+from ..engine_probes import FORWARD
+from .local_gradients import LOCAL
 
 _NUMBERS = (int, float)
 
@@ -41,7 +45,7 @@ class Value:
         """Each operand that is a Value, with its local gradient: what :meth:`_backward` passes the gradient to."""
 
     def _backward(self) -> None:
-        """The chain rule, as the probe's own closures do it (:func:`~.engine_probes.closure`): add each
+        """The chain rule, as the probe's own closures do it (``engine_probes.closure``): add each
         parent's local gradient times ``self.grad`` to the parent's grad.
 
         A method, not a closure per node: a closure would hold its node and make every node of a training
@@ -129,6 +133,28 @@ class Value:
 
     def __repr__(self) -> str:
         return f"Value(data={self.data}, grad={self.grad})"
+
+
+def topological_order(out: Any) -> list[Any]:
+    """Every node reachable from ``out`` through ``_prev``, each after its children (iterative DFS keyed by ``id``)."""
+    order: list[Any] = []
+    seen: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(out, False)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, done = pop()
+        if done:
+            order.append(node)
+            continue
+        key = id(node)
+        if key in seen:
+            continue
+        seen.add(key)
+        push((node, True))
+        for child in list(node._prev):
+            if id(child) not in seen:
+                push((child, False))
+    return order
 
 
 class Neuron:
