@@ -190,16 +190,29 @@ def task_scores(tests: Sequence[Mapping[str, Any]]) -> dict[str, tuple[float, fl
 
 def summary_lines(assignment: Assignment, record: JudgeRecord) -> list[str]:
     """The plain-text summary students see first on Gradescope (its top-level ``output``, visible at once): the score,
-    the score of each task and "Start here". Both are computed from the tests visible now (``visibility``
-    ``"visible"``), so the summary reveals nothing of a test the instructor shows only later."""
-    score, max_score = score_of(record)
+    the score of each task and "Start here".
+
+    Everything in it is computed from the tests visible now (``visibility`` ``"visible"``): a test the instructor
+    shows only after the due date (``after_due_date``, ``after_published``, ``hidden``) changes nothing in it, not even
+    the score, so resubmitting cannot probe the hidden tests through it. When some tests are not visible, the score
+    line is the visible tests' points, and says how many points the others are worth (the same for every student).
+    """
     error = withheld(record)
     if error:
         return [f"{assignment.title}: score withheld. The grader could not grade this submission because of a "
                 f"problem in the grader, not in your code ({error}); your instructor will grade it again."]
-    lines = [f"{assignment.title}: {round(score, 2):g} / {max_score:g} points."]
-    tests = [t for t in record.get("tests", []) if t.get("visibility", "visible") == "visible"]
-    seen = "" if len(tests) == len(record.get("tests", [])) else " (the tests you can see now)"
+    every = record.get("tests", [])
+    tests = [t for t in every if t.get("visibility", "visible") == "visible"]
+    if len(tests) == len(every):
+        score, max_score = score_of(record)
+        lines = [f"{assignment.title}: {round(score, 2):g} / {max_score:g} points."]
+        seen = ""
+    else:
+        score, max_score = sum(t["score"] for t in tests), sum(t["max_score"] for t in tests)
+        later = sum(t["max_score"] for t in every) - max_score
+        lines = [f"{assignment.title}: {round(score, 2):g} / {max_score:g} points in the tests you can see now; the "
+                 f"other {round(later, 2):g} points are tests you will see after the due date."]
+        seen = " (the tests you can see now)"
     tasks = task_scores(tests)
     if any(tasks):
         lines.append(f"Tasks{seen}: " + ", ".join(f"{task or '-'} {round(s, 2):g}/{m:g}{'' if s < m else ' ✓'}"
