@@ -12,7 +12,10 @@ Classroom 50 assignment, or of any GitHub organisation) holding:
 * ``assignments/<id>/``: ``assignment.yaml``, the handout ``README.md`` and
   the public tests (never the hidden ones, never ``bugs.yaml``);
 * ``grader/`` and ``pyproject.toml``: the grader itself, so ``grader check``
-  runs locally and in CI;
+  runs locally and in CI. It holds no implementation of a graded method: the
+  grader's own working engine and network (``assignments/shared/parts``) are
+  never copied, so the self-check runs the network's tests on the student's
+  own engine (``tests/course/test_release_leaks.py`` checks every release);
 * ``README.md``: how to set up (a virtual environment per OS, then
   ``python -m pip install -e .``), check (``grader check``), use notebooks
   (Jupyter, VS Code, Colab, Codespaces) and submit;
@@ -29,7 +32,8 @@ Classroom 50 assignment, or of any GitHub organisation) holding:
 The Classroom 50 autograders, for the teacher's config repository, are built
 next to it (:mod:`grader.course.classroom50`).
 
-Nothing of ``reference/`` is copied.
+Nothing of ``reference/``, of the hidden tests, of ``bugs.yaml`` or of
+``assignments/shared`` is copied.
 """
 
 from __future__ import annotations
