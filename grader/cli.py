@@ -20,6 +20,8 @@ Subcommands:
   Classroom 50 autograders for the teacher's config repository.
 * ``grader merge OUT... -o MERGED``: combine shard outputs (``grade --shard K/N``).
 * ``grader report GRADED``: the class report, ``GRADED/report.html``.
+* ``grader similarity OUT [--corpus DIR]... [--submissions DIR] [-a ID]...``: similarity evidence (unusually alike
+  pairs, side by side, for a person to review; never a score), in ``OUT/similarity.json`` and the report.
 * ``grader gradescope -a ID -o autograder.zip``: a Gradescope autograder;
   ``grader autograde`` is what its ``run_autograder`` calls.
 * ``grader check [PATH] [-a ID]... [--format text|json|junit|github|classroom50] [--sandbox B]``:
@@ -40,6 +42,7 @@ import sys
 from grader import __version__
 from grader.errors import GRADER_ERROR, GraderError, WithheldError
 from grader.judge.backends import CHOICES
+from grader.similarity.ranking import FLOOR, THRESHOLD
 
 
 def positive_int(text: str) -> int:
@@ -50,6 +53,28 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError("must be a number above 0")
+    return value
+
+
+def percentage(text: str) -> float:
+    """An argparse type: a number from 0 to 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError("must be from 0 to 100")
     return value
 
 
@@ -109,6 +134,22 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="write GRADED/report.html, the class report of a graded folder")
     p.add_argument("graded", metavar="GRADED", help="the output folder of `grader grade`")
     p.set_defaults(command_module="report")
+
+    p = sub.add_parser("similarity", help="similarity evidence for a graded class: unusually alike pairs, for a "
+                       "person to review (never changes a score)")
+    p.add_argument("graded", metavar="OUT", help="the output folder of `grader grade`")
+    p.add_argument("--corpus", action="append", metavar="DIR", help="also compare every submission with the code in "
+                   "DIR: submissions in the class's layouts, or plain .py files (repeatable; e.g. last term's class)")
+    p.add_argument("--submissions", metavar="DIR", help="the class's submissions (default: the folder `grader grade` "
+                   "recorded in OUT/_instructor/class.json)")
+    p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to compare (repeatable; default: all)")
+    p.add_argument("--threshold", type=positive_float, default=THRESHOLD, metavar="SCORE",
+                   help="flag pairs whose robust z-score against the class reaches SCORE (default: %(default)s)")
+    p.add_argument("--floor", type=percentage, default=FLOOR * 100, metavar="PERCENT",
+                   help="... and whose similarity reaches PERCENT (default: %(default)s)")
+    p.add_argument("-j", "--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
+                   help="processes that tokenise (default: cores)")
+    p.set_defaults(command_module="similarity")
 
     p = sub.add_parser("gradescope", help="build a Gradescope autograder zip for one assignment")
     p.add_argument("-a", "--assignment", required=True, metavar="ID", help="the assignment")

@@ -19,6 +19,7 @@ from grader.outputs.gradebook import table
 from grader.outputs.inert import terminal
 from grader.outputs.item_analysis import summary
 from grader.sandbox.protocol import layer_status
+from grader.similarity.graded_class import record_class
 
 
 def withheld_message(withheld: list[tuple[str, str, str]]) -> str:
@@ -56,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         run = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress,
                     force=args.force, shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind,
                     deadline=deadline)
+    record_class(out, Path(args.submissions), deadline)  # for `grader similarity OUT`; not in any result or gradebook
 
     elapsed = time.monotonic() - started
     print(table(run.assignments, run.grades))

@@ -1,0 +1,94 @@
+"""``grader similarity OUT``: similarity evidence for a graded class (never a score).
+
+Finds the submissions ``grader grade`` recorded in ``OUT/_instructor/class.json`` (``--submissions``
+overrides), compares them pairwise and against each ``--corpus`` folder
+(:func:`grader.similarity.run.compare_class`), prints a summary (student text made inert), and
+rewrites ``OUT/report.html`` so its "Similar submissions" section shows the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from grader.commands import course_of
+from grader.errors import GraderError
+from grader.outputs.inert import terminal
+from grader.similarity.graded_class import CLASS_FILE, GradedClass, recorded_class
+from grader.similarity.ranking import Settings
+from grader.similarity.records import SimilarityReport
+
+SHOWN = 10
+"""Flagged pairs printed per assignment (the report and similarity.json have them all)."""
+
+
+def _who(side_id: str, origin: str) -> str:
+    who = terminal(side_id, keep="")[:80]
+    return who if origin == "class" else f"{who} [corpus {terminal(origin, keep='')[:40]}]"
+
+
+def summary(report: SimilarityReport) -> list[str]:
+    """What the terminal shows of a run: per assignment and distribution, the statistics and the flagged pairs."""
+    s = report.settings
+    lines = [f"Similarity: evidence for a person to review, never a verdict; no score changes. Flagged: a score "
+             f"(robust z against the class) of at least {s.threshold:g} and a similarity of at least {s.floor:.0%}."]
+    for d in report.distributions:
+        what = "class pairs" if d.against == "class" else f"pairs with corpus {terminal(d.against, keep='')}"
+        lines.append(f"{d.assignment}: {d.pairs} {what} ({d.documents} documents); median similarity "
+                     f"{d.median:.0%}, MAD {d.mad:.0%}, flagged from {d.cutoff:.0%}: {d.flagged} flagged")
+        flagged = [p for p in report.flagged if p.assignment == d.assignment and p.against == d.against]
+        for p in flagged[:SHOWN]:
+            lines.append(f"  {_who(p.a.id, p.a.origin)} ~ {_who(p.b.id, p.b.origin)}: {p.similarity:.0%} similar, "
+                         f"score {p.score:.1f} (more alike than {p.percentile:.2f}% of pairs)  {p.evidence}")
+        if len(flagged) > SHOWN:
+            lines.append(f"  ... and {len(flagged) - SHOWN} more (see the report)")
+    if report.notes:
+        lines.append(f"{len(report.notes)} note(s) on submissions not compared (in similarity.json and the report), e.g.:")
+        for n in report.notes[:3]:
+            where = f" ({n.assignment})" if n.assignment else ""
+            lines.append(f"  {_who(n.id, n.origin)}{where}: {terminal(n.note, keep='')}")
+    return lines
+
+
+def _class(args: argparse.Namespace, out: Path) -> GradedClass:
+    """The submissions to compare: ``--submissions``, else the folder ``grader grade`` recorded (with its deadline)."""
+    if not args.submissions:
+        return recorded_class(out)
+    folder = Path(args.submissions)
+    if not folder.is_dir():
+        raise GraderError(f"--submissions {folder} is not a folder")
+    try:
+        graded = recorded_class(out)
+    except GraderError:
+        return GradedClass(folder.resolve())
+    same = graded.submissions.resolve() == folder.resolve()
+    return GradedClass(folder.resolve(), graded.deadline if same else None)
+
+
+def run(args: argparse.Namespace) -> int:
+    """``grader similarity OUT``."""
+    from grader.similarity.run import compare_class  # copydetect, numpy and Pygments: only when this command runs
+
+    course = course_of(args)
+    out = Path(args.graded)
+    if not out.is_dir():
+        raise GraderError(f"{out} is not a folder: give the output folder of `grader grade`")
+    graded = _class(args, out)
+    print(f"Comparing the submissions in {terminal(str(graded.submissions), keep='')}"
+          + (f" (git repositories at {graded.deadline.isoformat()})" if graded.deadline else "")
+          + (f" (recorded in {out / CLASS_FILE})" if not args.submissions else ""), file=sys.stderr)
+    report = compare_class(course, out, graded.submissions, deadline=graded.deadline,
+                           corpora=[Path(c) for c in args.corpus or []], assignment_ids=args.assignment or None,
+                           settings=Settings(threshold=args.threshold, floor=args.floor / 100), jobs=args.jobs)
+    print("\n".join(summary(report)))
+    pages = sum(1 for p in report.pairs if p.evidence)
+    written = [f"{out / 'similarity.json'}", f"{pages} evidence page(s) in {out / 'similarity'}"]
+    if (out / "grades.csv").is_file():
+        from grader.outputs.report import write_report
+
+        written.append(f"{write_report(out, course)} (section \"Similar submissions\")")
+    else:
+        written.append(f"no report.html ({out / 'grades.csv'} is missing: run `grader report` after grading)")
+    print(f"Compared in {report.seconds:.1f} s. Wrote {'; '.join(written)}.")
+    return 0

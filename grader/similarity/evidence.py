@@ -1,0 +1,178 @@
+"""The side-by-side evidence page of a flagged pair: ``OUT/similarity/pair-NNNN.html``.
+
+Each page shows the two documents next to each other, line by line, with every matched region
+highlighted and numbered (the same number on both sides, so a region moved elsewhere is still found),
+the pair's similarity, how unusual it is in the class, and the class's usual similarity. It is rendered
+by Jinja2 with autoescaping from ``templates/evidence.html.j2``: ids, file names and code are the
+student's text, shown only as text, with control and bidirectional-override characters made visible
+(:func:`grader.outputs.inert.terminal`) so the code reads as it is. Pages are self-contained (no
+script, nothing loaded) and say plainly that they are evidence for a person to review, not a verdict.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from bisect import bisect_right
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from grader import __version__
+from grader.files import write_atomic
+from grader.outputs.inert import terminal
+from grader.similarity.fingerprints import Region
+from grader.similarity.records import DistributionRecord, PairRecord
+from grader.similarity.sources import Document
+
+FOLDER = "similarity"
+"""Where the pages go, under OUT."""
+PAGE = re.compile(r"pair-\d{4,6}\.html")
+MAX_LINES = 3000
+"""Lines of each document shown on a page (the rest is summarised)."""
+MAX_LINE_CHARS = 300
+"""Characters of a line shown."""
+MAX_LABEL = 160
+"""Characters of an id or a file name shown."""
+COLOURS = 8
+"""Highlight colours, reused in turn by the regions."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What one page shows: the ranked pair, its two documents and their matched regions (character offsets)."""
+
+    record: PairRecord
+    a: Document
+    b: Document
+    regions: list[Region]
+
+
+@dataclass
+class Segment:
+    """Part of a line: its text, and the regions it belongs to ("" outside every region)."""
+
+    text: str
+    regions: str = ""
+    colour: int = 0
+
+
+@dataclass
+class Line:
+    """One line of a document as shown: its number, a file header when a file starts here, its segments."""
+
+    number: int
+    segments: list[Segment] = field(default_factory=list)
+    header: str = ""
+    anchors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Column:
+    """One side of the page."""
+
+    who: str
+    label: str
+    lines: list[Line]
+    hidden: int
+
+
+def short(text: str, limit: int = MAX_LABEL) -> str:
+    """``text`` (an id or a file name) as one inert line of at most ``limit`` characters."""
+    text = " ".join(terminal(text, keep="").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""What :func:`grader.outputs.inert.terminal` shows as an escape (control and bidi-override characters but tabs)."""
+
+
+def _shown(text: str) -> str:
+    text = text.removesuffix("\r")
+    return terminal(text, keep="\t") if _UNSAFE.search(text) else text
+
+
+def column(doc: Document, spans: Sequence[tuple[int, int, str, int]], side: str) -> Column:
+    """``doc`` split into lines and segments; ``spans`` are ``(start, end, region numbers, colour)``, disjoint.
+
+    The line where a region starts carries the anchor ``<side>-r<number>`` of each of its numbers.
+    """
+    spans = sorted(spans)
+    headers = dict(doc.parts)
+    raw = doc.text.split("\n")
+    if raw and raw[-1] == "":
+        raw.pop()
+    starts = [0]
+    for text in raw:
+        starts.append(starts[-1] + len(text) + 1)
+    anchors: dict[int, list[str]] = {}
+    for begin, _, label, _ in spans:
+        anchors.setdefault(bisect_right(starts, begin), []).extend(f"{side}-r{n}" for n in label.split(","))
+    lines: list[Line] = []
+    k = 0
+    for number, text in enumerate(raw[:MAX_LINES], start=1):
+        begin, end = starts[number - 1], starts[number - 1] + len(text)
+        line = Line(number, header=short(headers[begin]) if begin in headers else "", anchors=anchors.get(number, []))
+        cur, shown = begin, 0
+        while cur < end and shown < MAX_LINE_CHARS:
+            while k < len(spans) and spans[k][1] <= cur:
+                k += 1
+            if k < len(spans) and spans[k][0] <= cur:
+                stop, regions, colour = min(spans[k][1], end), spans[k][2], spans[k][3]
+            else:
+                stop, regions, colour = min(spans[k][0] if k < len(spans) else end, end), "", 0
+            piece = doc.text[cur:stop][: MAX_LINE_CHARS - shown]
+            shown += len(piece)
+            line.segments.append(Segment(_shown(piece), regions, colour))
+            cur = stop
+        if cur < end:
+            line.segments.append(Segment(f" … ({end - cur} more characters)"))
+        lines.append(line)
+    return Column("", "", lines, max(0, len(raw) - MAX_LINES))
+
+
+@functools.lru_cache(maxsize=1)
+def _template() -> jinja2.Template:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("grader.similarity", "templates"), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    return env.get_template("evidence.html.j2")
+
+
+def render(evidence: Evidence, distribution: DistributionRecord | None) -> str:
+    """The page of one pair (autoescaped)."""
+    record = evidence.record
+    spans_a = [(r.a[0], r.a[1], str(n), n % COLOURS) for n, r in enumerate(evidence.regions, start=1)]
+    grouped: dict[tuple[int, int], list[int]] = {}
+    for n, r in enumerate(evidence.regions, start=1):
+        grouped.setdefault(r.b, []).append(n)
+    spans_b = [(s, e, ",".join(map(str, ns)), ns[0] % COLOURS) for (s, e), ns in grouped.items()]
+    left, right = column(evidence.a, spans_a, "a"), column(evidence.b, spans_b, "b")
+    left.who, left.label = short(record.a.id), short(record.a.label)
+    right.who = short(record.b.id) if record.b.origin == "class" else f"{short(record.b.id)} (corpus {short(record.b.origin)})"
+    right.label = short(record.b.label)
+    regions = [(n, rr) for n, rr in enumerate(record.regions, start=1)]
+    return _template().render(
+        pair=record, left=left, right=right, regions=regions, distribution=distribution, version=__version__,
+        against=short(record.against))
+
+
+def write_pages(out: Path, evidence: Sequence[Evidence],
+                distributions: Mapping[tuple[str, str], DistributionRecord]) -> dict[int, str]:
+    """Write one page per pair into ``out/similarity/`` (earlier pages removed first).
+
+    Returns:
+        ``id(record)`` of each pair to its page's link, relative to ``out``.
+    """
+    folder = Path(out) / FOLDER
+    if folder.is_dir() and not folder.is_symlink():
+        for old in folder.iterdir():
+            if PAGE.fullmatch(old.name) and old.is_file() and not old.is_symlink():
+                old.unlink()
+    links: dict[int, str] = {}
+    for n, ev in enumerate(evidence, start=1):
+        name = f"pair-{n:04d}.html"
+        write_atomic(folder / name, render(ev, distributions.get((ev.record.assignment, ev.record.against))))
+        links[id(ev.record)] = f"{FOLDER}/{name}"
+    return links

@@ -1,0 +1,199 @@
+"""Each submission's code for an assignment, read the way intake reads it and never run.
+
+A submission entry is read with :func:`grader.intake.submission.read_submission` (or, for a class
+graded with ``--deadline``, its git repository at the deadline), and the files standing for an
+assignment are chosen by :func:`grader.intake.candidates.choose`: the ``.py`` files the assignment
+names, or the student's notebook, whose code cells become one module. A *document* is that code: the
+files' texts one after the other (engine, then network), or the notebook's code cells.
+
+A corpus folder holds submissions in the same layouts (folders, ``.zip``, ``.ipynb``), read the same
+way, and may also hold plain ``.py`` files at its top level: each is one document, compared with
+every assignment's code.
+
+Nothing here stops a run: whatever cannot be read (not UTF-8, binary, too large, not a notebook,
+missing files) becomes a :class:`Note` for that submission, with the reason.
+"""
+
+from __future__ import annotations
+
+import stat
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from grader.course.config import Assignment
+from grader.errors import SubmissionError
+from grader.intake.candidates import choose, find_files, find_notebook
+from grader.intake.git_history import is_repository, read_at_deadline
+from grader.intake.notebook import cap
+from grader.intake.submission import MAX_FILE_BYTES, Submission, discover, read_submission, student_id
+
+MAX_DOCUMENT_CHARS = 400_000
+"""Longest document compared, in characters (a submission's files for one assignment, together)."""
+CLASS = "class"
+"""The origin of the class's own submissions (a corpus document's origin is its folder's name)."""
+
+
+@dataclass(frozen=True)
+class Document:
+    """The code of one submission (or corpus file) for one assignment.
+
+    Attributes:
+        origin: ``"class"``, or the name of the corpus folder it comes from.
+        owner: The student id (the entry's name; for a plain corpus file, its file name).
+        label: What was compared, for people (``micrograd/engine.py``, ``notebooks/mlp.ipynb (code cells)``).
+        text: The code: the files one after the other.
+        parts: ``(offset in text, file label)`` where each file starts.
+        notebook: Whether the code is a notebook's code cells.
+    """
+
+    origin: str
+    owner: str
+    label: str
+    text: str
+    parts: tuple[tuple[int, str], ...]
+    notebook: bool = False
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.origin, self.owner)
+
+
+@dataclass(frozen=True)
+class Note:
+    """Why a submission was not compared (or was compared only in part) for an assignment.
+
+    Attributes:
+        origin: ``"class"`` or the corpus folder's name.
+        owner: The student id or corpus entry.
+        assignment: The assignment's id ("" for every assignment).
+        note: One line saying what happened.
+    """
+
+    origin: str
+    owner: str
+    assignment: str
+    note: str
+
+
+@dataclass
+class Source:
+    """A folder of submissions as read: the submissions, plain ``.py`` files, and notes on what could not be read.
+
+    Attributes:
+        origin: ``"class"`` or the corpus folder's name.
+        submissions: One per entry.
+        loose: A corpus folder's plain top-level ``.py`` files (file name to text).
+        notes: Entries that could not be read at all.
+    """
+
+    origin: str
+    submissions: list[Submission]
+    loose: dict[str, str]
+    notes: list[Note]
+
+
+def read_entry(entry: Path, deadline: datetime | None) -> Submission:
+    """One entry: with a ``deadline``, a git repository at its latest submission before it; else as it is."""
+    if deadline is not None and is_repository(entry):
+        return read_at_deadline(entry, deadline)
+    return read_submission(entry)
+
+
+def read_folder(folder: Path, origin: str, deadline: datetime | None = None) -> Source:
+    """Read every submission entry of ``folder`` (and, for a corpus, its plain top-level ``.py`` files).
+
+    Raises:
+        GraderError: If ``folder`` is not a directory.
+    """
+    source = Source(origin, [], {}, [])
+    for entry in discover(folder):
+        try:
+            sub = read_entry(entry, deadline)
+        except (SubmissionError, OSError) as exc:
+            source.notes.append(Note(origin, student_id(entry), "", _line(f"could not be read: {exc}")))
+            continue
+        if sub.error and origin != CLASS and not sub.files and "empty" in sub.error:
+            continue  # a corpus's folder without code (a wheel's .dist-info): nothing to compare
+        source.submissions.append(sub)
+    if origin != CLASS:
+        for path in sorted(folder.iterdir()):
+            if path.suffix != ".py" or path.name.startswith("."):
+                continue
+            name = _shown(path.name)
+            try:
+                mode = path.lstat().st_mode
+                if not stat.S_ISREG(mode):
+                    continue
+                if path.stat().st_size > MAX_FILE_BYTES:
+                    source.notes.append(Note(origin, name, "", f"larger than {MAX_FILE_BYTES} bytes: not compared"))
+                    continue
+                source.loose[name] = path.read_bytes().decode("utf-8-sig")
+            except UnicodeDecodeError:
+                source.notes.append(Note(origin, name, "", "not UTF-8 text: not compared"))
+            except OSError as exc:
+                source.notes.append(Note(origin, name, "", _line(f"could not be read: {exc.strerror or exc}")))
+    return source
+
+
+def documents(source: Source, assignment: Assignment, template: Path | None) -> tuple[list[Document], list[Note]]:
+    """The documents of ``source`` for ``assignment``, and a note for each submission that has none.
+
+    Args:
+        source: A folder as read by :func:`read_folder`.
+        assignment: The assignment (its ``files`` and id choose the code, as grading does).
+        template: The course's template folder, so an untouched ``.py`` package next to a worked notebook is
+            not what is compared (:func:`grader.intake.candidates.choose`); None without one.
+    """
+    docs: list[Document] = []
+    notes = [n for n in source.notes if not n.assignment]
+    for sub in source.submissions:
+        try:
+            doc = _document(source.origin, sub, assignment, template)
+        except SubmissionError as exc:
+            notes.append(Note(source.origin, sub.id, assignment.id, _line(str(exc))))
+            continue
+        if len(doc.text) > MAX_DOCUMENT_CHARS:
+            notes.append(Note(source.origin, sub.id, assignment.id,
+                              f"its code is {len(doc.text)} characters, more than the {MAX_DOCUMENT_CHARS} compared: "
+                              "not compared (look at it yourself)"))
+            continue
+        docs.append(doc)
+    for name, text in source.loose.items():
+        if len(text) > MAX_DOCUMENT_CHARS:
+            notes.append(Note(source.origin, name, assignment.id,
+                              f"{len(text)} characters, more than the {MAX_DOCUMENT_CHARS} compared: not compared"))
+            continue
+        docs.append(Document(source.origin, name, name, text, ((0, name),)))
+    return docs, notes
+
+
+def _document(origin: str, sub: Submission, assignment: Assignment, template: Path | None) -> Document:
+    resolved = choose(sub, assignment.files, assignment.id, template)
+    if resolved.line_map is not None:  # a notebook: its code cells, as one module
+        name = find_notebook(sub, assignment.id) or resolved.line_map["notebook"]
+        label = f"{cap(name, 80)} (code cells)"
+        text = next(iter(resolved.sources.values())) if len(resolved.sources) == 1 else \
+            resolved.sources["micrograd/engine.py"]
+        return Document(origin, sub.id, label, text, ((0, label),), notebook=True)
+    paths = find_files(sub, assignment.files)
+    texts, parts, offset = [], [], 0
+    for target in assignment.files:
+        text = resolved.sources[target]
+        if text and not text.endswith("\n"):
+            text += "\n"
+        parts.append((offset, cap(paths.get(target, target), 80)))
+        texts.append(text)
+        offset += len(text)
+    return Document(origin, sub.id, " and ".join(p for _, p in parts), "".join(texts), tuple(parts))
+
+
+def _shown(name: str) -> str:
+    """A file name for notes and pages: bytes that are not UTF-8 as ``\\xNN``, control characters as ``?``, capped."""
+    return cap(name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"), 80)
+
+
+def _line(text: str) -> str:
+    """One line of at most 300 characters."""
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
