@@ -93,7 +93,7 @@ class Check:
                 return
             result.method, result.hint = attribute(failure, method, hint, result.uses)
             result.message = Failure(failure.message, result.method, result.hint).render()
-            before = self._before(result.method)
+            before = self._before(result.method, failure)
             if before is not None:
                 result.method, result.hint = before[0], hint_for(before[0])
                 result.message = Failure(f"{before[1]}; fix {before[0]} first: {failure.message}", result.method,
@@ -102,9 +102,12 @@ class Check:
             self.stopped = result  # e.g. hypothesis gave up on code no input can change: the test ends here
             raise
 
-    def _before(self, method: str | None) -> tuple[str, str] | None:
-        """What :attr:`first` finds (asked once per test), unless the failure is already that kind of method's."""
+    def _before(self, method: str | None, failure: Failure) -> tuple[str, str] | None:
+        """What :attr:`first` finds (asked once per test), unless the failure is already that kind of method's, or
+        the method at fault is not written yet (its own stub raised: that is the task to do first)."""
         if self.first is None:
+            return None
+        if isinstance(failure, StudentFault) and failure.error.get("type") == "NotImplementedError":
             return None
         if not self._first:
             self._first.append(self.first())

@@ -229,3 +229,30 @@ def test_the_dev_container_installs_the_grader_with_python_and_jupyter(release):
 
 
 # notebooks graded like the files they stand for ---------------------------------------
+
+
+def test_the_self_check_runs_the_network_on_the_students_engine_and_names_an_engine_bug_first(release, capsys,
+                                                                                              monkeypatch):
+    """A release holds no grader parts (they are a working engine and network): the network's public tests run on
+    the student's own engine, and a wrong engine operation is named as the method to fix first."""
+    work = release.parent / "engine-bug"
+    shutil.copytree(release, work)
+    for name in ("engine", "nn"):
+        text = "".join(line for line in (ROOT / "reference" / "micrograd" / f"{name}.py").read_text().splitlines(True)
+                       if "# BEGIN SOLUTION" not in line and "# END SOLUTION" not in line)
+        (work / "micrograd" / f"{name}.py").write_text(text.replace("t = math.tanh(self.data)",
+                                                                    "t = math.tanh(self.data) * 0.5"))
+    assert not (work / "assignments" / "shared").exists()
+    capsys.readouterr()
+    assert main(["--course", str(work), "check", str(work), "-a", "mlp"]) == 1
+    out = capsys.readouterr().out
+    assert "Value.tanh: the self-check runs the network on your own Value" in out
+    assert "fix Value.tanh first" in out
+    monkeypatch.chdir(work)  # Classroom 50's release body, with its "Start here"
+    assert main(["--course", str(work), "check", str(work), "-a", "mlp", "--format", "classroom50"]) == 0
+    body = (work / "release-body.md").read_text()
+    assert "Value.tanh" in body.split("Start here")[1].splitlines()[0] + body.split("Start here")[1][:300]
+    assert "made by the grader" not in out  # no grader parts were used, so the feedback does not say so
+    # the untouched template: the network's own stubs come first, not the engine's
+    assert main(["--course", str(release), "check", str(release), "-a", "mlp"]) == 1
+    assert "Neuron.__init__: your code raised NotImplementedError" in capsys.readouterr().out
