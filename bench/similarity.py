@@ -49,7 +49,7 @@ sys.path.insert(0, str(ROOT))
 
 from grader.course.config import Course  # noqa: E402
 from grader.course.handouts import build_notebook  # noqa: E402
-from grader.similarity.ranking import FLOOR, THRESHOLD  # noqa: E402
+from grader.similarity.ranking import FLOOR, IDENTICAL, THRESHOLD  # noqa: E402
 
 STYLES = Path(__file__).resolve().parent / "similarity_styles"
 MARKER = re.compile(r"^\s*# (BEGIN|END) SOLUTION.*\n", re.M)
@@ -513,13 +513,13 @@ def sweep(roster: list[Student], subs: Path, corpus: Path, jobs: int) -> None:
     scored = score_class(Course(ROOT), subs, corpora=[corpus], jobs=jobs)
     assignments = sorted({d.assignment.id for d in scored.distributions})
     print("\nthreshold floor | copies flagged (per assignment, any) | honest pairs flagged | honest vs public")
-    for threshold in (3.0, 4.0, 5.0, 6.0, 8.0):
-        for floor in (0.3, 0.4, 0.5, 0.6):
+    for threshold in (3.0, 3.5, 4.0, 4.5, 5.0, 6.0):
+        for floor in (0.4, 0.5, 0.6, 0.7):
             fc: set[tuple[str, frozenset[str]]] = set()
             fp: set[tuple[str, str]] = set()
             for d in scored.distributions:
                 for p in d.pairs:
-                    if p.score >= threshold and p.similarity >= floor:
+                    if (p.score >= threshold and p.similarity >= floor) or p.similarity >= IDENTICAL:
                         if d.against == "class":
                             fc.add((d.assignment.id, frozenset((d.mine[p.a].owner, d.others[p.b].owner))))
                         else:
@@ -567,7 +567,8 @@ def main() -> int:
         r = rates(roster, fc, fp, doc["assignments"])
         print(f"\n{' '.join(command[1:3] + command[5:6])} ... -j {args.jobs}: {wall:.1f} s wall "
               f"(the command's own count: {doc['seconds']} s), {len(doc['notes'])} note(s)")
-        print(f"At the default setting (score >= {THRESHOLD:g}, similarity >= {FLOOR:.0%}):\n"
+        print(f"At the default setting (score >= {THRESHOLD:g} and similarity >= {FLOOR:.0%}, or similarity >= "
+              f"{IDENTICAL:.0%}):\n"
               f"  disguised copies flagged: {r['copies']:.1%} of copy-assignment pairs, {r['copies_any']:.1%} of copies "
               f"on at least one assignment\n"
               f"  honest pairs flagged: {r['honest_pairs']:.3%} ({r['honest_pairs_flagged']} pairs)\n"

@@ -42,7 +42,7 @@ import sys
 from grader import __version__
 from grader.errors import GRADER_ERROR, GraderError, WithheldError
 from grader.judge.backends import CHOICES
-from grader.similarity.ranking import FLOOR, THRESHOLD
+from grader.similarity.ranking import FLOOR, IDENTICAL, THRESHOLD
 
 
 def positive_int(text: str) -> int:
@@ -147,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="flag pairs whose robust z-score against the class reaches SCORE (default: %(default)s)")
     p.add_argument("--floor", type=percentage, default=FLOOR * 100, metavar="PERCENT",
                    help="... and whose similarity reaches PERCENT (default: %(default)s)")
+    p.add_argument("--identical", type=percentage, default=IDENTICAL * 100, metavar="PERCENT",
+                   help="also flag every pair whose similarity reaches PERCENT, whatever its score (default: %(default)s)")
     p.add_argument("-j", "--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N",
                    help="processes that tokenise (default: cores)")
     p.set_defaults(command_module="similarity")

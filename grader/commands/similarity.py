@@ -32,7 +32,8 @@ def summary(report: SimilarityReport) -> list[str]:
     """What the terminal shows of a run: per assignment and distribution, the statistics and the flagged pairs."""
     s = report.settings
     lines = [f"Similarity: evidence for a person to review, never a verdict; no score changes. Flagged: a score "
-             f"(robust z against the class) of at least {s.threshold:g} and a similarity of at least {s.floor:.0%}."]
+             f"(robust z against the class) of at least {s.threshold:g} and a similarity of at least {s.floor:.0%}, or a "
+             f"similarity of at least {s.identical:.0%}."]
     for d in report.distributions:
         what = "class pairs" if d.against == "class" else f"pairs with corpus {terminal(d.against, keep='')}"
         lines.append(f"{d.assignment}: {d.pairs} {what} ({d.documents} documents); median similarity "
@@ -80,7 +81,8 @@ def run(args: argparse.Namespace) -> int:
           + (f" (recorded in {out / CLASS_FILE})" if not args.submissions else ""), file=sys.stderr)
     report = compare_class(course, out, graded.submissions, deadline=graded.deadline,
                            corpora=[Path(c) for c in args.corpus or []], assignment_ids=args.assignment or None,
-                           settings=Settings(threshold=args.threshold, floor=args.floor / 100), jobs=args.jobs)
+                           settings=Settings(threshold=args.threshold, floor=args.floor / 100,
+                                             identical=args.identical / 100), jobs=args.jobs)
     print("\n".join(summary(report)))
     pages = sum(1 for p in report.pairs if p.evidence)
     written = [f"{out / 'similarity.json'}", f"{pages} evidence page(s) in {out / 'similarity'}"]

@@ -18,7 +18,11 @@ and outputs are untrusted text):
    bug (``assignments/<id>/bugs.yaml``), the one their failed tests match best,
    with how strongly (:mod:`grader.outputs.attribution`), most common first;
 6. the gradebook, with each student's public and hidden points, likely bugs
-   and relative links to their ``feedback.md``.
+   and relative links to their ``feedback.md``;
+7. when ``grader similarity`` has run (``similarity.json``), the *similar
+   submissions*: each distribution of pair similarities and the flagged pairs,
+   linked to their side-by-side evidence (:mod:`grader.similarity.section`):
+   evidence for a person to review, which never changes a score.
 
 The page needs no network: no scripts, fonts, images or stylesheets are
 loaded; the charts and the stylesheet are inline.
@@ -50,6 +54,7 @@ from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Di
 from grader.outputs.inert import csv_cell
 from grader.outputs.item_analysis import Item, analyse
 from grader.outputs.results import read_results, withheld, write_atomic
+from grader.similarity.section import SimilaritySection, similarity_section
 
 MAX_NOTES = 1000
 """Characters of a student's gradebook notes shown (they quote the submission's own text)."""
@@ -118,6 +123,7 @@ class ClassReport:
         students: The gradebook's rows.
         total_points: Full marks over every assignment.
         threshold: The lowest match strength that names a bug.
+        similarity: The "Similar submissions" section (None until ``grader similarity`` has run).
     """
 
     assignments: list[Assignment]
@@ -129,6 +135,7 @@ class ClassReport:
     students: list[StudentRow]
     total_points: float
     threshold: float
+    similarity: SimilaritySection | None = None
 
 
 def first_hint(test: Mapping[str, Any]) -> str:
@@ -274,6 +281,7 @@ def class_data(out: Path, course: Course) -> ClassReport:
         students=table,
         total_points=sum(a.points for a in assignments),
         threshold=float(THRESHOLD),
+        similarity=similarity_section(out),
     )
 
 

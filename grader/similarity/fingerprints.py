@@ -3,18 +3,23 @@
 copydetect (https://github.com/blingenf/copydetect) tokenises a document with Pygments and writes
 every name as ``V``, ``F`` or ``O`` and every string as ``S``, dropping comments and white space
 (:func:`copydetect.utils.filter_code`), so renaming variables, rewriting comments or re-indenting
-changes nothing. It hashes every ``noise``-character substring of that and keeps the fingerprints
-winnowing selects (every match of ``guarantee`` characters or more is found,
-:func:`copydetect.utils.get_document_fingerprints`), minus the *boilerplate*: here the fingerprints
-of the release's template (its ``.py`` files and the code cells of its notebook), so the docstrings,
+changes nothing. Before that, :func:`blank` turns docstrings and type annotations into spaces (the
+text keeps its length, so positions still point into the student's own code): rewriting a docstring,
+or a signature with or without the template's annotations, changes nothing either. copydetect then
+hashes every ``NOISE``-character substring (a k-gram) of the filtered code and keeps those winnowing
+selects (:func:`copydetect.utils.get_document_fingerprints`), minus the *boilerplate*: here every
+k-gram of the release's template (its ``.py`` files and the code cells of its notebook), so the
 signatures and stubs every student was given match nothing.
 
-Tokenising is most of the work (about 10 ms per engine); :func:`tokenise_all` spreads it over
-processes. Fingerprints are compared as sets of Python integers, in one process: copydetect's hashes
-are Python's own string hashes, which differ between processes, so only tokens cross a process
-boundary. :func:`matched_regions` turns the fingerprints two documents share into the regions of
-each text that match, paired with their counterpart in the other (copydetect's
-:func:`~copydetect.utils.get_copied_slices`).
+``GUARANTEE == NOISE`` (copydetect's own default) keeps every k-gram. copydetect's hashes are
+Python's string hashes, which differ from one process to the next, and winnowing's choice would
+differ with them; keeping every k-gram makes a pair's score the same on every run. It is affordable:
+:func:`shared_counts` compares a class's fingerprint sets all at once.
+
+Tokenising is most of the work (a few milliseconds per file); :func:`tokenise_all` spreads it over
+processes, and only tokens cross a process boundary. :func:`matched_regions` turns the fingerprints two
+documents share into the regions of each text that match, paired with their counterpart in the other
+(copydetect's :func:`~copydetect.utils.get_copied_slices`).
 """
 
 from __future__ import annotations
@@ -32,10 +37,11 @@ import numpy as np
 from copydetect.utils import filter_code, get_copied_slices, get_document_fingerprints
 
 NOISE = 12
-"""copydetect's noise threshold: characters of filtered code in one fingerprint (a k-gram)."""
-GUARANTEE = 12
-"""copydetect's guarantee threshold: a match this long (filtered characters) is always found; the winnowing
-window is ``GUARANTEE - NOISE + 1`` k-grams."""
+"""copydetect's noise threshold: characters of filtered code in one fingerprint (a k-gram; about one short
+statement, ``self.V+=V.V``). Chosen with ``bench/similarity.py`` (12 to 15 separate copies from honest pairs best)."""
+GUARANTEE = NOISE
+"""copydetect's guarantee threshold: a match this long is always found; the winnowing window is
+``GUARANTEE - NOISE + 1`` k-grams, here 1 (every k-gram, so that scores do not depend on the process)."""
 PARALLEL_FROM = 48
 """Documents from which tokenising is spread over processes (below it, starting them costs more than it saves)."""
 

@@ -7,8 +7,9 @@ how far a pair stands above the class: its *score* is a robust z-score,
 ``(similarity - median) / (1.4826 × MAD)`` over every pair of the same distribution (the class's
 pairs of one assignment, or the class against one corpus folder), with the scale never below
 :data:`MIN_SCALE`; its *percentile* is the share of those pairs that are less alike. A pair is
-*flagged* when its score reaches the threshold and its similarity the absolute floor: evidence for a
-person to review, not a verdict.
+*flagged* when its score reaches the threshold and its similarity the absolute floor, or when it is
+near-identical (:data:`IDENTICAL`: in a small or very uniform class no score can stand out, but code
+copied whole still must): evidence for a person to review, not a verdict.
 
 Documents with fewer than ``min_fingerprints`` fingerprints of their own (an untouched template, a
 few lines) are left out of every pair, with a note: tiny documents match anything.
@@ -29,6 +30,8 @@ THRESHOLD = 4.0
 """Default score (robust z) from which a pair is flagged; chosen with ``bench/similarity.py`` (see README)."""
 FLOOR = 0.5
 """Default similarity below which no pair is flagged, however unusual (the class may be very diverse)."""
+IDENTICAL = 0.95
+"""Default similarity from which a pair is flagged whatever its score (near-identical code)."""
 MIN_FINGERPRINTS = 20
 """Fewest fingerprints of its own (boilerplate removed) a document needs to be compared."""
 MIN_SCALE = 0.02
@@ -46,11 +49,13 @@ class Settings:
     Attributes:
         threshold: The lowest score (robust z) flagged.
         floor: The lowest similarity flagged.
+        identical: The similarity from which a pair is flagged whatever its score.
         min_fingerprints: Fewest fingerprints a document needs to be compared at all.
     """
 
     threshold: float = THRESHOLD
     floor: float = FLOOR
+    identical: float = IDENTICAL
     min_fingerprints: int = MIN_FINGERPRINTS
 
 
@@ -67,7 +72,7 @@ class Pair:
         share_b: ``shared`` over ``b``'s fingerprints.
         score: The robust z-score within its distribution.
         percentile: The share of its distribution's pairs less alike, in percent.
-        flagged: Whether it reached the threshold and the floor.
+        flagged: Whether it reached the threshold and the floor, or the similarity ``identical``.
     """
 
     a: int
@@ -90,7 +95,8 @@ class Stats:
         median: Their median similarity.
         mad: The median absolute deviation of their similarity.
         scale: What a score of 1 is, in similarity (``1.4826 × MAD``, at least :data:`MIN_SCALE`).
-        cutoff: The lowest similarity flagged (the threshold's, or the floor, whichever is higher).
+        cutoff: The lowest similarity flagged (the threshold's, or the floor, whichever is higher, and never above
+            ``identical``).
         counts: Pairs per histogram bin (:data:`BINS` equal bins from 0 to 1).
         flagged: How many pairs were flagged.
     """
@@ -143,11 +149,12 @@ def rank(pairs: list[Pair], settings: Settings) -> Stats:
     median = statistics.median(sims)
     mad = statistics.median(abs(s - median) for s in sims)
     scale = max(MAD_TO_SD * mad, MIN_SCALE)
-    cutoff = max(settings.floor, median + settings.threshold * scale)
+    cutoff = min(max(settings.floor, median + settings.threshold * scale), settings.identical)
     flagged = 0
     for p in pairs:
         p.score = (p.similarity - median) / scale
         p.percentile = 100.0 * bisect_left(sims, p.similarity) / len(sims)
-        p.flagged = p.score >= settings.threshold and p.similarity >= settings.floor
+        p.flagged = (p.score >= settings.threshold and p.similarity >= settings.floor) or \
+            p.similarity >= settings.identical
         flagged += p.flagged
-    return Stats(len(sims), median, mad, scale, min(cutoff, 1.0), counts, flagged)
+    return Stats(len(sims), median, mad, scale, cutoff, counts, flagged)

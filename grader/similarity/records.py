@@ -3,7 +3,7 @@
 One file per run::
 
     {"version": 1, "generated": "2026-11-30 12:00 UTC", "submissions": "/abs/submissions",
-     "corpora": ["last-term"], "settings": {"threshold": 5.0, "floor": 0.5, ...},
+     "corpora": ["last-term"], "settings": {"threshold": 4.0, "floor": 0.5, "identical": 0.95, ...},
      "distributions": [{"assignment": "value_ops", "against": "class", "pairs": 44850, "median": 0.31, ...}],
      "pairs": [{"assignment": "value_ops", "against": "class",
                 "a": {"origin": "class", "id": "alice", "label": "micrograd/engine.py"}, "b": {...},
@@ -81,7 +81,7 @@ class PairRecord:
         share_b: Shared fingerprints over ``b``'s.
         score: How unusual: a robust z-score within the distribution.
         percentile: The share of the distribution's pairs less alike (percent).
-        flagged: Whether it reached the threshold and the floor.
+        flagged: Whether it reached the threshold and the floor, or was near-identical.
         regions: The matched regions, in ``a``'s order.
         evidence: The side-by-side page, relative to OUT ("" when none was written).
     """
@@ -141,10 +141,12 @@ class NoteRecord:
 
 @dataclass(frozen=True)
 class Settings:
-    """What the run used: flags (``threshold``, ``floor``, ``min_fingerprints``) and copydetect's thresholds."""
+    """What the run used: flags (``threshold``, ``floor``, ``identical``, ``min_fingerprints``) and copydetect's
+    thresholds (``noise``, ``guarantee``)."""
 
     threshold: float
     floor: float
+    identical: float
     min_fingerprints: int
     noise: int
     guarantee: int
@@ -256,6 +258,7 @@ def load(out: Path) -> SimilarityReport:
         assignments=[str(a) for a in _field(doc, "assignments", list, where)],
         settings=Settings(float(_field(settings, "threshold", _NUMBER, where)),
                           float(_field(settings, "floor", _NUMBER, where)),
+                          float(_field(settings, "identical", _NUMBER, where)),
                           _field(settings, "min_fingerprints", int, where),
                           _field(settings, "noise", int, where), _field(settings, "guarantee", int, where)),
         distributions=[_distribution(d, where) for d in _field(doc, "distributions", list, where)],

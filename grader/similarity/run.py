@@ -18,7 +18,7 @@ from grader.course.config import Course
 from grader.errors import GraderError
 from grader.similarity import records as R
 from grader.similarity.evidence import Evidence, write_pages
-from grader.similarity.fingerprints import GUARANTEE, NOISE, matched_regions
+from grader.similarity.fingerprints import GUARANTEE, NOISE, Region, matched_regions
 from grader.similarity.ranking import Settings
 from grader.similarity.scoring import score_class
 
@@ -34,6 +34,20 @@ def line_starts(text: str) -> list[int]:
 def lines_of(starts: list[int], span: tuple[int, int]) -> tuple[int, int]:
     """The 1-based lines, first and last, that the character range ``span`` covers (``starts``: :func:`line_starts`)."""
     return bisect_right(starts, span[0]), bisect_right(starts, max(span[0], span[1] - 1))
+
+
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+def snap(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """``span`` of ``text`` widened on each side to whole names (copydetect's positions may fall inside one)."""
+    a, b = span
+    while 0 < a < len(text) and _word(text[a - 1]) and _word(text[a]):
+        a -= 1
+    while 0 < b < len(text) and _word(text[b - 1]) and _word(text[b]):
+        b += 1
+    return a, b
 
 
 def compare_class(course: Course, out: Path, submissions: Path, *, deadline: datetime | None = None,
@@ -72,7 +86,8 @@ def compare_class(course: Course, out: Path, submissions: Path, *, deadline: dat
         kept = [p for p in ordered if p.flagged] + [p for p in ordered if not p.flagged][:CONTEXT]
         for p in kept:
             doc_a, doc_b = dist.mine[p.a], dist.others[p.b]
-            regions = matched_regions(*dist.fingerprints(p))
+            regions = [Region(snap(doc_a.text, r.a), snap(doc_b.text, r.b), r.fingerprints)
+                       for r in matched_regions(*dist.fingerprints(p))]
             for doc in (doc_a, doc_b):
                 if doc.text not in starts:
                     starts[doc.text] = line_starts(doc.text)
@@ -94,7 +109,8 @@ def compare_class(course: Course, out: Path, submissions: Path, *, deadline: dat
         generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         submissions=str(Path(submissions).resolve()), corpora=[c.name for c in scored.corpora],
         assignments=list(dict.fromkeys(d.assignment.id for d in scored.distributions)),
-        settings=R.Settings(settings.threshold, settings.floor, settings.min_fingerprints, NOISE, GUARANTEE),
+        settings=R.Settings(settings.threshold, settings.floor, settings.identical, settings.min_fingerprints, NOISE,
+                            GUARANTEE),
         distributions=stats, pairs=pairs, notes=notes, seconds=round(time.monotonic() - started, 2))
     R.save(Path(out), report)
     return report
