@@ -142,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "DIR: submissions in the class's layouts, or plain .py files (repeatable; e.g. last term's class)")
     p.add_argument("--submissions", metavar="DIR", help="the class's submissions (default: the folder `grader grade` "
                    "recorded in OUT/_instructor/class.json)")
-    p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to compare (repeatable; default: all)")
+    p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to compare (repeatable; default: those graded in OUT)")
     p.add_argument("--threshold", type=positive_float, default=THRESHOLD, metavar="SCORE",
                    help="flag pairs whose robust z-score against the class reaches SCORE (default: %(default)s)")
     p.add_argument("--floor", type=percentage, default=FLOOR * 100, metavar="PERCENT",

@@ -9,6 +9,7 @@ rewrites ``OUT/report.html`` so its "Similar submissions" section shows the run.
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 from pathlib import Path
 
@@ -67,6 +68,16 @@ def _class(args: argparse.Namespace, out: Path) -> GradedClass:
     return GradedClass(folder.resolve(), graded.deadline if same else None)
 
 
+def graded_assignments(out: Path, known: list[str]) -> list[str] | None:
+    """The assignments ``out/grades.csv`` has a column for (None: no gradebook, or none known)."""
+    try:
+        with open(out / "grades.csv", encoding="utf-8", newline="") as f:
+            header = next(csv.reader(f), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return [a for a in known if a in header] or None
+
+
 def run(args: argparse.Namespace) -> int:
     """``grader similarity OUT``."""
     from grader.similarity.run import compare_class  # copydetect, numpy and Pygments: only when this command runs
@@ -80,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
           + (f" (git repositories at {graded.deadline.isoformat()})" if graded.deadline else "")
           + (f" (recorded in {out / CLASS_FILE})" if not args.submissions else ""), file=sys.stderr)
     report = compare_class(course, out, graded.submissions, deadline=graded.deadline,
-                           corpora=[Path(c) for c in args.corpus or []], assignment_ids=args.assignment or None,
+                           corpora=[Path(c) for c in args.corpus or []],
+                           assignment_ids=args.assignment or graded_assignments(out, course.assignment_ids()),
                            settings=Settings(threshold=args.threshold, floor=args.floor / 100,
                                              identical=args.identical / 100), jobs=args.jobs)
     print("\n".join(summary(report)))

@@ -30,6 +30,7 @@ import os
 from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,8 +169,11 @@ def tokenise_all(texts: Sequence[str], jobs: int = 1) -> list[Tokens]:
         return [tokenise(t) for t in texts]
     # spawn: a fresh interpreter everywhere (fork in a threaded process is unsafe, and absent on Windows)
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, os.cpu_count() or 1), mp_context=context) as pool:
-        return list(pool.map(tokenise, texts, chunksize=max(1, len(texts) // (jobs * 4))))
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, os.cpu_count() or 1), mp_context=context) as pool:
+            return list(pool.map(tokenise, texts, chunksize=max(1, len(texts) // (jobs * 4))))
+    except (BrokenProcessPool, OSError):  # a worker died (out of memory, killed): the work is done here instead
+        return [tokenise(t) for t in texts]
 
 
 def boilerplate(documents: Sequence[Sequence[str]]) -> Any:
@@ -192,32 +196,42 @@ def fingerprint(tokens: Tokens, boilerplate_hashes: Any) -> Fingerprint:
     return Fingerprint(frozenset(hashes.tolist()), index, tokens)  # numpy keys: they hash and compare as ints
 
 
+BLOCK = 8192
+"""Fingerprints per block of the matrices :func:`shared_counts` multiplies (their memory: documents x BLOCK x 4 bytes)."""
+
+
 def shared_counts(rows: Sequence[Fingerprint], columns: Sequence[Fingerprint] | None = None) -> Any:
-    """How many fingerprints each of ``rows`` shares with each of ``columns`` (default: ``rows``), as a matrix.
+    """How many fingerprints each of ``rows`` shares with each of ``columns`` (default: each other one of ``rows``:
+    the diagonal is meaningless), as a matrix.
 
     The set intersections of every pair at once: a fingerprint found in one document only cannot be shared, so
-    only those found in two or more make the columns of a 0/1 matrix per side, whose product counts, for each pair,
-    the fingerprints both hold (whole numbers well below 2**24, exact in float32). Blocks of rows keep the memory
-    small.
+    only those found in two or more are counted, as the columns of a 0/1 matrix per side; the product of the two
+    counts, for each pair, the fingerprints both hold (whole numbers well below 2**24, exact in float32). The
+    columns are taken :data:`BLOCK` at a time, so memory stays small however large the class.
     """
     sides = [list(rows)] + ([list(columns)] if columns is not None else [])
     arrays = [np.fromiter(fp.hashes, dtype=np.int64, count=len(fp.hashes)) for side in sides for fp in side]
     values, counts = np.unique(np.concatenate(arrays) if arrays else np.zeros(0, np.int64), return_counts=True)
     common = values[counts > 1]
+    where = []  # each document's columns, sorted
+    for a in arrays:
+        at = np.searchsorted(common, a)
+        where.append(np.sort(at[(at < len(common)) & (common[np.minimum(at, len(common) - 1)] == a)]))
+    left_cols = where[: len(sides[0])]
+    right_cols = left_cols if columns is None else where[len(sides[0]):]
+    out = np.zeros((len(left_cols), len(right_cols)), dtype=np.int64)
 
-    def matrix(side: list[Fingerprint], start: int) -> Any:
-        m = np.zeros((len(side), len(common)), dtype=np.float32)
-        for i, a in enumerate(arrays[start: start + len(side)]):
-            where = np.searchsorted(common, a)
-            found = where[(where < len(common)) & (common[np.minimum(where, len(common) - 1)] == a)]
-            m[i, found] = 1.0
+    def block(cols: list[Any], lo: int, hi: int) -> Any:
+        m = np.zeros((len(cols), hi - lo), dtype=np.float32)
+        for i, c in enumerate(cols):
+            m[i, c[np.searchsorted(c, lo): np.searchsorted(c, hi)] - lo] = 1.0
         return m
 
-    left = matrix(sides[0], 0)
-    right = left if columns is None else matrix(sides[1], len(sides[0]))
-    out = np.zeros((len(left), len(right)), dtype=np.int64)
-    for start in range(0, len(left), 256):
-        out[start: start + 256] = np.rint(left[start: start + 256] @ right.T).astype(np.int64)
+    for lo in range(0, len(common), BLOCK):
+        hi = min(lo + BLOCK, len(common))
+        left = block(left_cols, lo, hi)
+        right = left if columns is None else block(right_cols, lo, hi)
+        out += np.rint(left @ right.T).astype(np.int64)
     return out
 
 

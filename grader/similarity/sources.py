@@ -28,8 +28,9 @@ from grader.intake.git_history import is_repository, read_at_deadline
 from grader.intake.notebook import cap
 from grader.intake.submission import MAX_FILE_BYTES, Submission, discover, read_submission, student_id
 
-MAX_DOCUMENT_CHARS = 400_000
-"""Longest document compared, in characters (a submission's files for one assignment, together)."""
+MAX_DOCUMENT_CHARS = 200_000
+"""Longest document compared, in characters (a submission's files for one assignment, together; a whole engine and
+network take about 20,000). Tokenising 200,000 characters of the worst kind takes about a second."""
 CLASS = "class"
 """The origin of the class's own submissions (a corpus document's origin is its folder's name)."""
 
@@ -53,10 +54,6 @@ class Document:
     text: str
     parts: tuple[tuple[int, str], ...]
     notebook: bool = False
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return (self.origin, self.owner)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from grader.cli import main
 from grader.errors import GraderError
 from grader.similarity.graded_class import CLASS_FILE, recorded_class
 from grader.similarity.records import load
+from grader.similarity.sources import MAX_DOCUMENT_CHARS
 
 ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ROOT / "reference" / "variants"
@@ -99,7 +100,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
             variant("factory_ops", "nn.py"))
     package(subs / "binary", "", "")
     (subs / "binary" / "micrograd" / "engine.py").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe" * 100)
-    package(subs / "huge", "x = 1  # padding\n" * 30_000, variant("kahn_list", "nn.py"))
+    package(subs / "huge", "x = 1  # padding\n" * (MAX_DOCUMENT_CHARS // 16), variant("kahn_list", "nn.py"))
     (subs / "broken.ipynb").write_text("{not a notebook", encoding="utf-8")
     package(subs / "public_copier", disguise(reference("engine.py")), reference("nn.py"))
     corpus.mkdir()
@@ -177,7 +178,7 @@ def test_each_submission_is_compared_with_a_corpus_folder_of_plain_files_and_sub
 def test_what_cannot_be_read_gets_a_note_and_the_run_goes_on(compared):
     notes = {(n.id, n.assignment): n.note for n in load(compared[0]).notes}
     assert "not UTF-8" in notes[("binary", "value_ops")]
-    assert "more than the 400000 compared" in notes[("huge", "value_ops")]
+    assert f"more than the {MAX_DOCUMENT_CHARS} compared" in notes[("huge", "value_ops")]
     assert "not a valid Jupyter notebook" in notes[("broken", "value_ops")]
 
 
@@ -332,3 +333,32 @@ def test_the_similar_submissions_section_in_chromium_shows_flagged_pairs_and_esc
         assert marks and marks[0].is_displayed()
         assert "<script>alert('code')</script>" in driver.find_element(By.ID, "side-a").text + \
             driver.find_element(By.ID, "side-b").text
+
+
+def test_shared_counts_are_the_set_intersections_of_every_pair(monkeypatch):
+    import random
+
+    from grader.similarity import fingerprints as F
+
+    monkeypatch.setattr(F, "BLOCK", 5)  # many blocks of columns
+    rng = random.Random(4)
+    prints = [F.Fingerprint(frozenset(rng.randrange(60) for _ in range(rng.randrange(0, 40))), {}, F.tokenise(""))
+              for _ in range(12)]
+    inner, outer = F.shared_counts(prints), F.shared_counts(prints[:5], prints[5:])
+    for i, a in enumerate(prints):
+        for j, b in enumerate(prints):
+            assert i == j or inner[i, j] == len(a.hashes & b.hashes)
+            if i < 5 <= j:
+                assert outer[i, j - 5] == len(a.hashes & b.hashes)
+
+
+def test_docstrings_and_annotations_are_blanked_in_place():
+    from grader.similarity.fingerprints import blank, tokenise
+
+    typed = 'def f(self, other: "Value | int" = 1) -> "Value":\n    """Doc é."""\n    x: int = other\n    return x\n'
+    plain = "def f(self, other=1):\n    x = other\n    return x\n"
+    blanked = blank(typed)
+    assert len(blanked) == len(typed) and blanked.count("\n") == typed.count("\n")
+    assert "Doc" not in blanked and "Value" not in blanked and "other" in blanked
+    assert tokenise(typed).filtered == tokenise(plain).filtered
+    assert blank("def broken(:\n") == "def broken(:\n"  # code that does not parse is left as it is
