@@ -94,7 +94,7 @@ def _shown(text: str) -> str:
     return terminal(text, keep="\t") if _UNSAFE.search(text) else text
 
 
-def column(doc: Document, spans: Sequence[tuple[int, int, str, int]], side: str) -> Column:
+def column(doc: Document, spans: Sequence[tuple[int, int, str, int]], side: str, who: str, label: str) -> Column:
     """``doc`` split into lines and segments; ``spans`` are ``(start, end, region numbers, colour)``, disjoint.
 
     The line where a region starts carries the anchor ``<side>-r<number>`` of each of its numbers.
@@ -108,8 +108,8 @@ def column(doc: Document, spans: Sequence[tuple[int, int, str, int]], side: str)
     for text in raw:
         starts.append(starts[-1] + len(text) + 1)
     anchors: dict[int, list[str]] = {}
-    for begin, _, label, _ in spans:
-        anchors.setdefault(bisect_right(starts, begin), []).extend(f"{side}-r{n}" for n in label.split(","))
+    for begin, _, numbers, _ in spans:
+        anchors.setdefault(bisect_right(starts, begin), []).extend(f"{side}-r{n}" for n in numbers.split(","))
     lines: list[Line] = []
     k = 0
     for number, text in enumerate(raw[:MAX_LINES], start=1):
@@ -130,7 +130,7 @@ def column(doc: Document, spans: Sequence[tuple[int, int, str, int]], side: str)
         if cur < end:
             line.segments.append(Segment(f" … ({end - cur} more characters)"))
         lines.append(line)
-    return Column("", "", lines, max(0, len(raw) - MAX_LINES))
+    return Column(who, label, lines, max(0, len(raw) - MAX_LINES))
 
 
 @functools.lru_cache(maxsize=1)
@@ -148,10 +148,9 @@ def render(evidence: Evidence, distribution: DistributionRecord | None) -> str:
     for n, r in enumerate(evidence.regions, start=1):
         grouped.setdefault(r.b, []).append(n)
     spans_b = [(s, e, ",".join(map(str, ns)), ns[0] % COLOURS) for (s, e), ns in grouped.items()]
-    left, right = column(evidence.a, spans_a, "a"), column(evidence.b, spans_b, "b")
-    left.who, left.label = short(record.a.id), short(record.a.label)
-    right.who = short(record.b.id) if record.b.origin == "class" else f"{short(record.b.id)} (corpus {short(record.b.origin)})"
-    right.label = short(record.b.label)
+    other = short(record.b.id) if record.b.origin == "class" else f"{short(record.b.id)} (corpus {short(record.b.origin)})"
+    left = column(evidence.a, spans_a, "a", short(record.a.id), short(record.a.label))
+    right = column(evidence.b, spans_b, "b", other, short(record.b.label))
     regions = [(n, rr) for n, rr in enumerate(record.regions, start=1)]
     return _template().render(
         pair=record, left=left, right=right, regions=regions, distribution=distribution, version=__version__,

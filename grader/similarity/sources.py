@@ -25,7 +25,7 @@ from grader.course.config import Assignment
 from grader.errors import SubmissionError
 from grader.intake.candidates import choose, find_files, find_notebook
 from grader.intake.git_history import is_repository, read_at_deadline
-from grader.intake.notebook import cap
+from grader.intake.notebook import MODULE, cap
 from grader.intake.submission import MAX_FILE_BYTES, Submission, discover, read_submission, student_id
 
 MAX_DOCUMENT_CHARS = 200_000
@@ -110,7 +110,7 @@ def read_folder(folder: Path, origin: str, deadline: datetime | None = None) -> 
         except (SubmissionError, OSError) as exc:
             source.notes.append(Note(origin, student_id(entry), "", _line(f"could not be read: {exc}")))
             continue
-        if sub.error and origin != CLASS and not sub.files and "empty" in sub.error:
+        if origin != CLASS and not sub.files and sub.error.startswith("the submission is empty"):
             continue  # a corpus's folder without code (a wheel's .dist-info): nothing to compare
         source.submissions.append(sub)
     if origin != CLASS:
@@ -170,9 +170,7 @@ def _document(origin: str, sub: Submission, assignment: Assignment, template: Pa
     if resolved.line_map is not None:  # a notebook: its code cells, as one module
         name = find_notebook(sub, assignment.id) or resolved.line_map["notebook"]
         label = f"{cap(name, 80)} (code cells)"
-        text = next(iter(resolved.sources.values())) if len(resolved.sources) == 1 else \
-            resolved.sources["micrograd/engine.py"]
-        return Document(origin, sub.id, label, text, ((0, label),), notebook=True)
+        return Document(origin, sub.id, label, resolved.sources[MODULE], ((0, label),), notebook=True)
     paths = find_files(sub, assignment.files)
     texts, parts, offset = [], [], 0
     for target in assignment.files:

@@ -329,6 +329,8 @@ def test_the_similar_submissions_section_in_chromium_shows_flagged_pairs_and_esc
         assert driver.title.startswith("Similar code")
         assert not driver.find_elements(By.CSS_SELECTOR, "img, script, iframe")
         assert HOSTILE_ID in driver.find_element(By.TAG_NAME, "h1").text
+        headers = [h.text for h in driver.find_elements(By.CSS_SELECTOR, ".side h3")]
+        assert any(HOSTILE_ID in h and f"{HOSTILE_FOLDER}/micrograd/engine.py" in h for h in headers), headers
         marks = driver.find_elements(By.CSS_SELECTOR, "#side-a mark, #side-b mark")
         assert marks and marks[0].is_displayed()
         assert "<script>alert('code')</script>" in driver.find_element(By.ID, "side-a").text + \
