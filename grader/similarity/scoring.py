@@ -22,7 +22,7 @@ from grader.errors import GraderError
 from grader.intake.notebook import assemble
 from grader.similarity.fingerprints import Fingerprint, Tokens, boilerplate, fingerprint, join, tokenise_all
 from grader.similarity.ranking import Pair, Settings, Stats, across, rank, within
-from grader.similarity.sources import CLASS, Document, Note, Source, documents, read_folder
+from grader.similarity.sources import CLASS, Document, Note, read_folder
 
 
 @dataclass(frozen=True)
@@ -153,23 +153,14 @@ def score_class(course: Course, submissions: Path, *, deadline: datetime | None 
     settings = settings or Settings()
     assignments = course.assignments(assignment_ids)
     named = corpora_of(corpora)
-    source = read_folder(Path(submissions), CLASS, deadline)
-    if not source.submissions and not source.notes:
-        raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
-    others: list[tuple[str, Source]] = [(c.name, read_folder(c.path, c.name)) for c in named]
     template = course.template_dir if (course.template_dir / "micrograd").is_dir() else None
-
-    notes: list[Note] = []
-    docs: dict[str, tuple[list[Document], list[tuple[str, list[Document]]]]] = {}
-    for a in assignments:
-        mine, found_notes = documents(source, a, template)
-        notes += found_notes
-        theirs = []
-        for name, corpus in others:
-            found, corpus_notes = documents(corpus, a, template)
-            theirs.append((name, found))
-            notes += corpus_notes
-        docs[a.id] = (mine, theirs)
+    source = read_folder(Path(submissions), CLASS, assignments, template, deadline)
+    if not source.entries:
+        raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
+    others = [read_folder(c.path, c.name, assignments, template) for c in named]
+    notes = source.notes + [n for corpus in others for n in corpus.notes]
+    docs = {a.id: (source.documents[a.id], [(corpus.origin, corpus.documents[a.id]) for corpus in others])
+            for a in assignments}
     every = [d for mine, theirs in docs.values() for d in mine + [x for _, ds in theirs for x in ds]]
     files = sorted({text for d in every for text in _files(d)})  # each file once: the engine is in every assignment
     known = dict(zip(files, tokenise_all(files, jobs)))

@@ -75,19 +75,19 @@ class Note:
 
 @dataclass
 class Source:
-    """A folder of submissions as read: the submissions, plain ``.py`` files, and notes on what could not be read.
+    """A folder of submissions as read: each assignment's documents, and notes on what could not be compared.
 
     Attributes:
         origin: ``"class"`` or the corpus folder's name.
-        submissions: One per entry.
-        loose: A corpus folder's plain top-level ``.py`` files (file name to text).
-        notes: Entries that could not be read at all.
+        documents: Assignment id to its documents, in the folder's order.
+        notes: Submissions (or files) not compared, with why.
+        entries: How many entries were read.
     """
 
     origin: str
-    submissions: list[Submission]
-    loose: dict[str, str]
+    documents: dict[str, list[Document]]
     notes: list[Note]
+    entries: int = 0
 
 
 def read_entry(entry: Path, deadline: datetime | None) -> Submission:
@@ -97,14 +97,25 @@ def read_entry(entry: Path, deadline: datetime | None) -> Submission:
     return read_submission(entry)
 
 
-def read_folder(folder: Path, origin: str, deadline: datetime | None = None) -> Source:
-    """Read every submission entry of ``folder`` (and, for a corpus, its plain top-level ``.py`` files).
+def read_folder(folder: Path, origin: str, assignments: list[Assignment], template: Path | None,
+                deadline: datetime | None = None) -> Source:
+    """Every document of ``folder`` for each of ``assignments``: one per submission entry, and, for a corpus, one
+    per plain top-level ``.py`` file. Each entry is read, its documents kept and the rest let go, one at a time.
+
+    Args:
+        folder: The class's submissions folder, or a corpus folder.
+        origin: ``"class"`` or the corpus folder's name.
+        assignments: The assignments (their ``files`` and ids choose the code, as grading does).
+        template: The course's template folder, so an untouched ``.py`` package next to a worked notebook is
+            not what is compared (:func:`grader.intake.candidates.choose`); None without one.
+        deadline: Read git repositories at their latest submission before it (``grader grade --deadline``).
 
     Raises:
         GraderError: If ``folder`` is not a directory.
     """
-    source = Source(origin, [], {}, [])
+    source = Source(origin, {a.id: [] for a in assignments}, [])
     for entry in discover(folder):
+        source.entries += 1
         try:
             sub = read_entry(entry, deadline)
         except (SubmissionError, OSError) as exc:
@@ -112,57 +123,47 @@ def read_folder(folder: Path, origin: str, deadline: datetime | None = None) -> 
             continue
         if origin != CLASS and not sub.files and sub.error.startswith("the submission is empty"):
             continue  # a corpus's folder without code (a wheel's .dist-info): nothing to compare
-        source.submissions.append(sub)
-    if origin != CLASS:
-        for path in sorted(folder.iterdir()):
-            if path.suffix != ".py" or path.name.startswith("."):
-                continue
-            name = _shown(path.name)
+        for a in assignments:
             try:
-                mode = path.lstat().st_mode
-                if not stat.S_ISREG(mode):
-                    continue
-                if path.stat().st_size > MAX_FILE_BYTES:
-                    source.notes.append(Note(origin, name, "", f"larger than {MAX_FILE_BYTES} bytes: not compared"))
-                    continue
-                source.loose[name] = path.read_bytes().decode("utf-8-sig")
-            except UnicodeDecodeError:
-                source.notes.append(Note(origin, name, "", "not UTF-8 text: not compared"))
-            except OSError as exc:
-                source.notes.append(Note(origin, name, "", _line(f"could not be read: {exc.strerror or exc}")))
+                _keep(source, a, _document(origin, sub, a, template))
+            except SubmissionError as exc:
+                source.notes.append(Note(origin, sub.id, a.id, _line(str(exc))))
+    if origin != CLASS:
+        for name, text in _loose(folder, source):
+            for a in assignments:
+                _keep(source, a, Document(origin, name, name, text, ((0, name),)))
     return source
 
 
-def documents(source: Source, assignment: Assignment, template: Path | None) -> tuple[list[Document], list[Note]]:
-    """The documents of ``source`` for ``assignment``, and a note for each submission that has none.
+def _keep(source: Source, assignment: Assignment, doc: Document) -> None:
+    """Keep ``doc`` for ``assignment``, unless it is too long to compare (then a note says so)."""
+    if len(doc.text) > MAX_DOCUMENT_CHARS:
+        source.notes.append(Note(source.origin, doc.owner, assignment.id,
+                                 f"its code is {len(doc.text)} characters, more than the {MAX_DOCUMENT_CHARS} "
+                                 "compared: not compared (look at it yourself)"))
+    else:
+        source.documents[assignment.id].append(doc)
 
-    Args:
-        source: A folder as read by :func:`read_folder`.
-        assignment: The assignment (its ``files`` and id choose the code, as grading does).
-        template: The course's template folder, so an untouched ``.py`` package next to a worked notebook is
-            not what is compared (:func:`grader.intake.candidates.choose`); None without one.
-    """
-    docs: list[Document] = []
-    notes = [n for n in source.notes if not n.assignment]
-    for sub in source.submissions:
+
+def _loose(folder: Path, source: Source) -> list[tuple[str, str]]:
+    """A corpus folder's plain top-level ``.py`` files, as (shown name, text); notes for those that cannot be read."""
+    found = []
+    for path in sorted(folder.iterdir()):
+        if path.suffix != ".py" or path.name.startswith("."):
+            continue
+        name = _shown(path.name)
         try:
-            doc = _document(source.origin, sub, assignment, template)
-        except SubmissionError as exc:
-            notes.append(Note(source.origin, sub.id, assignment.id, _line(str(exc))))
-            continue
-        if len(doc.text) > MAX_DOCUMENT_CHARS:
-            notes.append(Note(source.origin, sub.id, assignment.id,
-                              f"its code is {len(doc.text)} characters, more than the {MAX_DOCUMENT_CHARS} compared: "
-                              "not compared (look at it yourself)"))
-            continue
-        docs.append(doc)
-    for name, text in source.loose.items():
-        if len(text) > MAX_DOCUMENT_CHARS:
-            notes.append(Note(source.origin, name, assignment.id,
-                              f"{len(text)} characters, more than the {MAX_DOCUMENT_CHARS} compared: not compared"))
-            continue
-        docs.append(Document(source.origin, name, name, text, ((0, name),)))
-    return docs, notes
+            if not stat.S_ISREG(path.lstat().st_mode):
+                continue
+            if path.stat().st_size > MAX_FILE_BYTES:
+                source.notes.append(Note(source.origin, name, "", f"larger than {MAX_FILE_BYTES} bytes: not compared"))
+                continue
+            found.append((name, path.read_bytes().decode("utf-8-sig")))
+        except UnicodeDecodeError:
+            source.notes.append(Note(source.origin, name, "", "not UTF-8 text: not compared"))
+        except OSError as exc:
+            source.notes.append(Note(source.origin, name, "", _line(f"could not be read: {exc.strerror or exc}")))
+    return found
 
 
 def _document(origin: str, sub: Submission, assignment: Assignment, template: Path | None) -> Document:
