@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import sys
 from pathlib import Path
 
@@ -79,7 +80,15 @@ def graded_assignments(out: Path, known: list[str]) -> list[str] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``grader similarity OUT``."""
+    """``grader similarity OUT``.
+
+    Raises:
+        GraderError: If copydetect is not installed (it is an extra: students never need it).
+    """
+    if importlib.util.find_spec("copydetect") is None:
+        raise GraderError("grader similarity needs copydetect, which the grader installs only on request: "
+                          "pip install 'micrograd-grader[similarity]' (or, in the course folder, "
+                          "pip install -e '.[similarity]')")
     from grader.similarity.run import compare_class  # copydetect, numpy and Pygments: only when this command runs
 
     course = course_of(args)

@@ -364,3 +364,17 @@ def test_docstrings_and_annotations_are_blanked_in_place():
     assert "Doc" not in blanked and "Value" not in blanked and "other" in blanked
     assert tokenise(typed).filtered == tokenise(plain).filtered
     assert blank("def broken(:\n") == "def broken(:\n"  # code that does not parse is left as it is
+
+
+def test_without_copydetect_the_command_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    """copydetect is an extra (it brings numpy and matplotlib, which no student install needs): without it the
+    command is an instructor error that says what to install, and nothing is written."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "copydetect" else real(name, *a))
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["--course", str(ROOT), "similarity", str(out)]) == 2
+    assert "pip install 'micrograd-grader[similarity]'" in capsys.readouterr().err
+    assert list(out.iterdir()) == []
