@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import sys
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
@@ -18,6 +14,7 @@ from urllib.parse import unquote, urlparse
 from urllib.request import url2pathname
 
 import pytest
+from browser import CHROMEDRIVER, CHROMIUM, chromium
 
 from grader.cli import main
 from grader.course.config import Course
@@ -29,9 +26,6 @@ from grader.outputs.report import first_hint, write_report
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = ["value_ops", "backward"]
 HOSTILE_ID = "<img src=x onerror=alert(1)>&co"  # a legal folder name on Linux ("/" is the only forbidden character)
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 class Page(HTMLParser):
@@ -327,39 +321,6 @@ def test_a_missing_gradebook_is_a_clear_error(tmp_path):
         write_report(tmp_path, Course(ROOT))
 
 
-@contextmanager
-def chromium(tmp_path: Path) -> Iterator[Any]:
-    """A real headless Chromium driven by Selenium through the system chromedriver.
-
-    Without Chromium the test skips with the reason (pytest's ``-ra`` summary shows it), so a newcomer's first run
-    of the suite passes; where the environment variable ``CI`` is set (GitHub Actions, ``.ci/run``) it fails
-    instead, so CI never passes without checking the page in a browser.
-    """
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.is_file()]
-    if missing:
-        reason = (f"Chromium is needed to test the report in a browser, but {', '.join(missing)} is missing: "
-                  "install it with `apt-get install -y chromium chromium-driver` (.ci/run does this in CI)")
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; CI is set, so this fails instead of skipping", pytrace=False)
-        pytest.skip(reason)
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.fail("selenium is not installed: `pip install -e '.[test]'`", pytrace=False)
-    options = Options()
-    options.binary_location = str(CHROMIUM)
-    for arg in CHROME_ARGS + [f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,900"]:
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
 def test_the_report_renders_in_chromium_with_visible_charts(report, tmp_path):
     with chromium(tmp_path) as driver:
         check_in_browser(report, driver)
@@ -409,10 +370,16 @@ def check_in_browser(report: Path, chromium: Any) -> None:
 
 
 def test_without_chromium_the_browser_test_skips_with_its_reason_unless_ci_is_set(tmp_path, monkeypatch):
-    monkeypatch.setattr(sys.modules[__name__], "CHROMIUM", tmp_path / "no-chromium")
+    """A newcomer's machine has neither Chromium nor its driver, or only one of them: the test skips, naming each
+    missing file, unless CI is set."""
     monkeypatch.delenv("CI", raising=False)
-    with pytest.raises(pytest.skip.Exception, match="no-chromium is missing"), chromium(tmp_path):
-        pass
+    for binary, driver in [(tmp_path / "no-chromium", CHROMEDRIVER), (tmp_path / "no-chromium", tmp_path / "no-driver"),
+                           (CHROMIUM, tmp_path / "no-driver")]:
+        wanted = [str(p) for p in (binary, driver) if "no-" in p.name]
+        with pytest.raises(pytest.skip.Exception) as skipped, chromium(tmp_path, binary, driver):
+            pass
+        assert all(w in str(skipped.value) for w in wanted) and "missing" in str(skipped.value)
     monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match="CI is set, so this fails instead of skipping"), chromium(tmp_path):
+    with pytest.raises(pytest.fail.Exception, match="CI is set, so this fails instead of skipping"), \
+            chromium(tmp_path, tmp_path / "no-chromium", tmp_path / "no-driver"):
         pass

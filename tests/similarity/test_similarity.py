@@ -15,14 +15,12 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
+from browser import chromium
 
 from grader.cli import main
 from grader.errors import GraderError
@@ -37,9 +35,6 @@ HOSTILE_ID = "<img src=x onerror=alert(1)>&co"
 HOSTILE_FOLDER = "<iframe src=javascript:alert('f')>&lt;"  # a folder name: anything but "/"
 HOSTILE_CODE = "# </span></pre><script>alert('code')</script>\u202e evil\n"
 HONEST = ["factory_ops", "int_data_tuple", "kahn_list", "local_grads", "matrix_layer", "recursive_set"]
-CHROMIUM, CHROMEDRIVER = Path("/usr/bin/chromium"), Path("/usr/bin/chromedriver")
-CHROME_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-               "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def variant(name: str, module: str) -> str:
@@ -276,33 +271,6 @@ def test_scores_are_the_same_in_every_process_whatever_its_string_hashes():
             for seed in ("1", "2")]
     assert runs[0].stdout == runs[1].stdout and json.loads(runs[0].stdout)
 
-
-@contextmanager
-def chromium(tmp_path: Path) -> Iterator[Any]:
-    """A real headless Chromium (as in tests/outputs/test_report.py): skips without it, fails without it under CI."""
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.is_file()]
-    if missing:
-        reason = (f"Chromium is needed to test the report in a browser, but {', '.join(missing)} is missing: "
-                  "install it with `apt-get install -y chromium chromium-driver` (.ci/run does this in CI)")
-        if os.environ.get("CI"):
-            pytest.fail(f"{reason}; CI is set, so this fails instead of skipping", pytrace=False)
-        pytest.skip(reason)
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.options import Options
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.fail("selenium is not installed: `pip install -e '.[test]'`", pytrace=False)
-    options = Options()
-    options.binary_location = str(CHROMIUM)
-    for arg in CHROME_ARGS + [f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,900"]:
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def test_the_similar_submissions_section_in_chromium_shows_flagged_pairs_and_escaped_names(compared, tmp_path):
