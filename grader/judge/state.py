@@ -49,7 +49,8 @@ def use_course_parts(course: Course, assignments: list[Assignment], required: bo
         course: The course; its parts are in ``assignments/shared/parts`` (a student's release has none).
         assignments: The assignments graded; their ``grader_parts`` are loaded too (the reference runs its
             probes in this process).
-        required: Hidden grading: every part is needed, since without them the tests would run another way.
+        required: Hidden grading of a course with hidden tests: every part is needed, since without them the tests
+            would run another way.
 
     Returns:
         The parts loaded.
@@ -81,7 +82,9 @@ class GradingState:
         self.manifest = manifest
         self.course = Course(Path(manifest.course))
         self.assignments: dict[str, Assignment] = {a: self.course.assignment(a) for a in manifest.assignments}
-        use_course_parts(self.course, list(self.assignments.values()), required=manifest.include_hidden)
+        use_course_parts(self.course, list(self.assignments.values()),  # a release has no hidden tests, and no parts
+                         required=manifest.include_hidden and any(a.hidden_tests.is_dir()
+                                                                  for a in self.assignments.values()))
         self.sandbox = Sandbox(manifest.sandbox, Path(manifest.runtime))  # every worker of this judge starts here
         self.queue = ClaimQueue(Path(manifest.queue), manifest.jobs, manifest.claimant) if manifest.queue else None
         self.jobs = {job.id: job for job in manifest.jobs}
