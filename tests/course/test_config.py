@@ -144,6 +144,9 @@ def test_unreadable_file_is_a_config_error_naming_the_file(tmp_path: Path, text:
         pytest.param(MINIMAL + "limits: {memory_mb: true}\n", "limits.memory_mb", id="boolean-memory-mb"),
         pytest.param(MINIMAL + "id: other\n", "id", id="id-differs-from-folder"),
         pytest.param(MINIMAL + "order: first\n", "order", id="order-not-a-number"),
+        pytest.param(MINIMAL + "grader_parts: stand_ins\n", "grader_parts", id="parts-not-a-list"),
+        pytest.param(MINIMAL + "grader_parts: [../reference/engine]\n", "grader_parts", id="part-a-path"),
+        pytest.param(MINIMAL + "grader_parts: [Stand_Ins.py]\n", "grader_parts", id="part-not-a-module-name"),
     ],
 )
 def test_invalid_key_is_a_config_error_naming_file_and_key(tmp_path: Path, text: str, key: str) -> None:
@@ -401,3 +404,10 @@ def test_differences_is_empty_when_the_template_matches(tmp_path: Path) -> None:
     template.write(generated, tmp_path)
 
     assert template.differences(generated, tmp_path) == []
+
+
+def test_grader_parts_are_read_and_default_to_none(tmp_path: Path) -> None:
+    assert load_assignment(write_assignment(tmp_path / "a", MINIMAL)).grader_parts == ()
+    folder = write_assignment(tmp_path / "b", MINIMAL + "grader_parts: [stand_ins, local_gradients]\n")
+    assert load_assignment(folder).grader_parts == ("stand_ins", "local_gradients")
+    assert Course(tmp_path).parts_dir == tmp_path / "assignments" / "shared" / "parts"
