@@ -21,15 +21,32 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
 PARTS = ROOT / "assignments" / "shared" / "parts"
 
-own_parts.use(str(PARTS))  # as a judge of this course does: in-process probes on the reference use the grader's parts
+
+
+def use_course_parts() -> None:
+    """Load this course's grader parts into the test process, as a judge of this course does (in-process probes on
+    the reference use them)."""
+    own_parts.use(str(PARTS))
+    for name in ("local_gradients", "stand_ins"):
+        own_parts.load(name)
+
+
+use_course_parts()
+
+
+@pytest.fixture(autouse=True)
+def _course_parts():
+    """Every test starts with the course's parts loaded, whatever a test before it did to this process's parts."""
+    if own_parts.folder() != str(PARTS) or own_parts.get("stand_ins") is None:
+        use_course_parts()
+    yield
 
 
 @pytest.fixture
 def without_parts():
-    """This process without the grader's parts, as in a student's release (put back afterwards)."""
+    """This process without the grader's parts, as in a student's release (the next test gets them back)."""
     own_parts.use(None)
     yield
-    own_parts.use(str(PARTS))
 
 
 def zip_folder(folder: Path, dest: Path) -> Path:

@@ -21,8 +21,7 @@ def course_without_parts(tmp_path: Path):
     for name in ("assignments", "reference", "student_template"):
         shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.rmtree(course / "assignments" / "shared")
-    yield Course(course)
-    own_parts.use(str(ROOT / "assignments" / "shared" / "parts"))  # as tests/conftest.py left it
+    return Course(course)  # (tests/conftest.py gives the next test the course's parts back)
 
 
 def test_the_judge_loads_the_parts_its_assignments_name(tmp_path):
@@ -42,13 +41,10 @@ def test_a_self_check_without_parts_runs_on_the_students_own_code(course_without
 
 
 def test_a_part_is_a_module_name_of_the_parts_folder_never_a_path(tmp_path):
-    own_parts.use(str(tmp_path))
-    try:
-        for name in ("../engine", "stand_ins.py", "", "A" * 41):
-            with pytest.raises(own_parts.PartsError):
-                own_parts.load(name)
-        (tmp_path / "broken.py").write_text("raise RuntimeError('no')\n")
-        with pytest.raises(own_parts.PartsError, match="failed to import: RuntimeError: no"):
-            own_parts.load("broken")
-    finally:
-        own_parts.use(str(ROOT / "assignments" / "shared" / "parts"))
+    own_parts.use(str(tmp_path))  # (tests/conftest.py gives the next test the course's parts back)
+    for name in ("../engine", "stand_ins.py", "", "A" * 41):
+        with pytest.raises(own_parts.PartsError):
+            own_parts.load(name)
+    (tmp_path / "broken.py").write_text("raise RuntimeError('no')\n")
+    with pytest.raises(own_parts.PartsError, match="failed to import: RuntimeError: no"):
+        own_parts.load("broken")

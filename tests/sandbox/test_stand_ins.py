@@ -25,7 +25,7 @@ from grader.testing.strategies import expression_graphs
 
 ROOT = Path(__file__).resolve().parents[2]
 own_parts.use(str(ROOT / "assignments" / "shared" / "parts"))
-stand_ins = own_parts.load("stand_ins")
+stand_ins = own_parts.load("stand_ins")  # (every test starts with it loaded again: tests/conftest.py)
 REFERENCE = load_reference(ROOT / "reference")
 NN_SOURCE = (ROOT / "reference" / "micrograd" / "nn.py").read_text(encoding="utf-8")
 
