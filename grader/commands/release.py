@@ -7,8 +7,10 @@ from pathlib import Path
 
 from grader.commands import course_of
 from grader.course.classroom50 import build_classroom50
+from grader.course.leaks import bodies_in
 from grader.course.release import WORKFLOW_NAME, build_release
-from grader.files import require_new_folder
+from grader.errors import GraderError
+from grader.files import remove_tree, require_new_folder
 
 
 def run(args: argparse.Namespace) -> int:
@@ -20,6 +22,12 @@ def run(args: argparse.Namespace) -> int:
     require_new_folder(teacher, "the Classroom 50 autograders (or choose one with --classroom50 DIR)")
     files = build_release(course, out)
     bundle = build_classroom50(course, teacher)
+    leaks = [f"{hit} ({folder})" for folder in (out, teacher) for hit in bodies_in(folder, course.reference_dir)]
+    if leaks:  # e.g. a solution pasted into a handout's example or a public test: students must never get it
+        remove_tree(out)
+        remove_tree(teacher)
+        raise GraderError(f"the release would hold the reference's own code: {'; '.join(leaks[:5])}"
+                          f"{f' and {len(leaks) - 5} more' if len(leaks) > 5 else ''}; nothing was written")
     print(f"wrote the student release to {out} ({len(files)} files): micrograd/ template, notebooks/, "
           f"assignments/<id>/ (handout, public tests), grader/, README.md, .github/workflows/{WORKFLOW_NAME}")
     print(f"wrote the Classroom 50 autograders to {teacher}: autograders/<slug>/ for "

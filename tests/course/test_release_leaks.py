@@ -21,81 +21,25 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import shutil
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from grader.cli import main
+from grader.course.leaks import bodies_in, solution_bodies
 
 ROOT = Path(__file__).resolve().parents[2]
-REGION = re.compile(r"# BEGIN SOLUTION")
 GRADED_METHODS = ("backward", "tanh", "__call__")
 KINDS = ("Value", "Neuron", "Layer", "MLP")
 ASSIGNMENTS = ("value_ops", "backward", "mlp")
 
 
-# --- (a) normalised reference bodies ---------------------------------------------------------------------
-
-def _statements(body: list[ast.stmt]) -> list[str]:
-    """A body as comparable text: each statement's AST dump, a leading docstring left out."""
-    if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0], "value", None), ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
-    return [ast.dump(stmt, annotate_fields=False) for stmt in body]
-
-
-def reference_bodies() -> dict[str, list[str]]:
-    """Every function of the reference whose body the template leaves to the student (it holds a solution
-    region), normalised: ``Class.method`` to its statements."""
-    found = {}
-    for source in sorted((ROOT / "reference" / "micrograd").glob("*.py")):
-        text = source.read_text(encoding="utf-8")
-        lines = text.splitlines()
-        for node in ast.walk(ast.parse(text)):
-            body = getattr(node, "body", None)
-            for item in body if isinstance(body, list) else []:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    segment = "\n".join(lines[item.lineno - 1:item.end_lineno])
-                    if REGION.search(segment):
-                        owner = node.name if isinstance(node, ast.ClassDef) else source.stem
-                        found[f"{owner}.{item.name}"] = _statements(item.body)
-    return found
-
-
-def _code_texts(folder: Path) -> list[tuple[str, str]]:
-    """Every Python text a student receives under ``folder``: .py files and notebooks' code cells."""
-    texts = []
-    for path in sorted(folder.rglob("*")):
-        if path.suffix == ".py":
-            texts.append((str(path.relative_to(folder)), path.read_text(encoding="utf-8", errors="replace")))
-        elif path.suffix == ".ipynb":
-            nb = nbformat.read(path, as_version=4)
-            cells = [c.source for c in nb.cells if c.cell_type == "code"]
-            texts.append((str(path.relative_to(folder)), "\n".join(
-                "\n".join(line for line in cell.splitlines() if not line.lstrip().startswith(("!", "%")))
-                for cell in cells)))
-    return texts
-
+# --- (a) normalised reference bodies: grader.course.leaks (grader release runs it too) ----------------------
 
 def bodies_found(folder: Path) -> list[str]:
-    """(a): each reference body that appears as a run of statements in some code under ``folder``."""
-    wanted = {name: body for name, body in reference_bodies().items() if body}
-    hits = []
-    for where, text in _code_texts(folder):
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        runs = [_statements(node.body) for node in ast.walk(tree) if isinstance(getattr(node, "body", None), list)]
-        for name, body in wanted.items():
-            for run in runs:
-                if any(run[i:i + len(body)] == body for i in range(len(run) - len(body) + 1)):
-                    hits.append(f"{name} in {where}")
-                    break
-    return hits
+    """(a): each reference body that appears in some code under ``folder``."""
+    return bodies_in(folder, ROOT / "reference")
 
 
 # --- (b) what pastes into a submission and scores ---------------------------------------------------------
@@ -204,7 +148,7 @@ def student_copies(release: Path) -> list[Path]:
 # --- the tests ------------------------------------------------------------------------------------------------
 
 def test_the_reference_has_bodies_to_look_for():
-    bodies = reference_bodies()
+    bodies = solution_bodies(ROOT / "reference")
     assert {"Value.backward", "Value.tanh", "Value.__mul__", "Neuron.__call__", "Layer.__call__", "MLP.__call__",
             "Module.zero_grad"} <= set(bodies)
 
@@ -247,3 +191,23 @@ def test_the_paste_check_finds_the_parts_in_a_release_that_holds_them(planted, t
     leaks = scores_above_template(planted / "grader" / "sandbox", tmp_path)
     assert any("stand_ins.py: class Value" in leak and "value_ops" in leak for leak in leaks), leaks
     assert any("stand_ins.py: class Value" in leak and "backward" in leak for leak in leaks), leaks
+
+
+def test_grader_release_refuses_to_write_a_release_that_holds_a_solution(tmp_path, capsys):
+    """An instructor who pastes a reference method into a handout's example or a public test gets an error, and
+    no release: the check runs on every ``grader release``."""
+    course = tmp_path / "course"
+    for name in ("assignments", "reference", "student_template"):
+        shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", course / "pyproject.toml")
+    public = course / "assignments" / "mlp" / "tests" / "public" / "test_mlp_public.py"
+    public.write_text(public.read_text() + '''
+
+def _an_example_layer_call(self, x):
+    outs = [n(x) for n in self.neurons]
+    return outs[0] if len(outs) == 1 else outs
+''')
+    out = tmp_path / "release"
+    assert main(["--course", str(course), "release", "-o", str(out)]) == 2
+    assert "Layer.__call__ in assignments/mlp/tests/public/test_mlp_public.py" in capsys.readouterr().err
+    assert not out.exists() and not out.with_name("release-classroom50").exists()
