@@ -3,21 +3,43 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from grader.commands import course_of
+from grader.errors import GraderError
 from grader.grading.shard import merge
 from grader.outputs.gradebook import table
 from grader.outputs.report import write_report
+from grader.similarity.graded_class import record_class, recorded_class
 
 
 def run(args: argparse.Namespace) -> int:
     """``grader merge OUT... -o MERGED``."""
     course = course_of(args)
     dest = Path(args.output)
-    assignments, grades = merge(course, [Path(o) for o in args.outs], dest)
+    outs = [Path(o) for o in args.outs]
+    assignments, grades = merge(course, outs, dest)
+    carried = carry_class(outs, dest)
     print(table(assignments, grades))
     write_report(dest, course)
     print(f"\nMerged {len(args.outs)} output folder(s): {len(grades)} student(s) in {dest / 'grades.csv'}, "
           f"{dest / 'item_analysis.csv'} and {dest / 'report.html'}")
+    if not carried:
+        print("Note: the shards did not all record the same submissions folder, so `grader similarity` on the merged "
+              "folder needs --submissions DIR", file=sys.stderr)
     return 0
+
+
+def carry_class(outs: list[Path], dest: Path) -> bool:
+    """Record in ``dest`` the class the shards graded (for ``grader similarity``), when they all recorded the
+    same one; return whether it was recorded."""
+    try:
+        graded = {recorded_class(out) for out in outs}
+    except GraderError:
+        return False
+    if len(graded) != 1:
+        return False
+    one = graded.pop()
+    record_class(dest, one.submissions, one.deadline)
+    return True

@@ -11,6 +11,7 @@ import pytest
 from grader.cli import main
 from grader.errors import GraderError
 from grader.grading.shard import parse_shard, shard_of
+from grader.similarity.graded_class import recorded_class
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,6 +40,8 @@ def test_shards_partition_the_class_and_merge_to_the_unsharded_gradebook(tmp_pat
     assert (merged / "report.html").is_file() and (merged / "item_analysis.csv").is_file()
     for student in rows(merged / "grades.csv"):
         assert (merged / "value_ops" / student / "feedback.md").is_file()
+    # the shards graded one class: the merged folder records it, so `grader similarity MERGED` finds it
+    assert recorded_class(merged).submissions == subs.resolve()
 
 
 def test_shard_membership_is_stable_and_balanced():
