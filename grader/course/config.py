@@ -31,7 +31,6 @@ Validation errors name the file and the key (:class:`~grader.errors.ConfigError`
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from typing import Any
 import yaml
 
 from grader.errors import ConfigError, GraderError
+from grader.sandbox.own_parts import NAME as PART_NAME
 
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 """Gradescope's per-test visibility values (results.json specification)."""
@@ -53,7 +53,6 @@ PARTS = "parts"
 """The folder of :data:`SHARED` holding the grader's own parts: course code that runs next to student code in
 hidden grading, and is never released (:mod:`grader.sandbox.own_parts`)."""
 
-PART_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
 
 
 @dataclass(frozen=True)

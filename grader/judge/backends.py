@@ -157,12 +157,14 @@ class Sandbox:
         self.forkserver = ForkServer(runtime) if kind == "linux" else None
         self.off: dict[str, str] = {}
         """Layers turned off for the rest of the session, to the reason."""
+        self.parts = frozenset(p.stem for p in (runtime / PARTS_FOLDER).glob("*.py"))
+        """The grader's parts the runtime holds (none in a release): a worker is asked to load only these."""
 
     def worker(self, spec: WorkerSpec) -> Worker:
         """A new (not yet started) worker of this backend, with the layers learned so far turned off."""
         args: tuple[Any, ...] = (self.runtime, spec.code_dir, spec.scratch, list(spec.modules), spec.limits)
-        parts = [p for p in spec.parts if (self.runtime / PARTS_FOLDER / f"{p}.py").is_file()]  # none in a release
-        kwargs: dict[str, Any] = {"hide": list(spec.hide), "network": spec.network, "off": self.off, "parts": parts}
+        kwargs: dict[str, Any] = {"hide": list(spec.hide), "network": spec.network, "off": self.off,
+                                  "parts": [p for p in spec.parts if p in self.parts]}
         if self.kind == "portable":
             return PortableWorker(*args, **kwargs)
         return SandboxWorker(*args, **kwargs, forkserver=self.forkserver)

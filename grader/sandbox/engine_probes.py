@@ -190,8 +190,9 @@ def probe_made(spec: dict[str, Any]) -> set[int]:
     return set(how) if isinstance(how, list) else set()
 
 
-def _forward(op: str, args: list[float]) -> float:
-    """The probe's forward value of ``op`` (NaN outside its domain)."""
+def forward_value(op: str, args: list[float]) -> float:
+    """The forward value of ``op`` on plain floats (NaN outside its domain): the nodes the probe makes, and the
+    judge's own evaluation of them (:func:`grader.testing.graphs.with_local_gradients`)."""
     try:
         value = FORWARD[op](*args)
     except (ArithmeticError, ValueError, TypeError):
@@ -228,7 +229,7 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
     for i, (op, *operands) in enumerate(spec["nodes"], start=len(spec["leaves"])):
         what = describe_node(spec, i)
         if by_probe:
-            values.append(_forward(op, [float(o["const"]) if isinstance(o, dict) else values[o] for o in operands]))
+            values.append(forward_value(op, [float(o["const"]) if isinstance(o, dict) else values[o] for o in operands]))
             value = values[-1]
         if i in by_probe:
             gradients = given_locals(spec, i, len(operands))

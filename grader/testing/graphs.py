@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from grader.sandbox import own_parts
-from grader.sandbox.engine_probes import FORWARD, probe_made
+from grader.sandbox.engine_probes import FORWARD, forward_value, probe_made
 
 
 def const(x: float) -> dict[str, float]:
@@ -133,14 +133,11 @@ def expected_from_math(graph: dict[str, Any]) -> dict[str, list[float]]:
 
 # --- the local gradients of the nodes the probe makes -------------------------
 
-def _difference(op: str, args: list[float], j: int, h: float = 1e-6) -> float:
-    """d op / d operand ``j`` at ``args`` by the central difference (NaN outside the operation's domain)."""
-    step = h * max(1.0, abs(args[j]))
-    up, down = list(args), list(args)
-    up[j] += step
-    down[j] -= step
+def _difference(op: str, args: list[float], j: int) -> float:
+    """d op / d operand ``j`` at ``args``: :func:`central_difference` on the one-node graph (NaN outside the
+    operation's domain)."""
     try:
-        return (float(FUNCTIONS[op](*up)) - float(FUNCTIONS[op](*down))) / (2 * step)
+        return central_difference({"leaves": args, "nodes": [[op, *range(len(args))]]}, j)
     except (ArithmeticError, ValueError, TypeError):
         return math.nan
 
@@ -169,12 +166,7 @@ def with_local_gradients(graph: dict[str, Any]) -> dict[str, Any]:
     given: dict[str, list[float | None]] = {}
     for i, (op, *operands) in enumerate(graph["nodes"], start=len(graph["leaves"])):
         args = [float(o["const"]) if isinstance(o, dict) else values[o] for o in operands]
-        try:
-            values.append(float(FUNCTIONS[op](*args)))
-        except (ArithmeticError, ValueError, TypeError):
-            values.append(math.nan)
-        if isinstance(values[-1], complex):
-            values[-1] = math.nan
+        values.append(forward_value(op, args))  # the probe's own values for the nodes it makes
         if i in made:
             given[str(i)] = [g if math.isfinite(g) else None for g in local_gradients(op, args)]
     return {**graph, "locals": given}

@@ -31,7 +31,6 @@ from grader.course.leaks import bodies_in, solution_bodies
 
 ROOT = Path(__file__).resolve().parents[2]
 GRADED_METHODS = ("backward", "tanh", "__call__")
-KINDS = ("Value", "Neuron", "Layer", "MLP")
 ASSIGNMENTS = ("value_ops", "backward", "mlp")
 
 
