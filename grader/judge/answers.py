@@ -123,7 +123,45 @@ class TrainAnswer(TypedDict):
     final: list[Number]
 
 
-Answer = (GraphAnswer | ParametersAnswer | ForwardAnswer | BackwardAnswer | ZeroGradAnswer | StructureAnswer
+class NodeContract(TypedDict):
+    """``value_contract``: one ``Value`` as the student's constructor made it (see
+    :func:`grader.sandbox.contract_probes.value_contract`)."""
+
+    data: Number | None
+    grad: Number | None
+    prev: int | None
+    operands: int | None
+    op: str | None
+    backward: bool
+
+
+class ValueContractAnswer(TypedDict):
+    leaf: NodeContract
+    node: NodeContract
+    equal: bool | None
+
+
+class NetworkContractAnswer(TypedDict):
+    """``nn_contract`` (see :func:`grader.sandbox.contract_probes.network_contract`)."""
+
+    neuron: dict[str, Any]
+    linear: dict[str, Any]
+    layer: dict[str, Any]
+    mlp: dict[str, Any]
+
+
+CALLED = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+          "__pow__", "__neg__")
+
+
+class CallsAnswer(TypedDict):
+    """``derived_calls``: each call as ``[method, self, other]`` (``other`` absent for a unary method), each operand
+    ``{"value": data}``, ``{"const": x}`` or None (see :func:`grader.sandbox.call_probes.derived_calls`)."""
+
+    calls: list[list[Any]]
+
+
+Answer = (GraphAnswer | CallsAnswer | ValueContractAnswer | NetworkContractAnswer | ParametersAnswer | ForwardAnswer | BackwardAnswer | ZeroGradAnswer | StructureAnswer
           | TrainAnswer)
 
 
@@ -185,6 +223,74 @@ def _graph(value: Any, spec: dict[str, Any]) -> GraphAnswer:
     n = len(spec["leaves"]) + len(spec["nodes"])
     got = _record(value, "graph", ("data", "grad"))
     return GraphAnswer(data=_numbers(got["data"], "data", n), grad=_numbers(got["grad"], "grad", n))
+
+
+def _node_contract(value: Any, where: str) -> NodeContract:
+    got = _record(value, where, ("data", "grad", "prev", "operands", "op", "backward"))
+    prev = None if got["prev"] is None else _count(got["prev"], f"{where}.prev", 1000)
+    return NodeContract(data=None if got["data"] is None else _number(got["data"], f"{where}.data"),
+                        grad=None if got["grad"] is None else _number(got["grad"], f"{where}.grad"),
+                        prev=prev,
+                        operands=None if got["operands"] is None else _count(got["operands"], f"{where}.operands", 2),
+                        op=None if got["op"] is None else _text(got["op"], f"{where}.op"),
+                        backward=_flag(got["backward"], f"{where}.backward"))
+
+
+def _call_operand(value: Any, where: str) -> dict[str, float] | None:
+    if value is None:
+        return None
+    if type(value) is dict and len(value) == 1 and set(value) <= {"value", "const"}:
+        key = next(iter(value))
+        got = value[key]
+        if type(got) is not float:
+            raise MalformedAnswer(f"{where}: expected a float operand")
+        return {key: got}
+    raise MalformedAnswer(f"{where}: expected {{\"value\": x}}, {{\"const\": x}} or null")
+
+
+def _calls(value: Any, spec: dict[str, Any], index: int) -> CallsAnswer:
+    got = _record(value, "derived_calls", ("calls",))
+    calls = got["calls"]
+    if type(calls) is not list or len(calls) > 8:
+        raise MalformedAnswer("calls: expected a list of at most 8 calls")
+    parsed: list[list[Any]] = []
+    for k, call in enumerate(calls):
+        if type(call) is not list or len(call) not in (2, 3) or call[0] not in CALLED:
+            raise MalformedAnswer(f"calls[{k}]: expected [method, self_data, other]")
+        parsed.append([call[0], *(_call_operand(a, f"calls[{k}]") for a in call[1:])])
+    return CallsAnswer(calls=parsed)
+
+
+def _value_contract(value: Any) -> ValueContractAnswer:
+    got = _record(value, "value_contract", ("leaf", "node", "equal"))
+    return ValueContractAnswer(leaf=_node_contract(got["leaf"], "leaf"), node=_node_contract(got["node"], "node"),
+                               equal=None if got["equal"] is None else _flag(got["equal"], "equal"))
+
+
+def _nonlin(value: Any, where: str) -> bool | str:
+    if type(value) is bool:
+        return value
+    if value in ("missing", "other"):
+        return str(value)
+    raise MalformedAnswer(f"{where}: expected true, false, \"missing\" or \"other\"")
+
+
+def _size_or_none(value: Any, where: str) -> int | None:
+    return None if value is None else _count(value, where, 1000, -1)
+
+
+def _network_contract(value: Any) -> NetworkContractAnswer:
+    got = _record(value, "nn_contract", ("neuron", "linear", "layer", "mlp"))
+    neuron = _record(got["neuron"], "neuron", ("w", "b", "nonlin"))
+    linear = _record(got["linear"], "linear", ("nonlin",))
+    layer = _record(got["layer"], "layer", ("neurons",))
+    mlp = _record(got["mlp"], "mlp", ("layers",))
+    return NetworkContractAnswer(
+        neuron={"w": _size_or_none(neuron["w"], "neuron.w"), "b": _flag(neuron["b"], "neuron.b"),
+                "nonlin": _nonlin(neuron["nonlin"], "neuron.nonlin")},
+        linear={"nonlin": _nonlin(linear["nonlin"], "linear.nonlin")},
+        layer={"neurons": _size_or_none(layer["neurons"], "layer.neurons")},
+        mlp={"layers": _size_or_none(mlp["layers"], "mlp.layers")})
 
 
 def _parameters(value: Any, spec: dict[str, Any], x: Any = None) -> ParametersAnswer:
@@ -252,6 +358,9 @@ def _train(value: Any, spec: dict[str, Any], xs: list[Any], ys: Any, lr: Any, st
 
 PARSERS: dict[str, Callable[..., Any]] = {
     "graph": _graph,
+    "value_contract": _value_contract,
+    "derived_calls": _calls,
+    "nn_contract": _network_contract,
     "nn_parameters": _parameters,
     "nn_forward": _forward,
     "nn_backward": _backward,

@@ -75,6 +75,8 @@ class PartState:
     results: list[GradedTest] = field(default_factory=list)
     output: str = ""
     isolation: dict[str, str] = field(default_factory=dict)
+    contracts: dict[str, Any] = field(default_factory=dict)
+    """What each contract's probe found (:class:`grader.testing.contracts.Blocker`), measured once."""
 
 
 class SubmissionRun:

@@ -10,7 +10,8 @@ it) is read for three conditions, in this order (one per assignment):
    lists the assignment, no test ran, or intake and loading reported problems
    (``extra_data.grader.problems``: no files found, a module that cannot be
    imported, a crash or hang at import);
-3. **template unchanged**: every test failed, each on a template stub
+3. **template unchanged**: every test failed, each on a template stub (a test worth no points that the
+   template's given code passes, a contract test, does not count)
    (``NotImplementedError``): the student handed in the template as it was,
    or the wrong files.
 
@@ -89,7 +90,8 @@ def finding(doc: Mapping[str, Any] | None) -> Finding | None:
     tests = entries(doc)
     if not tests:
         return Finding("could not be graded", "no test ran")
-    if all(t.unfinished for t in tests):
+    if all(t.unfinished for t in tests if t.max_score or not t.passed):  # a contract test the template's given
+        # constructor passes is worth no points: it does not make the template work
         return Finding("template unchanged", TEMPLATE_REASON)
     return None
 

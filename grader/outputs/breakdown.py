@@ -165,6 +165,7 @@ def task_table(assignment: Assignment, results: Mapping[str, Sequence[TestEntry]
         if isinstance(tests, str):
             rows.append(TaskRow(student, status=tests))
             continue
+        tests = [t for t in tests if t.task or t.max_score]  # a contract test: no task, no points
         rows.append(task_row(student, tests))
         if not columns or sum(c.tests for c in columns.values()) < len(tests):  # the fullest set of tests describes the tasks
             columns = {}

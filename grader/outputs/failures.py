@@ -33,6 +33,7 @@ from typing import Any, TypedDict
 
 from grader.intake.cellmap import failed_import, where_text
 from grader.testing.cases import NOT_RUN_KINDS, CaseResult, Check
+from grader.testing.contracts import blocked_text
 from grader.testing.outcomes import Failure, StudentFault, describe_error
 
 NOT_RUN = "Not run: your code could not be loaded, so this test could not run (the error is shown once, at the top)."
@@ -104,6 +105,12 @@ def ending(checks: Check, failure: Failure, methods: Sequence[str] = (),
     student_code = isinstance(failure, StudentFault) and failure.kind not in NOT_RUN_KINDS
     if student_code or not (grader_error or fault):
         method, hint = checks.ended_by(failure, *methods)
+        declared = checks.stopped.about if checks.stopped else (methods[0] if len(methods) == 1 else None)
+        blocker = checks.blocker(failure, method, declared)
+        if blocker is not None:
+            title = (checks.stopped.title if checks.stopped else STOPPED) if student_code else ""
+            return Ended(Failure(blocked_text(*blocker, failure.message)).render(), title, False), \
+                blocker[0], None
     not_run = (fault and not student_code) or (not fault and not grader_error and any(
         c.not_run for c in checks.failures))
     title = (checks.stopped.title if checks.stopped else STOPPED) if student_code else ""

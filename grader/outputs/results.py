@@ -183,6 +183,8 @@ def task_scores(tests: Sequence[Mapping[str, Any]]) -> dict[str, tuple[float, fl
     """Task number ("" for none) to (score, max score) summed over its tests, in the order tasks first appear."""
     tasks: dict[str, tuple[float, float]] = {}
     for t in tests:
+        if not t.get("task") and not t["max_score"]:
+            continue  # a contract test: no task, no points (it names what blocks the others)
         s, m = tasks.get(str(t.get("task") or ""), (0.0, 0.0))
         tasks[str(t.get("task") or "")] = (round(s + t["score"], 4), round(m + t["max_score"], 4))
     return tasks

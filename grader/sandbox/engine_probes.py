@@ -33,8 +33,8 @@ graph is built: :func:`creation_order`), so it does not depend on the
 student's ``backward()``. ``backward`` mode calls the student's ``backward()``.
 
 With ``"build": "probe"`` the student's operations are not called at all:
-the probe computes each node's value with ``math``, makes it with the
-handout's constructor ``Value(data, children, op)`` and attaches its own
+the probe computes each node's value with ``math``, makes it with
+``Value(data)``, sets its ``_prev`` and ``_op`` (:func:`grader_node`) and attaches its own
 ``_backward`` closure (``parent.grad += local gradient * out.grad``), with
 the local gradients the judge sends in ``"locals"``. A ``backward()`` test on
 such a graph grades ``backward()`` alone: a missing or wrong ``tanh`` cannot
@@ -234,8 +234,8 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
         if i in by_probe:
             gradients = given_locals(spec, i, len(operands))
             parents = [(nodes[o], g) for o, g in zip(operands, gradients) if not isinstance(o, dict)]
-            ctx.during = f"creating Value({value!r}, children, {op!r}) for n{i} = {what} (a node the grader makes)"
-            out = value_cls(value, tuple(p for p, _ in parents), op)
+            ctx.during = f"creating Value({value!r}) for n{i} = {what} (a node the grader makes)"
+            out = grader_node(value_cls, value, [p for p, _ in parents], op)
             out._backward = closure(out, parents)
         else:
             args = [o["const"] if isinstance(o, dict) else nodes[o] for o in operands]
@@ -251,6 +251,25 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
         order_children(out, [nodes[o] for o in operands if not isinstance(o, dict)])
         nodes.append(out)
     return nodes
+
+
+def grader_node(value_cls: type, value: float, children: list[Any], op: str) -> Any:
+    """A node the probe makes: ``Value(value)``, then its ``_prev`` and ``_op`` set as the handout names them.
+
+    Only the one-argument constructor is called, so a constructor that takes its
+    other arguments in another order (``Value(data, _op, _children)``) costs
+    points only in the contract test (:func:`value_contract`), not in every
+    test that has a node the grader makes. Where the attributes cannot be set
+    (``__slots__`` without them, a read-only property), the handout's
+    constructor ``Value(data, children, op)`` makes the node instead.
+    """
+    out = value_cls(value)
+    try:
+        out._prev = set(children)
+        out._op = op
+    except (AttributeError, TypeError):
+        out = value_cls(value, tuple(children), op)
+    return out
 
 
 def closure(out: Any, parents: list[tuple[Any, float]]) -> Callable[[], None]:

@@ -333,8 +333,9 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
             params = parameters(model, ctx)
             ctx.during = f"forward pass on x = {x!r} through {_call(spec)}"
             return _measured(parts, params, model, value_cls, x)
-        if kind == "Neuron":
-            neuron = ours.Neuron(0, _flag(model.nonlin))
+        if kind == "Neuron":  # a missing nonlin is the contract test's (nn_contract): the weights are still measured
+            nonlin = getattr(model, "nonlin", spec.get("kwargs", {}).get("nonlin", True))
+            neuron = ours.Neuron(0, _flag(nonlin))
             neuron.w, neuron.b = list(model.w), model.b
             built: list[Any] = [neuron]
             parts = [[_size(len(neuron.w)), 1, neuron.nonlin]]
@@ -360,7 +361,7 @@ def _own_parts(model: Any, kind: str, spec: dict[str, Any], ctx: Context) -> lis
     record what each part was made with): a neuron's inputs from ``len(w)``, a layer's size from ``len(neurons)``."""
     ctx.during = f"reading {_call(spec)}.{PARTS[kind]}"
     if kind == "Neuron":
-        return [[_size(len(model.w)), 1, _flag(model.nonlin)]]
+        return [[_size(len(model.w)), 1, _flag(getattr(model, "nonlin", None))]]
     if kind == "Layer":
         return [[_size(len(n.w)), 1, _flag(getattr(n, "nonlin", None))] for n in model.neurons]
     rows = []

@@ -17,12 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from . import engine_probes, nn_probes
+from . import call_probes, contract_probes, engine_probes, nn_probes
 
 Probe = Callable[..., Any]
 
 PROBES: dict[str, Probe] = {
     "graph": lambda mg, ctx, spec: engine_probes.run_graph(mg, spec, ctx),
+    "value_contract": lambda mg, ctx: contract_probes.value_contract(mg, ctx),
+    "derived_calls": lambda mg, ctx, spec, index: call_probes.derived_calls(mg, spec, index, ctx),
+    "nn_contract": lambda mg, ctx: contract_probes.network_contract(mg, ctx),
     "nn_parameters": lambda mg, ctx, spec, x=None: nn_probes.probe_parameters(mg, spec, ctx, x),
     "nn_forward": lambda mg, ctx, spec, inputs: nn_probes.probe_forward(mg, spec, inputs, ctx),
     "nn_backward": lambda mg, ctx, spec, x: nn_probes.probe_backward(mg, spec, x, ctx),
@@ -38,6 +41,9 @@ ENGINE = ("micrograd.engine",)
 NETWORK = ("micrograd.engine", "micrograd.nn")
 NEEDS: dict[str, tuple[str, ...]] = {
     "graph": ENGINE,
+    "value_contract": ENGINE,
+    "derived_calls": ENGINE,
+    "nn_contract": NETWORK,
     "nn_parameters": NETWORK,
     "nn_forward": NETWORK,
     "nn_backward": NETWORK,

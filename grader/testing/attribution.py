@@ -83,6 +83,17 @@ HINTS: dict[str, str] = {
 """A hint about each method, shown when a failure is attributed to a method other than the one its case is about
 (the case's own hint is about its own method)."""
 
+OVERFLOW_HINTS: dict[str, str] = {
+    "Value.tanh": "the gradient formula is not the problem: computing tanh from math.exp overflows for large |x| "
+                  "((e**2x - 1)/(e**2x + 1) does above x = 354); use math.tanh(x), which is finite for every x",
+    "Value.sigmoid": "computing 1 / (1 + math.exp(-x)) overflows for x below -709: for x < 0 use "
+                     "math.exp(x) / (1 + math.exp(x)), so that exp never gets a large positive argument",
+    "Value.exp": "math.exp(x) is finite up to x = 709.78 and raises OverflowError above it; compute e**x with "
+                 "math.exp(self.data) once, not through another formula",
+}
+"""The hint for an ``OverflowError`` raised in an operation: a stability problem, not a wrong gradient (every other
+hint of these operations is about the gradient, and would not be true for the failure)."""
+
 MISSING_ATTRIBUTE = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
 UNSUPPORTED = re.compile(r"unsupported operand type\(s\) for (\*\*|[-+*/]).*?: '(\w+)' and '(\w+)'")
 UNARY_MINUS = re.compile(r"bad operand type for unary -: '(\w+)'")
@@ -178,6 +189,11 @@ def _by_function(function: str, file: str, declared: str | None, uses: tuple[str
 def hint_for(method: str | None) -> str | None:
     """The hint about ``method`` (:data:`HINTS`), or None."""
     return HINTS.get(method or "")
+
+
+def overflow_hint(method: str | None, error: Mapping[str, Any]) -> str | None:
+    """The stability hint (:data:`OVERFLOW_HINTS`) when ``error`` is an ``OverflowError`` raised in ``method``."""
+    return OVERFLOW_HINTS.get(method or "") if error.get("type") == "OverflowError" else None
 
 
 def missing_hint(method: str | None, error: Mapping[str, Any]) -> str | None:

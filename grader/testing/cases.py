@@ -8,8 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
-from grader.testing.attribution import culprit, hint_for, missing_hint
+from grader.testing.attribution import HANDOUT, OVERFLOW_HINTS, culprit, hint_for, missing_hint, overflow_hint
+from grader.testing.contracts import blocked_text
 from grader.testing.handout import USES
 from grader.testing.outcomes import Failure, StudentFault
 
@@ -58,11 +60,18 @@ class Check:
         first: Called (once) when a case fails: a method that must work before this test can, and what it got
             wrong, or None. A failing case is then reported under that method (e.g. the engine a self-check
             runs the network on: :func:`grader.testing.models.own_engine_first`).
+        blocked: Called when a case fails: the constructor whose contract does not hold and the title of the
+            test that reports it, or None (:class:`grader.testing.contracts.Blocker`). A failing case is then
+            reported as blocked by that constructor, with no hint of its own.
+        base_of: Called when a case's graph did not match: the base operation (and what its call got wrong) that a
+            derived operation of the graph was seen to call, or None (:class:`grader.testing.derived.BaseCalls`).
     """
 
     cases: list[CaseResult] = field(default_factory=list)
     stopped: CaseResult | None = None
     first: Callable[[], tuple[str, str] | None] | None = None
+    blocked: Callable[[], tuple[str, str] | None] | None = None
+    base_of: Callable[[dict[str, Any], str | None], tuple[str, str] | None] | None = None
     _first: list[tuple[str, str] | None] = field(default_factory=list)
 
     @contextmanager
@@ -92,7 +101,17 @@ class Check:
                 result.message = failure.message
                 return
             result.method, result.hint = attribute(failure, method, hint, result.uses)
+            blocker = self.blocker(failure, result.method, method)
+            if blocker is not None:
+                result.method, result.hint = blocker[0], None
+                result.message = Failure(blocked_text(blocker[0], blocker[1], failure.message)).render()
+                return
             result.message = Failure(failure.message, result.method, result.hint).render()
+            base = self._base(failure, method)
+            if base is not None:
+                result.method, result.hint = base[0], hint_for(base[0])
+                result.message = Failure(f"{failure.message}\n  {base[1]}; fix {base[0]} first", result.method,
+                                         result.hint).render()
             before = self._before(result.method, failure)
             if before is not None:
                 result.method, result.hint = before[0], hint_for(before[0])
@@ -116,6 +135,32 @@ class Check:
             return None
         return found
 
+    def _base(self, failure: Failure, method: str | None) -> tuple[str, str] | None:
+        """What :attr:`base_of` finds for a wrong number in a graph (not for code that raised: that names itself)."""
+        if self.base_of is None or failure.graph is None or isinstance(failure, StudentFault) or failure.method:
+            return None
+        return self.base_of(failure.graph, method)
+
+    def blocker(self, failure: Failure, attributed: str | None, declared: str | None) -> tuple[str, str] | None:
+        """The constructor whose contract ``failure``'s case cannot run without, and the title of the test that
+        reports it (:attr:`blocked`), or None.
+
+        A failure is left as it is when it says more than the contract would: the submission did not load, a
+        stub raised ``NotImplementedError`` (unfinished work), or the failure is attributed to another of the
+        handout's methods than the one the case is about (a missing method, one whose own code raised).
+        """
+        if self.blocked is None or not_run(failure):
+            return None
+        if isinstance(failure, StudentFault) and failure.error.get("type") == "NotImplementedError":
+            return None
+        found = self.blocked()
+        if found is None:
+            return None
+        cls, _, name = (attributed or "").partition(".")
+        if attributed not in (None, declared, found[0]) and name in HANDOUT.get(cls, ()):
+            return None
+        return found
+
     @property
     def failures(self) -> list[CaseResult]:
         return [c for c in self.cases if c.failure is not None]
@@ -129,13 +174,19 @@ class Check:
         return attribute(failure, methods[0] if len(methods) == 1 else None, None)
 
 
+def not_run(failure: Failure) -> bool:
+    """Whether no code of the method ran (the submission could not be loaded): never blocked, never attributed."""
+    return isinstance(failure, StudentFault) and failure.kind in NOT_RUN_KINDS
+
+
 def attribute(failure: Failure, method: str | None, hint: str | None,
               uses: tuple[str, ...] = ()) -> tuple[str | None, str | None]:
     """The method a failure is reported under, and the hint shown with it.
 
     The failure's own method wins (a test that knows better said so); then the
-    method whose own code raised (:func:`~grader.testing.attribution.culprit`);
-    then the case's. The case's hint is about the case's method: it is shown
+    method whose own code raised (:func:`~grader.testing.attribution.culprit`),
+    except that an ``OverflowError`` in ``exp`` called by tanh or sigmoid is
+    theirs (exp is right to overflow); then the case's. The case's hint is about the case's method: it is shown
     only when the failure is attributed to that method; otherwise the hint
     about the method at fault. A method that does not exist gets how to add
     it; unfinished code (``NotImplementedError``) gets no hint.
@@ -148,8 +199,11 @@ def attribute(failure: Failure, method: str | None, hint: str | None,
     """
     fault = failure.error if isinstance(failure, StudentFault) and failure.kind == "raised" else {}
     at_fault = failure.method or (culprit(fault, method, uses) if fault else None) or method
+    if fault.get("type") == "OverflowError" and at_fault == "Value.exp" and method in OVERFLOW_HINTS:
+        at_fault = method  # tanh or sigmoid called exp with a huge argument: exp was right to overflow
     if failure.hint is not None:
         return at_fault, failure.hint
     if fault.get("type") == "NotImplementedError":
         return at_fault, None
-    return at_fault, missing_hint(at_fault, fault) or (hint if at_fault == method else hint_for(at_fault))
+    return at_fault, (missing_hint(at_fault, fault) or overflow_hint(at_fault, fault)
+                      or (hint if at_fault == method else hint_for(at_fault)))

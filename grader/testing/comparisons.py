@@ -90,6 +90,15 @@ def compare_graph(
         Failure: On the first mismatch: forward values first (a wrong forward
             value explains wrong gradients), then gradients.
     """
+    try:
+        _compare_graph(got, expected, spec, data_nodes, grad_nodes, rel, abs_tol)
+    except Failure as failure:
+        failure.graph = spec  # which graph failed: a derived operation's failure may be a base operation's
+        raise
+
+
+def _compare_graph(got: Any, expected: Any, spec: dict[str, Any], data_nodes: Sequence[int] | None,
+                   grad_nodes: Sequence[int] | None, rel: float, abs_tol: float) -> None:
     n = len(spec["leaves"]) + len(spec["nodes"])
     inputs = ", ".join(f"x{i}={v!r}" for i, v in enumerate(spec["leaves"]))
     if data_nodes is None:

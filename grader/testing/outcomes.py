@@ -26,6 +26,8 @@ class Failure(AssertionError):
         self.message = message
         self.method = method
         self.hint = hint
+        self.graph: dict[str, Any] | None = None
+        """The graph spec whose result did not match (:func:`grader.testing.comparisons.compare_graph`), if any."""
         super().__init__(self.render())
 
     def render(self) -> str:

@@ -97,7 +97,9 @@ def classroom50_run(tmp_path, capsys, monkeypatch, folder: Path, *args: str) -> 
 def test_classroom50_format_exits_0_with_a_valid_result_for_the_template(tmp_path, capsys, monkeypatch):
     status, out, doc = classroom50_run(tmp_path, capsys, monkeypatch, EXAMPLES / "template_unchanged", "-a", "value_ops")
     assert status == 0 and validate(doc) == []
-    assert (doc["score"], doc["max-score"]) == (0, 10) and not any(t["passed"] for t in doc["tests"])
+    assert (doc["score"], doc["max-score"]) == (0, 10)
+    # the template's given constructor keeps the contract (a test worth no points); every other test fails
+    assert [t["test-name"] for t in doc["tests"] if t["passed"]] == ["value_ops: Value(data, children, op) keeps data, grad = 0, _prev and _op"]
     assert (doc["classroom"], doc["assignment"], doc["owner"]) == ("ml-2026", "micrograd", "alice")
     assert "Classroom 50: wrote result.json and release-body.md (0 / 10 points)" in out
     assert "task 1.1:" in out  # the text report as usual

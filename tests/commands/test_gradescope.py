@@ -245,7 +245,9 @@ def test_run_autograder_gives_full_marks_to_a_correct_submission_and_zero_to_the
     assert all(t["status"] == "passed" for t in correct["tests"])
     template = tree.run_autograder(EXAMPLES / "template_unchanged")
     assert template["score"] == 0 and template["tests"]
-    assert all(t["status"] == "failed" for t in template["tests"])
+    # every test fails but the contract test (worth no points), which the template's given constructor keeps
+    assert [t["name"] for t in template["tests"] if t["status"] != "failed"] == [
+        "Value(data, children, op) keeps data, grad = 0, _prev and _op"]
 
 
 @pytest.mark.parametrize("tree", ["ordinary", "emulated"], indirect=True)

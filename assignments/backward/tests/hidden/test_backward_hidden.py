@@ -21,6 +21,8 @@ from grader.testing.graphs import const
 from grader.testing.strategies import expression_graphs
 from grader.testing import Failure, compare_graph, expect_error, expression, relative_error
 
+pytestmark = pytest.mark.contract("value")
+
 BACKWARD_HINT = "order the nodes topologically (each once), set self.grad = 1.0, then call _backward in reverse order"
 UNARY = {
     "tanh": ("Value.tanh", "d tanh(x)/dx = 1 - t**2 with t = tanh(x), the output; and multiply by out.grad",
@@ -193,7 +195,7 @@ def small_graphs_first(test):
 @settings(max_examples=40)
 @given(spec=expression_graphs().map(graphs.built))
 @small_graphs_first
-def test_random_graphs_match_finite_differences(student, spec):
+def test_random_graphs_match_finite_differences(student, check, spec):
     """Random expression graphs (nodes the grader makes): backward() matches central finite differences"""
     assert_matches_finite_differences(student("graph", spec), spec)
 
@@ -204,6 +206,6 @@ def test_random_graphs_match_finite_differences(student, spec):
 @settings(max_examples=40)
 @given(spec=expression_graphs().map(graphs.built))
 @small_graphs_first
-def test_random_graphs_match_reference(student, reference, spec):
+def test_random_graphs_match_reference(student, reference, check, spec):
     """Random expression graphs (nodes the grader makes): backward()'s gradients match the reference"""
     compare_graph(student("graph", spec), reference("graph", spec), spec)

@@ -25,7 +25,10 @@ from grader.testing.models import (
     check_parameters, check_structure, compare_outputs, confirm_weights, forward_from_math, model_call, model_spec, parameter_count,
     parts, pinned_to,
 )
-from grader.testing import Failure, close, show
+from grader.sandbox import own_parts as course_parts
+from grader.testing import Failure, GraderFault, architectures, close, show
+
+pytestmark = pytest.mark.contract("network")
 
 XOR_X = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
 XOR_Y = [-1.0, 1.0, 1.0, -1.0]
@@ -166,7 +169,15 @@ def test_parameter_gradients(student, reference, check):
             for k, (g, e) in enumerate(zip(got["grads"], exp["grads"])):
                 if not close(g, e):
                     what = "self.b" if k == spec["args"][0] else f"self.w[{k}]"
-                    raise Failure(f"{what} had grad {show(g)} after backward(), expected {show(e)}")
+                    # a wrong output explains wrong gradients: say that, with its own hint, rather than guess
+                    try:
+                        compare_outputs(student("nn_forward", spec, [x]), reference("nn_forward", spec, [x]), spec, [x])
+                    except Failure as wrong:
+                        raise Failure(f"{what} had grad {show(g)} after backward(), expected {show(e)}, because the "
+                                      f"output is wrong: {wrong.message}", None,
+                                      "act = sum(w_i * x_i) + b; return act.tanh() if self.nonlin else act") from None
+                    raise Failure(f"{what} had grad {show(g)} after backward(), expected {show(e)} (the output "
+                                  "itself is right)")
 
 
 @pytest.mark.points(3)
@@ -196,9 +207,9 @@ def test_initial_weights(student, check):
         x = inputs(rng, spec["args"][0], 1)[0]
         with check.case(f"{model_call(spec)} freshly built", method="Neuron.__init__",
                         hint="self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]; "
-                             "self.b = Value(random.uniform(-1, 1)); self.nonlin = nonlin"):
+                             "self.b = Value(random.uniform(-1, 1))"):
             got = student("nn_structure", spec, x)
-            check_structure(got, spec, x)
+            check_structure(got, spec, x, nonlin=False)
             check_initial(got["data"][:-1])
 
 
@@ -227,13 +238,14 @@ def weight_values(data, nin, nouts):
 @pytest.mark.task("3.1-3.4")
 @pytest.mark.methods(*NETWORK)
 def test_sgd_trajectory(student, reference, check):
-    """One SGD step, then twenty, on XOR from pinned weights follow the reference"""
+    """The handout's MLP(2, [4, 4, 1]) (tanh, tanh, linear) from pinned weights: one SGD step, then twenty, on XOR follow the reference"""
     rng = random.Random("trajectory")
     spec = pinned("MLP", 2, [4, 4, 1], rng=rng)
     with check.case(f"{model_call(spec)} with pinned weights: one SGD step (MSE, lr {LR})", method="MLP",
                     hint="one step: forward on all points, loss, zero_grad(), backward(), p.data -= lr * p.grad"):
         got = student("nn_train", spec, XOR_X, XOR_Y, LR, 1, None)
         exp = reference("nn_train", spec, XOR_X, XOR_Y, LR, 1, None)
+        same_network(got, exp)
         compare_losses(got, exp, rel=1e-7)
         if not all(close(p, e) for p, e in zip(got["preds"], exp["preds"])):
             raise Failure(f"after one SGD step the predictions were {[show(p) for p in got['preds']]}, "
@@ -242,7 +254,25 @@ def test_sgd_trajectory(student, reference, check):
                     hint="each step: forward on all points, loss, zero_grad(), backward(), p.data -= lr * p.grad"):
         got = student("nn_train", spec, XOR_X, XOR_Y, LR, 20, None)
         exp = reference("nn_train", spec, XOR_X, XOR_Y, LR, 20, None)
+        same_network(got, exp)
         compare_losses(got, exp, rel=1e-6)
+
+
+def same_network(got, exp):
+    """Say so when the first loss, from the same weights, is not the handout's network's: then the network computes
+    another function (another activation somewhere), which is not a training bug."""
+    if not got["losses"] or close(got["losses"][0], exp["losses"][0], rel=1e-9, abs_tol=1e-12):
+        return
+    nouts = [4, 4, 1]
+    fits = [a for a in architectures.identify(2, nouts, got["initial"], XOR_X, XOR_Y, got["losses"][0])
+            if a != architectures.handout(nouts)]
+    if fits:
+        acts = fits[0]
+        method = "MLP.__init__" if acts[:-1] == architectures.handout(nouts)[:-1] else "Neuron.__call__"
+        raise Failure(f"from these weights your network's loss is {show(got['losses'][0])}, the handout's network's "
+                      f"{show(exp['losses'][0])}: your network is not the handout's ({architectures.difference(acts, nouts)}); "
+                      "this test trains the handout's network, so it cannot pass until yours is that one", method,
+                      "the handout's MLP has tanh in every layer but the last, which is linear (nonlin=False)")
 
 
 def compare_losses(got, exp, rel, steps=None):
@@ -266,15 +296,15 @@ def compare_losses(got, exp, rel, steps=None):
 @pytest.mark.task("3.1-3.4")
 @pytest.mark.methods(*NETWORK)
 def test_xor_converges(student, reference, check):
-    """Your MLP(2, [4, 4, 1]) learns XOR (margin 0.5) in at most 300 SGD steps, for at least 4 of 5 seeds"""
+    """Your MLP(2, [4, 4, 1]) learns XOR with the handout's training loop (margin 0.5, at most 300 SGD steps) for at least 4 of 5 seeds, with tanh, ReLU, sigmoid or linear layers"""
     ok = 0
     for done, seed in enumerate(XOR_SEEDS):
         if ok >= 4 or done - ok >= 2:
             break
         spec = model_spec("MLP", 2, [4, 4, 1], seed=seed)
         with check.case(f"XOR with random.seed({seed}) before MLP(2, [4, 4, 1]), MSE, lr {LR}", method="MLP",
-                        hint="check the pinned-weights tests first; then make sure each step calls zero_grad() "
-                             "before backward()"):
+                        hint="the network tests with pinned weights say which method is wrong; a network whose "
+                             "outputs and gradients are right learns XOR here"):
             got = student("nn_train", spec, XOR_X, XOR_Y, LR, MAX_STEPS, MARGIN)
             xor_verdict(got, reference)
             ok += 1
@@ -294,30 +324,69 @@ def test_xor_with_your_engine(student, reference, check):
         xor_verdict(student("nn_train", spec, XOR_X, XOR_Y, LR, MAX_STEPS, MARGIN), reference)
 
 
-def xor_verdict(got, reference):
-    """Accept a seed if training converged or failed exactly like a correct engine from a proper start.
+def xor_replay(acts, initial, reference):
+    """Training replayed from the student's initial weights on a correct network with activations ``acts``: the
+    reference for the handout's network, else the grader's own Value (:func:`grader.testing.architectures.replay`)."""
+    nouts = [4, 4, 1]
+    if acts == architectures.handout(nouts):
+        return reference("nn_train", pinned_to(model_spec("MLP", 2, nouts), initial), XOR_X, XOR_Y, LR, MAX_STEPS,
+                         MARGIN)
+    parts_of_grader = course_parts.get("stand_ins")
+    if parts_of_grader is None:
+        raise GraderFault("the grader's parts (stand_ins) are not loaded: the XOR replay needs them")
+    return architectures.replay(parts_of_grader.Value, 2, nouts, acts, initial, XOR_X, XOR_Y, LR, MAX_STEPS, MARGIN)
 
+
+def xor_verdict(got, reference):
+    """Accept a seed if training converged or failed exactly like a correct network from a proper start.
+
+    The student's network is the one whose first loss, from the reported
+    initial weights, the student's reported loss is (the handout's, or another
+    activation per layer: :func:`grader.testing.architectures.identify`), and
+    whose training replayed with a correct engine takes the same first steps.
     Convergence is decided from the final weights the student reported, with
     ``math``; the first steps of the loss curve must be the ones a correct
     engine takes from the reported initial weights, so neither end can be
     made up.
     """
     initial, final = got["initial"], got["final"]
+    nouts = [4, 4, 1]
     if len(initial) != 37 or not all(isinstance(w, float) and abs(w) <= 1e3 for w in initial + final):
         raise Failure("MLP(2, [4, 4, 1]).parameters() did not give 37 finite numbers before and after training "
                       "(initial weights belong in [-1, 1])")
-    replay = reference("nn_train", pinned_to(model_spec("MLP", 2, [4, 4, 1]), initial), XOR_X, XOR_Y, LR, MAX_STEPS,
-                       MARGIN)
-    compare_losses(got, replay, rel=1e-6, steps=CHECKED_STEPS + 1)
-    spec = model_spec("MLP", 2, [4, 4, 1])
-    preds = [forward_from_math(spec, final, x)["value"] for x in XOR_X]
+    fits = architectures.identify(2, nouts, initial, XOR_X, XOR_Y, got["losses"][0]) if got["losses"] else []
+    acts, replay = architectures.handout(nouts), None
+    for candidate in fits:
+        attempt = xor_replay(candidate, initial, reference)
+        try:
+            compare_losses(got, attempt, rel=1e-6, steps=CHECKED_STEPS + 1)
+        except Failure:
+            continue
+        acts, replay = candidate, attempt
+        break
+    if replay is None:  # no network of this shape trains this way: show the difference from the one that fits first
+        acts = fits[0] if fits else acts
+        replay = xor_replay(acts, initial, reference)
+        if not fits:
+            raise Failure(f"from its initial weights your network's loss is {show(got['losses'][0])}, and no network "
+                          "of this shape with tanh, ReLU, sigmoid or linear layers gives it from those weights: its "
+                          "forward pass is wrong (the network tests with pinned weights say where)")
+        compare_losses(got, replay, rel=1e-6, steps=CHECKED_STEPS + 1)
+    preds = [architectures.forward(2, nouts, acts, final, x) for x in XOR_X]
     if not all(close(p, e, rel=1e-6, abs_tol=1e-9) for p, e in zip(got["preds"], preds)):
         raise Failure(f"the final predictions {[show(p) for p in got['preds']]} are not what the final weights "
                       f"give: {[show(p) for p in preds]}")
     if all(p * y > MARGIN for p, y in zip(preds, XOR_Y)):
         return
-    check_initial(weight_values(initial, 2, [4, 4, 1]))
+    if all(a == "linear" for a in acts[:-1]):  # a network with no nonlinear hidden layer cannot represent XOR
+        method = "MLP.__init__" if acts[:-1] == architectures.handout(nouts)[:-1] else "Neuron.__call__"
+        raise Failure(f"after {got['steps']} steps XOR was not learned (predictions {[show(p) for p in preds]}); your "
+                      f"network is not the handout's ({architectures.difference(acts, nouts)}): with no nonlinear "
+                      "hidden layer it computes a linear function, which cannot separate XOR", method,
+                      "the handout's MLP has tanh in every layer but the last, which is linear (nonlin=False)")
+    check_initial(weight_values(initial, 2, nouts))
     if all(p * y > MARGIN for p, y in zip(replay["preds"], XOR_Y)):
         raise Failure(f"after {got['steps']} steps the predictions were {[show(p) for p in preds]}; "
                       f"a correct engine from the same initial weights reaches margin {MARGIN} "
                       f"in {replay['steps']} steps")
+

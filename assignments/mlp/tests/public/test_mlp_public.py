@@ -21,6 +21,9 @@ from grader.testing.models import (
     parts,
 )
 from grader.testing import Failure, show
+from grader.testing.contracts import check_contract
+
+pytestmark = pytest.mark.contract("network")
 
 
 @pytest.fixture(autouse=True)
@@ -35,6 +38,12 @@ def value(x):
 
 def weights(n):
     return [round(0.37 * math.sin(3.1 * k + 1.0), 4) for k in range(n)]
+
+
+@pytest.mark.points(0)
+def test_network_contract(student, check):
+    """Neuron(nin, nonlin) keeps w, b and nonlin; Layer(nin, nout, **kwargs) accepts nonlin"""
+    check_contract(check, student, "network")
 
 
 @pytest.mark.points(2)
@@ -96,14 +105,13 @@ def test_mlp_forward(student, check):
 @pytest.mark.points(1)
 @pytest.mark.task("3.1")
 def test_initial_weights(student, check):
-    """Neuron(12): twelve distinct Value weights, uniform in [-1, 1], and nonlin kept"""
+    """Neuron(12): twelve distinct Value weights and a bias, uniform in [-1, 1]"""
     x = [0.1 * k - 0.5 for k in range(12)]
     for spec in [model_spec("Neuron", 12, seed=3), model_spec("Neuron", 12, seed=4, nonlin=False)]:
         with check.case(f"{model_call(spec)} freshly built", method="Neuron.__init__",
-                        hint="each weight, and the bias, is its own Value drawn with random.uniform(-1, 1); "
-                             "keep nonlin in self.nonlin"):
+                        hint="each weight, and the bias, is its own Value drawn with random.uniform(-1, 1)"):
             got = student("nn_structure", spec, x)
-            check_structure(got, spec, x)
+            check_structure(got, spec, x, nonlin=False)
             if not all(isinstance(w, float) and -1.0 <= w <= 1.0 for w in got["data"]):
                 raise Failure(f"initial weights were {[show(w) for w in got['data'][:6]]}..., expected numbers in "
                               "[-1, 1]")

@@ -15,6 +15,8 @@ from grader.testing import graphs
 from grader.testing.graphs import const
 from grader.testing import StudentFault, compare_graph, expression
 
+pytestmark = pytest.mark.contract("value")
+
 HINTS = {
     "add": ("Value.__add__", "d(a+b)/da = d(a+b)/db = 1: add out.grad to both operands' grad (+=)"),
     "mul": ("Value.__mul__", "d(a*b)/da = b and d(a*b)/db = a: multiply out.grad by the *other* operand's data"),

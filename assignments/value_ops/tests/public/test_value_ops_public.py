@@ -11,6 +11,9 @@ import pytest
 from grader.testing import graphs
 from grader.testing.graphs import const
 from grader.testing import compare_graph
+from grader.testing.contracts import check_contract
+
+pytestmark = pytest.mark.contract("value")
 
 
 def expect(spec, data, grads):
@@ -24,6 +27,12 @@ def check_one(check, student, spec, data, grads, title, method, hint):
     with check.case(title, method=method, hint=hint):
         n = len(spec["leaves"]) + len(spec["nodes"])
         compare_graph(student("graph", spec), expect(spec, data, grads), spec, data_nodes=[n - 1])
+
+
+@pytest.mark.points(0)
+def test_value_contract(student, check):
+    """Value(data, children, op) keeps data, grad = 0, _prev and _op"""
+    check_contract(check, student, "value")
 
 
 @pytest.mark.points(2)

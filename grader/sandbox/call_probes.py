@@ -1,0 +1,100 @@
+"""Probe ``derived_calls``: which of the student's operations a derived operation calls, observed while it runs.
+
+The handout builds ``a - b`` as ``a + (-b)``, ``a / b`` as ``a * b**-1`` and
+``-a`` as ``a * -1``, but a student may build them otherwise, or not at all
+from other operations. When a test of a derived operation fails, the judge
+asks this probe what the operation really called on the failing inputs, then
+tests each of those calls on its own (:mod:`grader.testing.derived`): the
+failure is the base operation's only when a call it made is wrong.
+
+The probe rebuilds the graph of the spec up to the node asked about (the
+student's operations, forward pass only) and, while that node's operation
+runs, records every call of an arithmetic method of ``Value`` one level
+below it: the method's name and its operands (a Value's data, or a plain number as given).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .engine_probes import BINARY, UNARY, Context, build
+from .plain import number
+
+METHODS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+           "__pow__", "__neg__")
+"""The methods whose calls are recorded."""
+MAX_CALLS = 8
+"""Calls kept per node: a derived operation makes two or three."""
+
+
+def _operand(x: Any, value_cls: type) -> Any:
+    """``{"value": data}`` for a Value, ``{"const": x}`` for a plain number, None for anything else."""
+    if isinstance(x, value_cls):
+        data = number(getattr(x, "data", None))
+        return {"value": data} if type(data) is float else None
+    return {"const": number(x)} if type(x) in (int, float) else None
+
+
+OUTER = {"add": ("__add__", "__radd__"), "sub": ("__sub__", "__rsub__"), "mul": ("__mul__", "__rmul__"),
+         "truediv": ("__truediv__", "__rtruediv__"), "pow": ("__pow__", "__pow__"), "neg": ("__neg__", "__neg__")}
+"""A spec operation to the method Python calls for it: on a Value, or reflected when a plain number comes first."""
+
+
+@contextmanager
+def recording(value_cls: type, outer: str) -> Iterator[list[list[Any]]]:
+    """While the block runs, record the calls of :data:`METHODS` made inside the operation's own method ``outer``
+    (one level below it), or, when the class does not define ``outer`` itself, the outermost calls."""
+    calls: list[list[Any]] = []
+    saved = {name: value_cls.__dict__[name] for name in METHODS if callable(value_cls.__dict__.get(name))}
+    depth = [0]
+    target = 1 if outer in saved else 0
+
+    def wrap(name: str, method: Any) -> Any:
+        @functools.wraps(method)
+        def recorded(self: Any, *args: Any) -> Any:
+            if depth[0] == target and len(calls) < MAX_CALLS:
+                calls.append([name, _operand(self, value_cls), *(_operand(a, value_cls) for a in args[:1])])
+            depth[0] += 1
+            try:
+                return method(self, *args)
+            finally:
+                depth[0] -= 1
+        return recorded
+
+    wrapped = []
+    try:
+        for name, method in saved.items():
+            setattr(value_cls, name, wrap(name, method))
+            wrapped.append(name)
+        yield calls
+    except (AttributeError, TypeError):  # a class whose methods cannot be replaced: nothing observed
+        if len(wrapped) == len(saved):
+            raise
+        yield []
+    finally:
+        for name in wrapped:
+            setattr(value_cls, name, saved[name])
+
+
+def derived_calls(mg: Any, spec: dict[str, Any], index: int, ctx: Context) -> dict[str, Any]:
+    """Probe ``derived_calls``: the calls node ``index`` of ``spec`` made while its operation ran.
+
+    Returns:
+        ``{"calls": [[method, self, other], ...]}``: at most :data:`MAX_CALLS`, ``other`` left out for a unary
+        method; each operand ``{"value": data}`` (a Value), ``{"const": x}`` (a plain number) or None (anything
+        else).
+    """
+    value_cls = mg.engine.Value
+    leaves = len(spec["leaves"])
+    before = {**spec, "nodes": spec["nodes"][: index - leaves], "build": "student", "locals": {}}
+    nodes = build(value_cls, before, ctx)
+    op, *operands = spec["nodes"][index - leaves]
+    args = [o["const"] if isinstance(o, dict) else nodes[o] for o in operands]
+    outer = OUTER.get(op, ("", ""))[1 if operands and isinstance(operands[0], dict) else 0]
+    ctx.during = f"forward pass of {op} while recording the operations it calls"
+    with recording(value_cls, outer) as calls:
+        (UNARY[op] if op in UNARY else BINARY[op])(*args)
+    return {"calls": calls}

@@ -1,0 +1,129 @@
+"""Probes of the handout's contracts: what the grader's other probes assume about the student's classes.
+
+The other probes make nodes and models the way the handout says they are
+made and read them through the handout's attribute names: a ``Value`` has
+``data``, ``grad`` (0.0 when made), ``_prev`` (its children), ``_op`` and a
+``_backward`` that does nothing until an operation sets it; a ``Neuron`` keeps
+``w``, ``b`` and ``nonlin``, a ``Layer`` its ``neurons`` and passes its keyword
+arguments on to them, an ``MLP`` its ``layers``. These probes measure each
+assumption on its own and return what they saw as plain data; the judge
+(:mod:`grader.testing.contracts`) decides which assumption does not hold. A
+constructor that raises ends the probe with that exception, as in any probe.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .engine_probes import Context
+from .nn_probes import grader_engine
+from .plain import number, text
+
+MISSING = object()
+
+
+def _attribute(obj: Any, name: str) -> Any:
+    return getattr(obj, name, MISSING)
+
+
+def _op(node: Any) -> str | None:
+    label = _attribute(node, "_op")
+    if label is MISSING:
+        return None
+    return label if type(label) is str else text(repr(label), 40)
+
+
+def _node(node: Any, operands: list[Any], ctx: Context, what: str) -> dict[str, Any]:
+    """What one ``Value`` holds: data, grad, how many children ``_prev`` has and how many of them are ``operands``
+    (by identity), the ``_op`` label and whether ``_backward`` is callable and does nothing on a fresh node."""
+    ctx.during = f"reading {what}.data and {what}.grad"
+    data = number(_attribute(node, "data")) if hasattr(node, "data") else None
+    grad = number(_attribute(node, "grad")) if hasattr(node, "grad") else None
+    ctx.during = f"reading {what}._prev"
+    prev = _attribute(node, "_prev")
+    children = None if prev is MISSING else list(prev)
+    backward = _attribute(node, "_backward")
+    quiet = False
+    if callable(backward):
+        ctx.during = f"calling {what}._backward() on a node no operation has made"
+        before = [number(getattr(o, "grad", None)) for o in operands]
+        backward()
+        quiet = [number(getattr(o, "grad", None)) for o in operands] == before
+    return {
+        "data": data,
+        "grad": grad,
+        "prev": None if children is None else min(len(children), 1000),
+        "operands": None if children is None else sum(any(c is o for c in children) for o in operands),
+        "op": _op(node),
+        "backward": callable(backward) and quiet,
+    }
+
+
+def value_contract(mg: Any, ctx: Context) -> dict[str, Any]:
+    """Probe ``value_contract``: ``Value(2.0)`` and ``Value(3.0, (a, b), "+")`` as the student's constructor makes them,
+    ``a`` and ``b`` being two Values of equal data.
+
+    Returns:
+        ``{"leaf": {...}, "node": {...}, "equal": ...}``, each node ``{"data", "grad", "prev", "operands", "op",
+        "backward"}``:
+        the numbers (None where the attribute is missing), the size of ``_prev`` and how many of the operands
+        ``a`` and ``b`` are in it (None without ``_prev``), the ``_op`` label (None without one; the capped
+        ``repr`` of one that is not a text), and whether ``_backward`` is a callable that changes no gradient;
+        ``equal``: whether ``a == b`` for the two distinct children with equal data (None if it is no bool).
+    """
+    value_cls = mg.engine.Value
+    ctx.during = "creating Value(2.0)"
+    leaf = value_cls(2.0)
+    ctx.during = "creating a = Value(1.0) and b = Value(1.0)"
+    a, b = value_cls(1.0), value_cls(1.0)  # two nodes with equal data: a set must keep both
+    ctx.during = "creating Value(3.0, (a, b), '+'), the handout's constructor with children and a label"
+    node = value_cls(3.0, (a, b), "+")
+    ctx.during = "comparing a == b"
+    try:
+        equal: bool | None = bool(a == b)
+    except Exception:  # noqa: BLE001 - an == that builds a node, say: not a comparison
+        equal = None
+    return {"leaf": _node(leaf, [], ctx, "Value(2.0)"),
+            "node": _node(node, [a, b], ctx, "Value(3.0, (a, b), '+')"),
+            "equal": equal}
+
+
+def _flag(model: Any) -> bool | str:
+    nonlin = _attribute(model, "nonlin")
+    if nonlin is MISSING:
+        return "missing"
+    return bool(nonlin) if type(nonlin) in (bool, int) else "other"
+
+
+def _count(model: Any, name: str) -> int | None:
+    found = _attribute(model, name)
+    try:
+        return None if found is MISSING else min(len(found), 1000)
+    except TypeError:
+        return -1
+
+
+def network_contract(mg: Any, ctx: Context) -> dict[str, Any]:
+    """Probe ``nn_contract``: ``Neuron(3)``, ``Neuron(3, nonlin=False)``, ``Layer(3, 2, nonlin=False)`` and
+    ``MLP(2, [3, 1])`` as the student's constructors make them (on the grader's ``Value`` where the course has it).
+
+    Returns:
+        ``{"neuron": {"w", "b", "nonlin"}, "linear": {"nonlin"}, "layer": {"neurons"}, "mlp": {"layers"}}``: the
+        number of weights (None without ``w``), whether ``b`` exists, ``nonlin`` as a bool (``"missing"``, or
+        ``"other"`` for a value that is neither a bool nor an int), and the sizes of ``neurons`` and ``layers``
+        (None when missing, -1 when they have no length).
+    """
+    nn = mg.nn
+    with grader_engine(mg, {"engine": "grader"}):
+        ctx.during = "creating Neuron(3)"
+        neuron = nn.Neuron(3)
+        ctx.during = "reading Neuron(3).w, .b and .nonlin"
+        seen: dict[str, Any] = {"neuron": {"w": _count(neuron, "w"), "b": hasattr(neuron, "b"),
+                                           "nonlin": _flag(neuron)}}
+        ctx.during = "creating Neuron(3, nonlin=False)"
+        seen["linear"] = {"nonlin": _flag(nn.Neuron(3, nonlin=False))}
+        ctx.during = "creating Layer(3, 2, nonlin=False): a Layer passes its keyword arguments on to its neurons"
+        seen["layer"] = {"neurons": _count(nn.Layer(3, 2, nonlin=False), "neurons")}
+        ctx.during = "creating MLP(2, [3, 1])"
+        seen["mlp"] = {"layers": _count(nn.MLP(2, [3, 1]), "layers")}
+    return seen

@@ -1,0 +1,221 @@
+"""Feedback names the real cause, on the six classes public engines showed (issue 25).
+
+Each engine here is the reference with one difference a real student's code
+had: a constructor with its parameters in another order, the children kept
+under another name, a network with a tanh output or ReLU neurons, a neuron
+without ``nonlin``, tanh computed from ``math.exp``, a broken ``__pow__``
+under a division built on it, and methods left as stubs. The whole class is
+graded once (one ``grader grade`` of every engine on every assignment), and
+each test reads what one student got.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grader.cli import main
+from grader.course.catalogue import write_mutant
+from grader.course.config import Course
+from grader.course.stubs import missing_method_mutants
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "reference" / "micrograd"
+
+INIT = 'def __init__(self, data: Number, _children: Iterable["Value"] = (), _op: str = "") -> None:'
+DIV = '''        return self * other**-1
+        # END SOLUTION
+
+    def __rtruediv__'''
+
+
+def swapped(engine: str) -> str:
+    """The constructor takes ``(data, _op, _children)``, and every operation calls it that way."""
+    engine = engine.replace(INIT, 'def __init__(self, data: Number, _op: str = "", _children: Iterable["Value"] = ()) -> None:')
+    return re.sub(r'Value\((.+?), (\((?:self, other|self,)\)), (f?"[^"]*")\)', r'Value(\1, \3, \2)', engine)
+
+
+ENGINES: dict[str, tuple[Any, Any]] = {  # name: (edit of engine.py, edit of nn.py)
+    "swapped_init": (swapped, None),
+    "children_renamed": (lambda e: e.replace("_prev", "_children_of"), None),
+    "tanh_output": (None, lambda n: n.replace("nonlin=i != len(nouts) - 1", "nonlin=True")),
+    "relu_neurons": (None, lambda n: n.replace("return act.tanh() if self.nonlin", "return act.relu() if self.nonlin")),
+    "no_nonlin": (None, lambda n: n.replace("self.nonlin", "self.activate")),
+    "tanh_from_exp": (lambda e: e.replace("t = math.tanh(self.data)",
+                                          "t = (math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)"), None),
+    "pow_bug": (lambda e: e.replace("self.grad += other * self.data ** (other - 1) * out.grad",
+                                    "self.grad += self.data ** (other - 1) * out.grad"), None),
+    "pow_bug_own_division": (lambda e: e.replace(
+        "self.grad += other * self.data ** (other - 1) * out.grad", "self.grad += self.data ** (other - 1) * out.grad"
+    ).replace(DIV, '''        other = other if isinstance(other, Value) else Value(other)
+        out = Value(self.data / other.data, (self, other), "/")
+
+        def _backward() -> None:
+            self.grad += out.grad / other.data
+            other.grad += self.data / other.data**2 * out.grad
+
+        out._backward = _backward
+        return out
+        # END SOLUTION
+
+    def __rtruediv__'''), None),
+}
+"""The synthetic engines: the reference with one real student's difference each."""
+STUBS = ("Module.zero_grad", "Value.tanh", "Value.__pow__")
+"""Methods left as the template's stub: each may cost at most 1 point outside the tests about it."""
+
+
+def stub(method: str) -> str:
+    """The submission id of the engine with ``method`` left as a stub."""
+    return "stub--" + method.replace(".", "-").strip("_")
+
+
+def methods(test: dict[str, Any]) -> list[str]:
+    """The methods a test's failures are attributed to."""
+    return list(test["extra_data"]["methods"])
+
+
+def copy_reference(dest: Path) -> Path:
+    shutil.copytree(REFERENCE, dest / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
+    return dest / "micrograd"
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    subs = tmp_path_factory.mktemp("real-causes") / "subs"
+    for name, (engine_edit, nn_edit) in ENGINES.items():
+        package = copy_reference(subs / name)
+        for file, edit in (("engine.py", engine_edit), ("nn.py", nn_edit)):
+            if edit is not None:
+                text = (package / file).read_text(encoding="utf-8")
+                changed = edit(text)
+                assert changed != text, f"{name}: the edit of {file} changed nothing"
+                (package / file).write_text(changed, encoding="utf-8")
+    course = Course(ROOT)
+    for mutant in missing_method_mutants(course.reference_dir, course.template_dir, ["micrograd/engine.py", "micrograd/nn.py"]):
+        if mutant.method in STUBS:
+            write_mutant(mutant, course.reference_dir, subs / stub(mutant.method))
+    out = subs.parent / "out"
+    assert main(["--course", str(ROOT), "grade", str(subs), "-o", str(out)]) == 0
+    return out
+
+
+def record(out: Path, assignment: str, student: str) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads((out / assignment / student / "results.json").read_text(encoding="utf-8"))
+    return result
+
+
+def lost(test: dict[str, Any]) -> float:
+    return float(test["max_score"]) - float(test["score"])
+
+
+def by_name(tests: list[dict[str, Any]], start: str) -> dict[str, Any]:
+    found = [t for t in tests if t["name"].startswith(start)]
+    assert len(found) == 1, (start, [t["name"] for t in tests])
+    return found[0]
+
+
+def start_here(out: Path, assignment: str, student: str) -> str:
+    feedback = (out / assignment / student / "feedback.md").read_text(encoding="utf-8")
+    return feedback.split("## Start here", 1)[1].split("##", 1)[0]
+
+
+# --- 1. the constructor ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("assignment", ["value_ops", "backward"])
+def test_a_constructor_with_its_parameters_in_another_order_costs_nothing_outside_its_contract(graded, assignment):
+    tests = record(graded, assignment, "swapped_init")["tests"]
+    contract = tests[0]
+    assert contract["name"].startswith("Value(data, children, op)"), "the contract is the first thing reported"
+    assert contract["status"] == "failed" and "another order" in contract["output"]
+    assert methods(contract) == ["Value.__init__"]
+    assert all(t["status"] == "passed" for t in tests[1:]), [t["name"] for t in tests[1:] if t["status"] != "passed"]
+    assert "`Value.__init__`" in start_here(graded, assignment, "swapped_init")
+
+
+@pytest.mark.parametrize("assignment", ["value_ops", "backward"])
+def test_a_broken_attribute_contract_blocks_the_other_tests_and_start_here_names_only_the_constructor(graded, assignment):
+    tests = record(graded, assignment, "children_renamed")["tests"]
+    failed = [t for t in tests if t["status"] == "failed"]
+    assert len(failed) > 5
+    assert "has no _prev" in failed[0]["output"] and methods(failed[0]) == ["Value.__init__"]
+    for test in failed[1:]:
+        assert methods(test) == ["Value.__init__"], test["name"]
+        assert "blocked by Value.__init__ (see the test \"Value(data, children, op)" in test["output"], test["output"]
+        assert "Hint:" not in test["output"], "a blocked test gives no hint of its own"
+    advice = start_here(graded, assignment, "children_renamed")
+    assert "point to `Value.__init__`" in advice and "Then:" not in advice
+
+
+# --- 2. the XOR test checks what its name says -----------------------------------------------------------------
+
+@pytest.mark.parametrize("student,difference", [
+    ("tanh_output", "layer 3 uses tanh; the handout's output layer is linear"),
+    ("relu_neurons", "layer 1 uses relu; the handout's layer 1 is tanh"),
+])
+def test_a_network_of_another_architecture_that_learns_xor_passes_the_xor_test(graded, student, difference):
+    tests = record(graded, "mlp", student)["tests"]
+    xor = by_name(tests, "Your MLP(2, [4, 4, 1]) learns XOR with the handout's training loop")
+    assert xor["status"] == "passed", xor["output"]
+    trajectory = by_name(tests, "The handout's MLP(2, [4, 4, 1]) (tanh, tanh, linear) from pinned weights")
+    assert trajectory["status"] == "failed"
+    assert difference in trajectory["output"] and "zero_grad" not in trajectory["output"]
+
+
+# --- 3. no test needs an attribute that is not its subject ------------------------------------------------------
+
+def test_the_initial_weights_tests_do_not_need_nonlin_and_the_contract_names_it(graded):
+    tests = record(graded, "mlp", "no_nonlin")["tests"]
+    for start in ("Neuron(12): twelve distinct Value weights", "Neuron weights start uniform"):
+        assert by_name(tests, start)["status"] == "passed"
+    contract = by_name(tests, "Neuron(nin, nonlin) keeps w, b and nonlin")
+    assert contract["status"] == "failed" and "has no nonlin" in contract["output"]
+    assert methods(contract) == ["Neuron.__init__"]
+
+
+# --- 4. every hint is true for its failure -----------------------------------------------------------------------
+
+def test_tanh_that_overflows_gets_the_stability_hint_not_the_gradient_hint(graded):
+    tests = record(graded, "backward", "tanh_from_exp")["tests"]
+    failed = [t for t in tests if t["status"] == "failed"]
+    assert failed and all(methods(t) == ["Value.tanh"] for t in failed)
+    for test in failed:
+        assert "OverflowError" in test["output"]
+        assert "use math.tanh(x)" in test["output"] and "the gradient formula is not the problem" in test["output"]
+        assert "use the output t, not the input x" not in test["output"]
+
+
+# --- 5. a derived operation's failure goes to the base operation it was seen to call ------------------------------
+
+def test_a_pow_bug_under_a_division_built_on_pow_is_reported_under_pow(graded):
+    tests = record(graded, "value_ops", "pow_bug")["tests"]
+    division = by_name(tests, "Value.__neg__, __sub__, __truediv__")
+    assert division["status"] == "failed"
+    assert methods(division) == ["Value.__pow__"]
+    assert "this operation calls __pow__(2.0, -1.0), and that call alone is wrong" in division["output"]
+    assert "fix Value.__pow__ first" in division["output"]
+    assert "`Value.__pow__`" in start_here(graded, "value_ops", "pow_bug").split("\n")[2]
+
+
+def test_a_division_that_does_not_call_pow_keeps_its_own_failure(graded):
+    tests = record(graded, "value_ops", "pow_bug_own_division")["tests"]
+    division = by_name(tests, "Value.__neg__, __sub__, __truediv__")
+    assert methods(division) == ["Value.__truediv__"], "no call of __pow__ was seen: nothing to blame it for"
+    assert "calls __pow__" not in division["output"]
+
+
+# --- 6. no cascades ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("method", STUBS)
+def test_a_stubbed_method_costs_at_most_one_point_outside_the_tests_about_it(graded, method):
+    outside = 0.0
+    for assignment in ("value_ops", "backward", "mlp"):
+        for test in record(graded, assignment, stub(method))["tests"]:
+            if method not in test["extra_data"]["about"]:
+                outside += lost(test)
+    assert outside <= 1.0
