@@ -137,7 +137,8 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, stamp: Stamp
 
 def likely_causes(failed: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     """Methods the failing tests attribute their failures to, most often first (ties: first named first), a method
-    the handout builds from another failing one right after it (``a - b`` is ``a + (-b)``: fix ``__add__`` first)."""
+    the handout builds from another failing one right after it (``a - b`` is ``a + (-b)``: fix ``__add__`` first),
+    and a whole class (``MLP``, named by the tests that train the network) after every method."""
     counts: dict[str, int] = {}
     for t in failed:
         for method in t.get("methods", []):
@@ -151,7 +152,8 @@ def likely_causes(failed: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
         if method not in order:
             order.append(method)
 
-    for method, _ in sorted(counts.items(), key=lambda kv: -kv[1]):
+    # a whole class ("MLP": an integration test that trains the network) says less than a method: after them
+    for method, _ in sorted(counts.items(), key=lambda kv: ("." not in kv[0], -kv[1])):
         place(method)
     return [(m, counts[m]) for m in order]
 

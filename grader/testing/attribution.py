@@ -100,6 +100,7 @@ UNARY_MINUS = re.compile(r"bad operand type for unary -: '(\w+)'")
 QUALNAME = re.compile(r"([A-Za-z]\w*)\.([A-Za-z_]\w{0,39})(?:\.<locals>\..*)?", re.ASCII)
 """A qualified name ``Class.method`` (of a closure or nested function inside it, too): the method's name is the
 student's own when it is a helper, so only a short ASCII identifier is taken."""
+SIGNATURE = re.compile(r"\b(\w+)\.__init__\(\) (?:got an unexpected keyword argument|takes|missing \d+ required)")
 NODE_OP = re.compile(r"calling _backward of a node made by '([^']*)'")
 
 
@@ -126,7 +127,7 @@ def culprit(error: Mapping[str, Any], declared: str | None = None, uses: tuple[s
         if found:
             return found
     if etype == "TypeError":
-        found = _operator(message)
+        found = _operator(message) or _signature(message)
         if found:
             return found
     where = error.get("where")
@@ -159,6 +160,13 @@ def _missing_attribute(message: str) -> str | None:
     if cls != "Value" and attr in HANDOUT["Module"]:
         return f"Module.{attr}"
     return f"{cls}.__init__" if attr in ATTRIBUTES else None
+
+
+def _signature(message: str) -> str | None:
+    """A handout constructor called with arguments its signature does not take (``Neuron.__init__() got an
+    unexpected keyword argument 'nonlin'``): that constructor's signature is at fault, not its caller."""
+    match = SIGNATURE.search(message)
+    return f"{match.group(1)}.__init__" if match and match.group(1) in HANDOUT else None
 
 
 def _operator(message: str) -> str | None:

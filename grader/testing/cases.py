@@ -186,7 +186,8 @@ def attribute(failure: Failure, method: str | None, hint: str | None,
     The failure's own method wins (a test that knows better said so); then the
     method whose own code raised (:func:`~grader.testing.attribution.culprit`),
     except that an ``OverflowError`` in ``exp`` called by tanh or sigmoid is
-    theirs (exp is right to overflow); then the case's. The case's hint is about the case's method: it is shown
+    theirs (exp is right to overflow), and a helper method of the student's own
+    (``Value._exp``) is the case's method of the same class; then the case's. The case's hint is about the case's method: it is shown
     only when the failure is attributed to that method; otherwise the hint
     about the method at fault. A method that does not exist gets how to add
     it; unfinished code (``NotImplementedError``) gets no hint.
@@ -201,6 +202,9 @@ def attribute(failure: Failure, method: str | None, hint: str | None,
     at_fault = failure.method or (culprit(fault, method, uses) if fault else None) or method
     if fault.get("type") == "OverflowError" and at_fault == "Value.exp" and method in OVERFLOW_HINTS:
         at_fault = method  # tanh or sigmoid called exp with a huge argument: exp was right to overflow
+    helper_of, _, name = (at_fault or "").partition(".")
+    if method and at_fault != method and name not in HANDOUT.get(helper_of, (name,)) and method.startswith(f"{helper_of}."):
+        at_fault = method  # a helper of the student's own (Value._exp): the handout's method that called it
     if failure.hint is not None:
         return at_fault, failure.hint
     if fault.get("type") == "NotImplementedError":

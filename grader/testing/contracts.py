@@ -23,12 +23,16 @@ assignment, only when a case fails.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from grader.judge.answers import NetworkContractAnswer, NodeContract, ValueContractAnswer
 from grader.testing.outcomes import Failure, StudentFault
+
+CREATING = re.compile(r"^creating (Value|Neuron|Layer|MLP)\(")
+"""What a contract probe was doing when a constructor raised (its ``during``): which constructor is at fault."""
 
 Fault = tuple[str, str, bool]
 """A contract that does not hold: the method at fault, what is wrong, and whether other tests cannot run without it
@@ -149,7 +153,8 @@ def measure(contract: Contract, student: Callable[..., Any]) -> list[Fault]:
     except StudentFault as fault:
         if fault.kind != "raised" or fault.error.get("type") == "NotImplementedError":
             raise  # not loaded, did not finish, or not written yet: not a contract fault
-        return [(contract.method, fault.message, True)]
+        made = CREATING.search(str(fault.error.get("during", "")))
+        return [(f"{made.group(1)}.__init__" if made else contract.method, fault.message, True)]
 
 
 def check_contract(check: Any, student: Callable[..., Any], name: str) -> None:

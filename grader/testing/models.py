@@ -67,21 +67,28 @@ ENGINE_FIRST: tuple[tuple[str, dict[str, Any]], ...] = (
     ("Value.__mul__", graphs.binary("mul", 0.5, -1.5)),
     ("Value.__rmul__", graphs.binary("mul", graphs.const(2.0), 0.5)),
     ("Value.tanh", graphs.unary("tanh", 0.5)),
+    ("Value.__sub__", graphs.binary("sub", 0.5, -1.5)),
+    ("Value.__pow__", graphs.binary("pow", 0.5, graphs.const(2))),
+    ("Value.backward", graphs.spec([0.5, -1.5], [["mul", 0, 1], ["add", 2, 0], ["tanh", 3]], built=True)),
 )
-"""The engine operations a network computes with, each on one small graph: what a self-check tries first when a
-network test fails on the student's own engine."""
+"""The engine operations a network and its training compute with, each on one small graph (``backward()`` on nodes
+the grader makes): what is tried first when a network test fails on the student's own engine."""
 
 FD_TOL = 1e-6
 """Tolerance against central differences (their error is about 1e-9 on these graphs)."""
 
 
-def own_engine_first(student: Callable[..., Any]) -> Callable[[], tuple[str, str] | None] | None:
+def own_engine_first(student: Callable[..., Any], always: bool = False) -> Callable[[], tuple[str, str] | None] | None:
     """For :attr:`grader.testing.cases.Check.first`: where the network runs on the student's own ``Value`` (a
     self-check), the first engine operation of :data:`ENGINE_FIRST` whose forward value or local gradients are
     wrong, so a network test's failure names the engine method to fix first; None in hidden grading, where the
-    network runs on the grader's own ``Value`` and an engine bug cannot reach it."""
-    if grader_parts_in_use():
+    network runs on the grader's own ``Value`` and an engine bug cannot reach it, unless ``always`` (a test that
+    trains the network on the student's engine on purpose)."""
+    own = not grader_parts_in_use()
+    if not (own or always):
         return None
+    where = ("the self-check runs the network on your own Value (hidden grading uses the grader's)" if own else
+             "this test runs your network on your own Value")
 
     def first() -> tuple[str, str] | None:
         for method, spec in ENGINE_FIRST:
@@ -89,8 +96,7 @@ def own_engine_first(student: Callable[..., Any]) -> Callable[[], tuple[str, str
                 compare_graph(student("graph", spec), graphs.expected_from_math(spec), spec, rel=FD_TOL,
                               abs_tol=FD_TOL)
             except Failure as failure:
-                return method, ("the self-check runs the network on your own Value (hidden grading uses the "
-                                f"grader's), and your engine gets {describe_node(spec, len(spec['leaves']))} at "
+                return method, (f"{where}, and your engine gets {describe_node(spec, len(spec['leaves']) + len(spec['nodes']) - 1)} at "
                                 f"{', '.join(map(repr, spec['leaves']))} wrong: {failure.message}")
         return None
 
