@@ -100,7 +100,9 @@ UNARY_MINUS = re.compile(r"bad operand type for unary -: '(\w+)'")
 QUALNAME = re.compile(r"([A-Za-z]\w*)\.([A-Za-z_]\w{0,39})(?:\.<locals>\..*)?", re.ASCII)
 """A qualified name ``Class.method`` (of a closure or nested function inside it, too): the method's name is the
 student's own when it is a helper, so only a short ASCII identifier is taken."""
-SIGNATURE = re.compile(r"\b(\w+)\.__init__\(\) (?:got an unexpected keyword argument|takes|missing \d+ required)")
+SIGNATURE = re.compile(r"\b(\w+)\.__init__\(\) got an unexpected keyword argument '(nonlin|_children|_op)'")
+"""A handout constructor refusing one of the handout's own parameters: its signature is at fault (a call that
+leaves out a required argument is the caller's: that falls to the frame that made it)."""
 NODE_OP = re.compile(r"calling _backward of a node made by '([^']*)'")
 
 
@@ -163,8 +165,8 @@ def _missing_attribute(message: str) -> str | None:
 
 
 def _signature(message: str) -> str | None:
-    """A handout constructor called with arguments its signature does not take (``Neuron.__init__() got an
-    unexpected keyword argument 'nonlin'``): that constructor's signature is at fault, not its caller."""
+    """A handout constructor that refuses a parameter the handout gives it (``Neuron.__init__() got an unexpected
+    keyword argument 'nonlin'``): that constructor's signature is at fault, not its caller."""
     match = SIGNATURE.search(message)
     return f"{match.group(1)}.__init__" if match and match.group(1) in HANDOUT else None
 

@@ -117,3 +117,26 @@ def test_a_qualified_name_gives_a_helper_only_as_a_short_identifier():
 def test_in_a_notebook_every_class_is_in_the_one_module():
     fault = raised("ValueError", "x", "__init__", notebook="nb.ipynb")
     assert culprit(fault.error, "Neuron.__call__") is None and culprit(fault.error, "Neuron.__init__") == "Neuron.__init__"
+
+
+def test_a_constructor_refusing_the_handouts_parameter_is_at_fault_but_a_caller_leaving_one_out_is():
+    """``Neuron.__init__() got an unexpected keyword argument 'nonlin'`` raised where Layer.__init__ calls it is
+    Neuron's signature; ``Layer(x)`` in MLP.__call__ leaving out an argument is MLP.__call__'s (issue 25)."""
+    where = {"file": "micrograd/nn.py", "function": "__init__", "qualname": "Layer.__init__"}
+    refused = {"type": "TypeError", "message": "Neuron.__init__() got an unexpected keyword argument 'nonlin'",
+               "where": where}
+    assert culprit(refused, "Layer.__init__") == "Neuron.__init__"
+    left_out = {"type": "TypeError", "message": "Layer.__init__() missing 1 required positional argument: 'nout'",
+                "where": {"file": "micrograd/nn.py", "function": "__call__", "qualname": "MLP.__call__"}}
+    assert culprit(left_out, "MLP.__call__") == "MLP.__call__"
+
+
+def test_an_overflow_in_a_helper_or_in_exp_called_by_tanh_is_tanhs_with_the_stability_hint():
+    from grader.testing.cases import attribute
+
+    for qualname, function in (("Value._exp", "_exp"), ("Value.exp", "exp")):
+        fault = StudentFault("raised", "your code raised OverflowError: math range error",
+                             {"type": "OverflowError", "message": "math range error",
+                              "where": {"file": "micrograd/engine.py", "function": function, "qualname": qualname}})
+        method, hint = attribute(fault, "Value.tanh", "use the output t, not the input x")
+        assert method == "Value.tanh" and hint is not None and "math.tanh(x)" in hint
