@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypedDict
 
+from grader.sandbox.call_probes import MAX_CALLS, METHODS
 from grader.sandbox.plain import NONNUMERIC
 
 MAX_ITEMS = 100_000
@@ -150,10 +151,6 @@ class NetworkContractAnswer(TypedDict):
     mlp: dict[str, Any]
 
 
-CALLED = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
-          "__pow__", "__neg__")
-
-
 class CallsAnswer(TypedDict):
     """``derived_calls``: each call as ``[method, self, other]`` (``other`` absent for a unary method), each operand
     ``{"value": data}``, ``{"const": x}`` or None (see :func:`grader.sandbox.call_probes.derived_calls`)."""
@@ -251,11 +248,11 @@ def _call_operand(value: Any, where: str) -> dict[str, float] | None:
 def _calls(value: Any, spec: dict[str, Any], index: int) -> CallsAnswer:
     got = _record(value, "derived_calls", ("calls",))
     calls = got["calls"]
-    if type(calls) is not list or len(calls) > 8:
-        raise MalformedAnswer("calls: expected a list of at most 8 calls")
+    if type(calls) is not list or len(calls) > MAX_CALLS:
+        raise MalformedAnswer(f"calls: expected a list of at most {MAX_CALLS} calls")
     parsed: list[list[Any]] = []
     for k, call in enumerate(calls):
-        if type(call) is not list or len(call) not in (2, 3) or call[0] not in CALLED:
+        if type(call) is not list or len(call) not in (2, 3) or call[0] not in METHODS:
             raise MalformedAnswer(f"calls[{k}]: expected [method, self_data, other]")
         parsed.append([call[0], *(_call_operand(a, f"calls[{k}]") for a in call[1:])])
     return CallsAnswer(calls=parsed)

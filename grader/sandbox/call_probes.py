@@ -69,11 +69,10 @@ def recording(value_cls: type, outer: str) -> Iterator[list[list[Any]]]:
         for name, method in saved.items():
             setattr(value_cls, name, wrap(name, method))
             wrapped.append(name)
+    except (AttributeError, TypeError):  # a class whose methods cannot all be replaced: nothing is recorded
+        target = -1
+    try:
         yield calls
-    except (AttributeError, TypeError):  # a class whose methods cannot be replaced: nothing observed
-        if len(wrapped) == len(saved):
-            raise
-        yield []
     finally:
         for name in wrapped:
             setattr(value_cls, name, saved[name])

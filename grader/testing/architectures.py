@@ -25,13 +25,15 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from grader.sandbox.engine_probes import FORWARD
+
 ACTIVATIONS: dict[str, Callable[[float], float]] = {
-    "tanh": math.tanh,
+    "tanh": FORWARD["tanh"],
     "linear": lambda a: a,
-    "relu": lambda a: a if a > 0 else 0.0,
-    "sigmoid": lambda a: 1.0 / (1.0 + math.exp(-a)) if a >= 0 else math.exp(a) / (1.0 + math.exp(a)),
+    "relu": FORWARD["relu"],
+    "sigmoid": FORWARD["sigmoid"],
 }
-"""The activations a layer may use, as plain-float functions."""
+"""The activations a layer may use, as plain-float functions (the probes' own, :data:`FORWARD`)."""
 
 Architecture = tuple[str, ...]
 """One activation name per layer, e.g. ``("tanh", "tanh", "linear")``."""
@@ -42,24 +44,34 @@ def handout(nouts: Sequence[int]) -> Architecture:
     return tuple("tanh" for _ in nouts[:-1]) + ("linear",)
 
 
+def layer_outputs(shape: Sequence[tuple[int, int, str]], weights: Sequence[float], x: Sequence[float]) -> list[float]:
+    """The outputs of the last layer of ``shape`` (``(nin, nout, activation)`` per layer) with ``weights`` on ``x``,
+    with plain floats: each neuron computes ``act(w . x + b)``.
+
+    Raises:
+        ValueError: If ``weights`` is not one float per parameter.
+    """
+    if len(weights) != sum((nin + 1) * nout for nin, nout, _ in shape) or not all(type(w) is float for w in weights):
+        raise ValueError("one float per parameter is needed")
+    values, k = [float(v) for v in x], 0
+    for nin, nout, act in shape:
+        outs = []
+        for _ in range(nout):
+            s = sum((w * v for w, v in zip(weights[k:k + nin], values)), 0.0) + weights[k + nin]
+            outs.append(ACTIVATIONS[act](s))
+            k += nin + 1
+        values = outs
+    return values
+
+
 def forward(nin: int, nouts: Sequence[int], acts: Architecture, weights: Sequence[float], x: Sequence[float]) -> float:
     """The single output of the network with ``acts`` and ``weights`` on ``x``, with plain floats.
 
     Raises:
-        ValueError: If ``weights`` is not one number per parameter.
+        ValueError: If ``weights`` is not one float per parameter.
     """
     sizes = [nin, *nouts]
-    if len(weights) != sum((sizes[i] + 1) * n for i, n in enumerate(nouts)):
-        raise ValueError("one weight per parameter is needed")
-    values, k = [float(v) for v in x], 0
-    for i, nout in enumerate(nouts):
-        act, outs = ACTIVATIONS[acts[i]], []
-        for _ in range(nout):
-            s = sum((w * v for w, v in zip(weights[k:k + sizes[i]], values)), 0.0) + weights[k + sizes[i]]
-            outs.append(act(s))
-            k += sizes[i] + 1
-        values = outs
-    return values[0]
+    return layer_outputs([(sizes[i], n, acts[i]) for i, n in enumerate(nouts)], weights, x)[0]
 
 
 def mse(preds: Sequence[float], ys: Sequence[float]) -> float:

@@ -11,7 +11,6 @@ run without the reference) and the judge's confirmations need no reference.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,6 +19,7 @@ from grader.sandbox import own_parts
 from grader.sandbox.engine_probes import describe_node
 from grader.sandbox.nn_probes import PARTS, layers
 from grader.testing import graphs
+from grader.testing.architectures import layer_outputs
 from grader.testing.comparisons import ABS_TOL, REL_TOL, close, compare_graph, is_number, show
 from grader.testing.outcomes import Failure
 
@@ -125,16 +125,7 @@ def forward_from_math(spec: dict[str, Any], weights: Sequence[float], x: Sequenc
         ValueError: If ``weights`` does not hold one float per parameter.
     """
     shape = layers(spec["kind"], *spec["args"], **spec.get("kwargs", {}))
-    if len(weights) != sum((nin + 1) * nout for nin, nout, _ in shape) or not all(type(w) is float for w in weights):
-        raise ValueError("one float per parameter is needed")
-    values, k = [float(v) for v in x], 0
-    for nin, nout, nonlin in shape:
-        outs = []
-        for _ in range(nout):
-            act = sum((w * v for w, v in zip(weights[k:k + nin], values)), 0.0) + weights[k + nin]
-            outs.append(math.tanh(act) if nonlin else act)
-            k += nin + 1
-        values = outs
+    values = layer_outputs([(nin, nout, "tanh" if nonlin else "linear") for nin, nout, nonlin in shape], weights, x)
     if spec["kind"] == "Neuron" or len(values) == 1:
         return ValueOutput(value=values[0])
     return ListOutput(list=list[Number](values))
