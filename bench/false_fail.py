@@ -28,13 +28,13 @@ from hypothesis import HealthCheck, given, seed, settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from assignments.shared.checks.strategies import expression_graphs  # noqa: E402
 from grader.judge.reference import load_reference, run_probe  # noqa: E402
 from grader.testing import (  # noqa: E402
     Failure,
     compare_graph,
     graphs,  # noqa: E402
 )
-from grader.testing.strategies import expression_graphs  # noqa: E402
 
 EXAMPLES = 40  # as in assignments/backward/tests/hidden/test_backward_hidden.py
 

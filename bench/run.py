@@ -180,9 +180,9 @@ def floor(subs_correct: int, cores: int) -> float:
     import test_mlp_hidden as T
     from hypothesis import HealthCheck, given, settings
 
+    from assignments.shared.checks.models import model_spec
+    from assignments.shared.checks.strategies import expression_graphs
     from grader.judge.reference import load_reference, run_probe
-    from grader.testing.models import model_spec
-    from grader.testing.strategies import expression_graphs
 
     mg = load_reference(ROOT / "reference")
     started = time.monotonic()

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 import test_mlp_hidden as T  # noqa: E402
 from false_fail import load_solution  # noqa: E402
 
+from assignments.shared.checks.models import model_spec  # noqa: E402
 from grader.judge.reference import load_reference, run_probe  # noqa: E402
 from grader.testing import Failure  # noqa: E402
-from grader.testing.models import model_spec  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,17 +15,20 @@ from grader.course.config import Limits
 from grader.judge.backends import Sandbox, WorkerSpec
 from grader.judge.linux_worker import SandboxWorker, prepare_runtime
 from grader.judge.portable_worker import PortableWorker
-from grader.sandbox import own_parts
+from grader.sandbox import course_code, own_parts, probes
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
-PARTS = ROOT / "assignments" / "shared" / "parts"
-
+COURSE = ROOT / "assignments"
+PARTS = COURSE / "shared" / "parts"
 
 
 def use_course_parts() -> None:
-    """Load this course's grader parts into the test process, as a judge of this course does (in-process probes on
-    the reference use them)."""
+    """Load this course's code (probe modules) and grader parts into the test process, as a judge of this course
+    does (in-process probes on the reference use them)."""
+    course_code.use(COURSE)
+    if not probes.PROBES:
+        course_code.load_probes()
     own_parts.use(str(PARTS))
     for name in ("local_gradients", "stand_ins"):
         own_parts.load(name)
@@ -37,7 +40,8 @@ use_course_parts()
 @pytest.fixture(autouse=True)
 def _course_parts():
     """Every test starts with the course's parts loaded, whatever a test before it did to this process's parts."""
-    if own_parts.folder() != str(PARTS) or own_parts.get("stand_ins") is None:
+    if (own_parts.folder() != str(PARTS) or own_parts.get("stand_ins") is None or course_code.folder() != str(COURSE)
+            or not probes.PROBES):
         use_course_parts()
     yield
 

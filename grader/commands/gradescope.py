@@ -22,8 +22,8 @@ Gradescope expects:
   (Gradescope's schema, with per-test ``visibility`` and ``status``) to
   ``/autograder/results/results.json``.
 * the grader package and ``pyproject.toml``, the assignment (with its hidden
-  tests, without its bug catalogue), the grader's own parts
-  (``assignments/shared/parts``), the reference solution and a README saying
+  tests, without its bug catalogue), what the course's assignments share
+  (``assignments/shared``: probes, checks, and the grader's own parts), the reference solution and a README saying
   how to refresh the pins.
 
 ``AUTOGRADER_ROOT`` replaces ``/autograder`` in both scripts (for testing the
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.commands import course_of
-from grader.course.config import Course
+from grader.course.config import SHARED, Course
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.errors import GraderError, WithheldError
 from grader.files import write_atomic
@@ -198,8 +198,10 @@ def build_zip(course: Course, assignment_id: str, dest: Path) -> GradescopeZip:
             members[f"assignments/{assignment.id}/{path.relative_to(assignment.root).as_posix()}"] = path
     for path in sorted((course.reference_dir / "micrograd").glob("*.py")):
         members[f"reference/micrograd/{path.name}"] = path
-    for path in sorted(course.parts_dir.glob("*.py")):  # the grader's own parts: hidden grading needs them
-        members[f"{course.parts_dir.relative_to(course.root).as_posix()}/{path.name}"] = path
+    shared = course.assignments_dir / SHARED  # the course's probes, checks, handout tables and parts (hidden grading)
+    for path in sorted(shared.rglob("*")):
+        if path.is_file() and not any(s in str(path) for s in skip):
+            members[f"{path.relative_to(course.root).as_posix()}"] = path
     dest.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, content in members.items():

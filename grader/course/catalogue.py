@@ -34,7 +34,7 @@ from pathlib import Path
 
 import yaml
 
-from grader.course.config import ALLOWED_FILES, Assignment
+from grader.course.config import FILE, Assignment
 from grader.errors import ConfigError
 
 ID = re.compile(r"^[a-z0-9_]+$")
@@ -137,8 +137,8 @@ def load_bugs(assignment: Assignment, reference_dir: Path) -> list[Bug]:
         if not ID.match(bug_id) or bug_id in seen:
             raise ConfigError(path, f"{where}.id", "must be unique snake_case")
         seen.add(bug_id)
-        if entry["file"] not in ALLOWED_FILES:
-            raise ConfigError(path, f"{where}.file", f"expected one of {list(ALLOWED_FILES)}")
+        if not FILE.match(entry["file"]) or entry["file"] not in assignment.files:
+            raise ConfigError(path, f"{where}.file", f"expected one of the assignment's files {list(assignment.files)}")
         caught_by = entry.get("caught_by")
         if not isinstance(caught_by, list) or not caught_by or not all(isinstance(c, str) for c in caught_by):
             raise ConfigError(path, f"{where}.caught_by", "expected a non-empty list of test names")

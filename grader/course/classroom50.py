@@ -23,7 +23,8 @@ ran, anything else is an infrastructure error and records no score.
   (``-I``) so a ``grader/`` folder in the checkout is never imported;
 * ``dist/``: the grader's source and ``pyproject.toml``, ``requirements.lock``
   (:mod:`grader.course.pins`), and ``course/``: the assignment's
-  ``assignment.yaml`` and public tests and the student template. No hidden
+  ``assignment.yaml``, its probes and public tests, the shared probes and checks (never the parts: see
+  :mod:`grader.course.public`) and the student template. No hidden
   test and no reference solution: Classroom 50 publishes the bundle on the
   classroom's public Pages site, and the student's code runs in the same job.
 
@@ -41,6 +42,7 @@ from pathlib import Path
 
 from grader.course.config import Course
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
+from grader.course.public import copy_assignment, copy_shared
 from grader.errors import GraderError
 from grader.files import require_new_folder
 
@@ -217,11 +219,8 @@ def build_classroom50(course: Course, dest: Path) -> Classroom50Bundle:
         shutil.copytree(package, dist / "grader", ignore=ignore)
         shutil.copy(pyproject, dist / "pyproject.toml")
         (dist / LOCK_NAME).write_text(lock.text(), encoding="utf-8")
-        target = dist / "course" / "assignments" / a.id
-        target.mkdir(parents=True)
-        shutil.copy(a.root / "assignment.yaml", target / "assignment.yaml")
-        if a.public_tests.is_dir():
-            shutil.copytree(a.public_tests, target / "tests" / "public", ignore=ignore)
+        copy_shared(course, dist / "course" / "assignments")
+        copy_assignment(a, dist / "course" / "assignments")
         shutil.copytree(course.template_dir / "micrograd", dist / "course" / "student_template" / "micrograd",
                         ignore=ignore)
         script = AUTOGRADER.format(id=a.id, title=a.title.replace('"', "'"), python=lock.python_minor)

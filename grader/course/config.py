@@ -24,6 +24,9 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
     allow_network: false             # true: the sandbox keeps network access
     grader_parts: [stand_ins]        # the grader's own parts (assignments/shared/parts/NAME.py) its sandbox
                                      # workers load before the student's code; never released to students
+    judge_parts: [local_gradients]   # parts the judge itself uses for these tests (never a worker)
+    uses: {Value.__sub__: [Value.__add__, Value.__neg__]}  # what a method is built from (plus the course's
+                                     # assignments/shared/handout.yaml): its cases count for those methods too
 
 Validation errors name the file and the key (:class:`~grader.errors.ConfigError`).
 """
@@ -31,7 +34,8 @@ Validation errors name the file and the key (:class:`~grader.errors.ConfigError`
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+import re
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +47,10 @@ from grader.sandbox.own_parts import NAME as PART_NAME
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 """Gradescope's per-test visibility values (results.json specification)."""
 
+FILE = re.compile(r"^micrograd/[a-z_][a-z0-9_]{0,39}\.py$")
+"""A file an assignment may ask for: a module of the student's ``micrograd`` package (``micrograd/engine.py``)."""
 ALLOWED_FILES = ("micrograd/engine.py", "micrograd/nn.py")
-"""Files an assignment may ask for: the student API's two modules."""
+"""The student API's first two modules, in import order (the engine, then the network built on it)."""
 
 SHARED = "shared"
 """The folder of ``assignments/`` that holds what several assignments share (it has no ``assignment.yaml``)."""
@@ -106,6 +112,11 @@ class Limits:
         }
 
 
+def ordered_files(files: tuple[str, ...]) -> list[str]:
+    """``files`` in import order: the engine, the network built on it, then the others as listed."""
+    return sorted(files, key=lambda f: (ALLOWED_FILES.index(f) if f in ALLOWED_FILES else 2, files.index(f)))
+
+
 @dataclass(frozen=True)
 class Assignment:
     """One assignment of the course.
@@ -122,6 +133,11 @@ class Assignment:
         allow_network: Whether the sandbox keeps network access (default: no network).
         grader_parts: The grader's own parts (modules of :attr:`Course.parts_dir`) that this assignment's
             sandbox workers load before any student code runs (see :mod:`grader.sandbox.own_parts`).
+        judge_parts: The grader's own parts the judge uses for this assignment's tests, and never a worker (e.g.
+            the local gradients of the graph nodes the judge makes).
+        uses: The handout's table of what each method is built from (``Value.__sub__`` -> ``Value.__add__``,
+            ``Value.__neg__``, ...): the course's (``assignments/shared/handout.yaml``, key ``uses``) and the
+            assignment's own ``uses`` key. A case about a method counts for the methods it uses too.
     """
 
     id: str
@@ -134,6 +150,8 @@ class Assignment:
     order: int = 1000
     allow_network: bool = False
     grader_parts: tuple[str, ...] = ()
+    judge_parts: tuple[str, ...] = ()
+    uses: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def public_tests(self) -> Path:
@@ -148,7 +166,7 @@ class Assignment:
     @property
     def modules(self) -> list[str]:
         """Importable module names of :attr:`files`, in import order (engine first)."""
-        return [f[: -len(".py")].replace("/", ".") for f in ALLOWED_FILES if f in self.files]
+        return [f[: -len(".py")].replace("/", ".") for f in ordered_files(self.files)]
 
 
 def _positive(path: Path, key: str, value: Any, kind: type) -> Any:
@@ -173,6 +191,40 @@ def _limits(path: Path, raw: Any) -> Limits:
     return Limits(**values)
 
 
+HANDOUT = "handout.yaml"
+"""The file of :data:`SHARED` holding the handout's tables the whole course shares (key ``uses``)."""
+
+
+def load_yaml(path: Path) -> dict[str, Any]:
+    """The mapping in the YAML file ``path``, or an empty one when there is no such file.
+
+    Raises:
+        ConfigError: If the file is not YAML or holds something else than a mapping.
+    """
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, "", f"not valid YAML: {exc}") from None
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "", "expected a mapping at the top level")
+    return raw
+
+
+def _uses(path: Path, raw: Any) -> dict[str, tuple[str, ...]]:
+    """A ``uses`` table: method name to the list of methods it is built from."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or not all(
+            isinstance(k, str) and isinstance(v, list) and all(isinstance(m, str) for m in v) for k, v in raw.items()):
+        raise ConfigError(path, "uses", "expected a mapping of method names to lists of method names, e.g. "
+                                        "{Value.__sub__: [Value.__add__, Value.__neg__]}")
+    return {k: tuple(v) for k, v in raw.items()}
+
+
 def load_assignment(root: Path) -> Assignment:
     """Load and validate ``root/assignment.yaml``.
 
@@ -189,7 +241,8 @@ def load_assignment(root: Path) -> Assignment:
         raise ConfigError(path, "", f"not valid YAML: {exc}") from None
     if not isinstance(raw, dict):
         raise ConfigError(path, "", "expected a mapping at the top level")
-    known = {"title", "files", "points", "visibility", "limits", "id", "order", "allow_network", "grader_parts"}
+    known = {"title", "files", "points", "visibility", "limits", "id", "order", "allow_network", "grader_parts", "judge_parts",
+             "uses"}
     for key in raw:
         if key not in known:
             raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(sorted(known))}")
@@ -200,10 +253,11 @@ def load_assignment(root: Path) -> Assignment:
         raise ConfigError(path, "title", "expected a non-empty string")
     files = raw.get("files")
     if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
-        raise ConfigError(path, "files", f"expected a non-empty list of file names from {list(ALLOWED_FILES)}")
+        raise ConfigError(path, "files", "expected a non-empty list of package paths such as micrograd/engine.py")
     for f in files:
-        if f not in ALLOWED_FILES:
-            raise ConfigError(path, "files", f"{f!r} is not one of {list(ALLOWED_FILES)}")
+        if not FILE.match(f):
+            raise ConfigError(path, "files", f"{f!r} is not a module of the micrograd package (micrograd/NAME.py, "
+                                             "NAME in lower case)")
     if "points" not in raw:
         raise ConfigError(path, "points", "missing: the assignment's total points")
     points = _positive(path, "points", raw["points"], float)
@@ -216,13 +270,18 @@ def load_assignment(root: Path) -> Assignment:
     allow_network = raw.get("allow_network", False)
     if not isinstance(allow_network, bool):
         raise ConfigError(path, "allow_network", f"expected true or false, got {allow_network!r}")
-    grader_parts = raw.get("grader_parts", [])
-    if not isinstance(grader_parts, list) or not all(isinstance(n, str) and PART_NAME.match(n) for n in grader_parts):
-        raise ConfigError(path, "grader_parts", f"expected a list of module names of assignments/{SHARED}/{PARTS}/ "
-                                                f"(lower case, e.g. [stand_ins]), got {grader_parts!r}")
+    grader_parts, judge_parts = (raw.get(key, []) for key in ("grader_parts", "judge_parts"))
+    for key, names in (("grader_parts", grader_parts), ("judge_parts", judge_parts)):
+        if not isinstance(names, list) or not all(isinstance(n, str) and PART_NAME.match(n) for n in names):
+            raise ConfigError(path, key, f"expected a list of module names of assignments/{SHARED}/{PARTS}/ "
+                                         f"(lower case, e.g. [stand_ins]), got {names!r}")
+    uses = {**_uses(root.parent / SHARED / HANDOUT, load_yaml(root.parent / SHARED / HANDOUT).get("uses")),
+            **_uses(path, raw.get("uses"))}
     return Assignment(
         id=root.name,
+        uses=uses,
         grader_parts=tuple(grader_parts),
+        judge_parts=tuple(judge_parts),
         order=order,
         allow_network=allow_network,
         title=title.strip(),

@@ -1,7 +1,7 @@
 """Per-assignment Jupyter notebooks (nbformat v4).
 
 A notebook holds the assignment's handout as Markdown, the code of the files
-the assignment names (``engine.py``, then ``nn.py``) in code cells, and a
+the assignment names (``engine.py``, then ``nn.py``, then the others) in code cells, and a
 self-check cell. Submitted back, it is graded like the equivalent ``.py``
 files: its code cells become one module (see :mod:`grader.intake.notebook`, which
 also copes with whole ``.py`` files pasted into cells). The generator still
@@ -23,10 +23,10 @@ import re
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from grader.course.config import Assignment
+from grader.course.config import Assignment, ordered_files
 
-PACKAGE_ONLY = re.compile(r"^(from __future__ import .*|from \.engine import .*|from micrograd\.engine import .*)\n",
-                          re.M)
+PACKAGE_ONLY = re.compile(r"^(from __future__ import .*|from \.\w+ import .*|from micrograd\.\w+ import .*)\n", re.M)
+"""Lines a later cell drops: the notebook is one module, so imports of its own earlier files would fail."""
 
 
 def cell_code(source: str, first: bool) -> str:
@@ -52,7 +52,7 @@ def notebook_code_cells(files: tuple[str, ...], sources: dict[str, str], assignm
     Raises:
         KeyError: If ``sources`` lacks one of ``files``.
     """
-    targets = [f for f in ("micrograd/engine.py", "micrograd/nn.py") if f in files]
+    targets = ordered_files(files)
     return [cell_code(sources[t], first=i == 0) for i, t in enumerate(targets)] + [check_cell(assignment_id)]
 
 
@@ -67,7 +67,7 @@ def build_notebook(assignment: Assignment, sources: dict[str, str], handout: str
     """
     cells = [new_markdown_cell(handout.strip())]
     code = notebook_code_cells(assignment.files, sources, assignment.id)
-    targets = [f for f in ("micrograd/engine.py", "micrograd/nn.py") if f in assignment.files]
+    targets = ordered_files(assignment.files)
     for target, source in zip(targets, code):
         cells.append(new_markdown_cell(f"## `{target}`\n\nFill in every method that raises `NotImplementedError`."))
         cells.append(new_code_cell(source))

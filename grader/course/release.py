@@ -9,8 +9,11 @@ Classroom 50 assignment, or of any GitHub organisation) holding:
   :mod:`grader.intake.candidates`);
 * ``notebooks/<id>.ipynb``: one notebook per assignment, its first cell the
   handout, its last cell the self-check;
-* ``assignments/<id>/``: ``assignment.yaml``, the handout ``README.md`` and
-  the public tests (never the hidden ones, never ``bugs.yaml``);
+* ``assignments/<id>/``: ``assignment.yaml``, the handout ``README.md``,
+  the assignment's own modules (its probes) and the public tests (never the
+  hidden ones, never ``bugs.yaml``), and ``assignments/shared`` without its
+  ``parts`` (the course's probes and checks the public tests run on: see
+  :mod:`grader.course.public`);
 * ``grader/`` and ``pyproject.toml``: the grader itself, so ``grader check``
   runs locally and in CI. It holds no implementation of a graded method: the
   grader's own working engine and network (``assignments/shared/parts``) are
@@ -33,7 +36,7 @@ The Classroom 50 autograders, for the teacher's config repository, are built
 next to it (:mod:`grader.course.classroom50`).
 
 Nothing of ``reference/``, of the hidden tests, of ``bugs.yaml`` or of
-``assignments/shared`` is copied.
+``assignments/shared/parts`` is copied.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ import nbformat
 
 from grader.course.config import Course
 from grader.course.handouts import build_notebook
+from grader.course.public import copy_assignment, copy_shared
 from grader.errors import GraderError
 from grader.files import require_new_folder
 
@@ -286,14 +290,10 @@ def build_release(course: Course, dest: Path) -> list[Path]:
     shutil.copytree(template, dest / "student_template" / "micrograd", ignore=ignore)  # untouched files: see candidates
     sources = {f"micrograd/{p.name}": p.read_text(encoding="utf-8") for p in template.glob("*.py")}
     rows = []
+    copy_shared(course, dest / "assignments")
     for a in course.assignments():
-        target = dest / "assignments" / a.id
-        target.mkdir(parents=True)
-        shutil.copy(a.root / "assignment.yaml", target / "assignment.yaml")
         handout = (a.root / "README.md").read_text(encoding="utf-8") if (a.root / "README.md").is_file() else f"# {a.title}\n"
-        (target / "README.md").write_text(handout, encoding="utf-8")
-        if a.public_tests.is_dir():
-            shutil.copytree(a.public_tests, target / "tests" / "public", ignore=ignore)
+        copy_assignment(a, dest / "assignments", handout)
         (dest / "notebooks").mkdir(exist_ok=True)
         nbformat.write(build_notebook(a, sources, handout), dest / "notebooks" / f"{a.id}.ipynb")
         rows.append(f"| `{a.id}` | [{a.title}](assignments/{a.id}/README.md) | {', '.join(a.files)} |")

@@ -6,7 +6,7 @@ grades one such mutant per stubbed method and measures what it costs outside
 the tests about that method (its *cascade*, see :mod:`grader.commands.validate`).
 
 Methods are found with :mod:`ast` in the student template: every method of a
-class whose body raises ``NotImplementedError``. The mutant replaces the
+class, and every top-level function, whose body raises ``NotImplementedError``. The mutant replaces the
 reference's whole method (decorators to last line) with the template's.
 """
 
@@ -20,9 +20,11 @@ from grader.errors import ConfigError
 
 
 def _methods(source: str) -> dict[str, ast.FunctionDef]:
-    """Every method of every top-level class, by ``Class.method``."""
+    """Every method of every top-level class, by ``Class.method``, and every top-level function, by its name."""
     found: dict[str, ast.FunctionDef] = {}
     for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            found[node.name] = node
         if isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef):

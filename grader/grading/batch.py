@@ -222,7 +222,7 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], out: 
     prints = course_fingerprints(course, assignments)
     changed: dict[str, tuple[str, int]] = {}
     try:
-        runtime = prepare_runtime(work / "runtime", course.parts_dir)
+        runtime = prepare_runtime(work / "runtime", course.parts_dir, course.assignments_dir)
         for index, entry in enumerate(entries):
             sub = read_entry(entry, deadline)
             print_ = submission_fingerprint(sub)

@@ -59,7 +59,7 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
         sub.id = student
         job = intake(sub, 0, assignments, tmp / "stage", submission_fingerprint(sub), course.template_dir)
         out = tmp / "out"
-        manifest = Manifest(str(course.root), str(prepare_runtime(tmp / "runtime", course.parts_dir)), [a.id for a in assignments],
+        manifest = Manifest(str(course.root), str(prepare_runtime(tmp / "runtime", course.parts_dir, course.assignments_dir)), [a.id for a in assignments],
                             include_hidden, [job], hide=[str(course.root), str(out), *map(str, hide or [])],
                             out=str(out), sandbox=sandbox)
         status = run_judge(manifest, tmp / "manifest.json", tmp / "judge.log")

@@ -34,6 +34,7 @@ from grader.course.handouts import notebook_code_cells
 from grader.errors import SubmissionError
 from grader.intake.cellmap import LineMap
 from grader.intake.notebook import IPYTHON_LINE, MODULE, assemble, cap, code_cells, parse, source_lines
+from grader.intake.notebook_imports import OWN_MODULES
 
 if TYPE_CHECKING:
     from grader.intake.submission import Submission
@@ -42,7 +43,12 @@ STUB = re.compile(r"^\s*raise\s+NotImplementedError\b", re.M)
 """A stub left to fill (the template's methods raise ``NotImplementedError("Task N.M: ...")``)."""
 DEFINES_VALUE = re.compile(r"^(class\s+Value\b|Value\s*=)", re.M)
 """A notebook standing for the engine defines ``Value`` at its top level."""
-NN_REEXPORT = "from .engine import *  # noqa: the notebook's code is micrograd/engine.py\n"
+def reexport(first: str) -> str:
+    """A module that stands for the notebook's code staged as ``first`` (``micrograd/engine.py``)."""
+    return f"from .{first.rsplit('/', 1)[-1][: -len('.py')]} import *  # noqa: the notebook's code is {first}\n"
+
+
+NN_REEXPORT = reexport("micrograd/engine.py")
 
 
 @dataclass
@@ -161,8 +167,10 @@ def _files_candidate(sub: Submission, wanted: tuple[str, ...], paths: dict[str, 
 
 def _notebook_candidate(sub: Submission, wanted: tuple[str, ...], path: str) -> Candidate:
     cells = code_cells(parse(sub.files[path], path))
-    generated = assemble(cells, path)
-    sources = {t: (generated.code if t.endswith("engine.py") else NN_REEXPORT) for t in wanted}
+    first = wanted[0]  # the notebook's code is the assignment's first file; the others re-export it
+    own = frozenset(OWN_MODULES) | {t.rsplit("/", 1)[-1][: -len(".py")] for t in wanted}
+    generated = assemble(cells, path, first, own)
+    sources = {t: (generated.code if t == first else reexport(first)) for t in wanted}
     return Candidate(cap(path, 80), Resolved(sources, line_map=generated.line_map),
                      normalise([source for _, _, source in cells]), len(STUB.findall(generated.code)),
                      sub.mtimes.get(path, 0.0), notebook=True)

@@ -26,7 +26,7 @@ import nbformat
 
 from grader.errors import SubmissionError
 from grader.intake.cellmap import CellSpan, LineMap
-from grader.intake.notebook_imports import StatementTracker, rewrite_imports
+from grader.intake.notebook_imports import OWN_MODULES, StatementTracker, rewrite_imports
 
 IPYTHON_LINE = re.compile(r"^\s*([%!?]|\w+\s*=\s*[%!])|^\s*[\w.]+\?{1,2}\s*$")
 NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -107,8 +107,16 @@ def code_cells(nb: Any) -> list[tuple[int, int, str]]:
     return cells
 
 
-def assemble(cells: list[tuple[int, int, str]], name: str) -> NotebookCode:
-    """Join code cells (as :func:`code_cells` gives them) into one module and its line map."""
+def assemble(cells: list[tuple[int, int, str]], name: str, module: str = MODULE,
+             own: frozenset[str] = frozenset(OWN_MODULES)) -> NotebookCode:
+    """Join code cells (as :func:`code_cells` gives them) into one module and its line map.
+
+    Args:
+        cells: The code cells.
+        name: The notebook's path in the submission.
+        module: The package path the code is staged as (the assignment's first file, e.g. ``micrograd/engine.py``).
+        own: The short names of the modules the notebook stands for (their imports are rewritten).
+    """
     header: list[str] = []
     header_spans: list[CellSpan] = []
     body: list[str] = []
@@ -120,7 +128,7 @@ def assemble(cells: list[tuple[int, int, str]], name: str) -> NotebookCode:
             body.append(f"# cell {number}: skipped by the grader (cell magic)")
             continue
         body.append(f"# cell {number}")
-        rewritten = rewrite_imports(source_lines(strip_ipython(source)))
+        rewritten = rewrite_imports(source_lines(strip_ipython(source)), own)
         for cell_line, statement in rewritten.futures:
             header.append(statement)
             header_spans.append(CellSpan(line=len(header), lines=1, cell=number, code_cell=code_number,
@@ -132,7 +140,7 @@ def assemble(cells: list[tuple[int, int, str]], name: str) -> NotebookCode:
     for span in spans:
         span["line"] += len(header)
     code = "\n".join(header + body) + "\n"
-    return NotebookCode(code, LineMap(notebook=cap(name), module=MODULE, spans=header_spans + spans))
+    return NotebookCode(code, LineMap(notebook=cap(name), module=module, spans=header_spans + spans))
 
 
 def read_notebook(raw: bytes, name: str) -> NotebookCode:

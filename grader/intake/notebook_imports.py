@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 IMPORT_START = re.compile(r"^\s*(from|import)\s")
 OWN_MODULES = {"engine", "nn"}
-"""Module names (``micrograd.engine``, ``.nn``, ``engine``...) that stand for the notebook itself."""
+"""Module names (``micrograd.engine``, ``.nn``, ``engine``...) that stand for the notebook itself, besides the
+modules of the assignment it is graded for (whose short names the caller adds)."""
 SELF = '__import__("sys").modules[__name__]'
 """An expression for the module being run (the generated module)."""
 PACKAGE = f'__import__("types").SimpleNamespace(engine={SELF}, nn={SELF})'
@@ -112,13 +113,13 @@ class Rewritten:
     futures: list[tuple[int, str]] = field(default_factory=list)
 
 
-def _own_module(module: str | None, level: int) -> bool:
+def _own_module(module: str | None, level: int, own: frozenset[str]) -> bool:
     """``from <module> import`` names the notebook itself (``.engine``, ``micrograd.nn``, ``engine``)."""
     if module is None:
         return False
     if level == 1:
-        return module in OWN_MODULES
-    return level == 0 and (module in OWN_MODULES or module in {f"micrograd.{m}" for m in OWN_MODULES})
+        return module in own
+    return level == 0 and (module in own or module in {f"micrograd.{m}" for m in own})
 
 
 def _own_package(module: str | None, level: int) -> bool:
@@ -126,22 +127,23 @@ def _own_package(module: str | None, level: int) -> bool:
     return (level == 1 and module is None) or (level == 0 and module == "micrograd")
 
 
-def replacement(node: ast.stmt) -> str | None:
-    """The one-line statement that replaces an engine import, or None to keep ``node`` as it is."""
-    if isinstance(node, ast.ImportFrom) and _own_module(node.module, node.level):
+def replacement(node: ast.stmt, own: frozenset[str] = frozenset(OWN_MODULES)) -> str | None:
+    """The one-line statement that replaces an import of the notebook's own modules (``own``: short names), or None
+    to keep ``node`` as it is."""
+    if isinstance(node, ast.ImportFrom) and _own_module(node.module, node.level, own):
         aliases = [f"{a.asname} = {a.name}" for a in node.names if a.asname and a.asname != a.name and a.name != "*"]
         return "; ".join(aliases) or "pass"
     if isinstance(node, ast.ImportFrom) and _own_package(node.module, node.level):
-        if not all(a.name in OWN_MODULES for a in node.names):
+        if not all(a.name in own for a in node.names):
             return None
         return "; ".join(f"{a.asname or a.name} = {SELF}" for a in node.names)
     if isinstance(node, ast.Import):
-        own = {m for m in OWN_MODULES} | {f"micrograd.{m}" for m in OWN_MODULES}
-        if not any(a.name in own for a in node.names):
+        names = set(own) | {f"micrograd.{m}" for m in own}
+        if not any(a.name in names for a in node.names):
             return None
         statements = []
         for a in node.names:
-            if a.name not in own:
+            if a.name not in names:
                 statements.append(f"import {a.name}" + (f" as {a.asname}" if a.asname else ""))
             elif a.asname:
                 statements.append(f"{a.asname} = {SELF}")
@@ -179,11 +181,12 @@ def _parse(lines: list[str]) -> ast.stmt | None:
     return None
 
 
-def rewrite_imports(lines: list[str]) -> Rewritten:
+def rewrite_imports(lines: list[str], own: frozenset[str] = frozenset(OWN_MODULES)) -> Rewritten:
     """Rewrite the package-only imports of one cell's ``lines`` (see the module docstring).
 
     Args:
         lines: The cell's lines, IPython syntax already replaced (:func:`grader.intake.notebook.strip_ipython`).
+        own: The short names of the modules the notebook stands for (default :data:`OWN_MODULES`).
 
     Returns:
         The rewritten lines (as many) and the ``from __future__`` imports moved out.
@@ -205,7 +208,7 @@ def rewrite_imports(lines: list[str]) -> Rewritten:
             out.futures.append((i + 1, statement))
             new = "pass  # moved to the top of the module by the grader: " + statement
         else:
-            rewritten = replacement(node) if node is not None else None
+            rewritten = replacement(node, own) if node is not None else None
             if rewritten is None:
                 out.lines.extend(lines[i:end])
                 i = end

@@ -28,7 +28,7 @@ from typing import Any
 
 from grader.judge.forkserver_client import ForkServer, ForkServerError
 from grader.judge.worker import SandboxSetupError, Worker, WorkerProtocolError, worker_environment
-from grader.sandbox import protocol
+from grader.sandbox import course_code, protocol
 from grader.sandbox.own_parts import RUNTIME_FOLDER as PARTS_FOLDER
 from grader.sandbox.protocol import WorkerConfig
 
@@ -39,11 +39,11 @@ places other processes use, and ``/run``, where the host's UNIX sockets live (a 
 must not be reachable from student code)."""
 
 
-def prepare_runtime(dest: Path, parts: Path | None = None) -> Path:
-    """Copy the sandbox package into ``dest/_grader_sandbox`` and the grader's own parts (if any) into
-    ``dest/_grader_parts``; return ``dest``.
+def prepare_runtime(dest: Path, parts: Path | None = None, course: Path | None = None) -> Path:
+    """Copy the sandbox package into ``dest/_grader_sandbox``, the course's probe modules into
+    ``dest/_grader_course`` and the grader's own parts (if any) into ``dest/_grader_parts``; return ``dest``.
 
-    Only the sandbox's own modules and the parts are copied: nothing of the
+    Only the sandbox's own modules, the probe modules and the parts are copied: nothing of the
     judge, the reference or the tests is reachable from the worker's
     ``sys.path``. They are compiled once here (workers run with ``-B`` and
     cannot write bytecode), which saves every worker start about 10 ms of
@@ -54,6 +54,8 @@ def prepare_runtime(dest: Path, parts: Path | None = None) -> Path:
     Args:
         dest: The runtime folder to make.
         parts: The course's parts folder (``assignments/shared/parts``), or None (a student's release has none).
+        course: The course's ``assignments/`` folder, whose probe modules are copied
+            (:func:`grader.sandbox.course_code.copy_probes`); None: the folder in use in this process.
     """
     source = Path(__file__).resolve().parent.parent / "sandbox"
     dest.mkdir(parents=True, exist_ok=True)
@@ -63,6 +65,9 @@ def prepare_runtime(dest: Path, parts: Path | None = None) -> Path:
     for module in source.glob("*.py"):
         shutil.copyfile(module, target / module.name)
     compileall.compile_dir(target, quiet=1)
+    course = course if course is not None else (Path(f) if (f := course_code.folder()) else None)
+    if course is not None and course.is_dir():
+        compileall.compile_dir(course_code.copy_probes(course, dest), quiet=1)
     if parts is not None and parts.is_dir():
         own = dest / PARTS_FOLDER
         own.mkdir(exist_ok=True)

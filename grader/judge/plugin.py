@@ -47,8 +47,7 @@ from grader.judge.submission_run import SubmissionRun
 from grader.outputs.failures import ending, render_output
 from grader.outputs.records import GradedTest
 from grader.testing.cases import Check
-from grader.testing.contracts import CONTRACTS, Blocker
-from grader.testing.derived import BaseCalls
+from grader.testing.contracts import Blocker, Contract
 from grader.testing.outcomes import Failure, GraderFault, StudentFault
 
 MARKERS = (
@@ -56,8 +55,10 @@ MARKERS = (
     "task(id): the handout task the test grades, e.g. task('1.2')",
     f"visibility(v): Gradescope visibility, one of {', '.join(VISIBILITIES)}",
     "methods(*names): the methods a test without `check` cases is about, e.g. methods('Value.backward')",
-    "contract(name): the handout contract the tests need (grader.testing.contracts.CONTRACTS, e.g. 'value'): "
+    "contract(contract): the course contract the tests need (a grader.testing.contracts.Contract): "
     "when it does not hold, their failing cases are reported as blocked by the constructor at fault",
+    "base_of(factory): (written pytest.mark.base_of.with_args(factory)) factory(student) finds the base operation a failing case's graph called "
+    "(grader.testing.cases.Check.base_of), e.g. the course's derived-operation attribution",
     "time_limit(seconds): this test's own wall-clock limit when it is below the assignment's test_seconds (a test "
     "the reference passes in milliseconds, so a submission that hangs on it fails in seconds)",
 )
@@ -262,14 +263,18 @@ def check(request: pytest.FixtureRequest) -> Check:
     """Soft assertions with partial credit; see :class:`grader.testing.cases.Check`."""
     result = Check()
     request.node.stash[CHECK] = result
-    if "student" in request.fixturenames:
-        result.base_of = BaseCalls(request.getfixturevalue("student"))
+    state = request.config.stash[STATE]
+    result.uses_table = state.assignment_of(request.node).uses
+    base_of = request.node.get_closest_marker("base_of")
+    if base_of is not None and "student" in request.fixturenames:
+        if not base_of.args or not callable(base_of.args[0]):
+            raise pytest.UsageError(f"{request.node.nodeid}: base_of(factory) needs a callable")
+        result.base_of = base_of.args[0](request.getfixturevalue("student"))
     marker = request.node.get_closest_marker("contract")
     if marker is not None:
-        contract = CONTRACTS.get(str(marker.args[0]) if marker.args else "")
-        if contract is None:
-            raise pytest.UsageError(f"{request.node.nodeid}: contract(name) needs one of {sorted(CONTRACTS)}")
-        state = request.config.stash[STATE]
+        contract = marker.args[0] if marker.args else None
+        if not isinstance(contract, Contract):
+            raise pytest.UsageError(f"{request.node.nodeid}: contract(...) needs a grader.testing.contracts.Contract")
         run = state.run(request.getfixturevalue(SUBMISSION))
         if run is not None and test_name(request.node) != contract.test:
             memo = run.parts[state.assignment_of(request.node).id].contracts

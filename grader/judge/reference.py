@@ -18,9 +18,8 @@ from types import ModuleType, SimpleNamespace
 from typing import Any
 
 from grader.errors import GraderError
-from grader.sandbox.engine_probes import Context
-from grader.sandbox.probes import PROBES
-from grader.testing.graphs import with_local_gradients
+from grader.sandbox.probekit import Context
+from grader.sandbox.probes import PROBES, REQUESTS
 
 PACKAGE = "_grader_reference_micrograd"
 
@@ -29,7 +28,8 @@ def load_reference(reference_dir: Path) -> SimpleNamespace:
     """Import ``reference_dir/micrograd`` as a private package.
 
     Returns:
-        A namespace with ``engine`` and ``nn`` modules, as probes expect.
+        A namespace with one attribute per module of the package (``engine``, ``nn``, and those of later
+        assignments, e.g. ``forward``), as probes expect.
 
     Raises:
         GraderError: If the reference package is missing or fails to import.
@@ -51,7 +51,7 @@ def load_reference(reference_dir: Path) -> SimpleNamespace:
             del sys.modules[name]
             raise GraderError(f"the reference solution failed to import: {exc!r}") from exc
     modules: dict[str, ModuleType] = {}
-    for short in ("engine", "nn"):
+    for short in sorted(p.stem for p in package_dir.glob("*.py") if p.stem != "__init__"):
         try:
             modules[short] = importlib.import_module(f"{name}.{short}")
         except Exception as exc:
@@ -60,12 +60,11 @@ def load_reference(reference_dir: Path) -> SimpleNamespace:
 
 
 def complete_request(probe: str, args: Sequence[Any]) -> list[Any]:
-    """A test's probe request as a probe gets it: a graph spec with the local gradients of the nodes the probe
-    makes (:func:`grader.testing.graphs.with_local_gradients`), which only the judge can compute; other requests
-    as they are."""
-    if probe == "graph" and args and isinstance(args[0], dict):
-        return [with_local_gradients(args[0]), *args[1:]]
-    return list(args)
+    """A test's probe request as a probe gets it: completed by the judge's part of the probe (its module's
+    ``REQUESTS`` entry, e.g. the local gradients of the nodes a graph probe makes, which only the judge can
+    compute); other requests as they are."""
+    complete = REQUESTS.get(probe)
+    return complete(list(args)) if complete is not None else list(args)
 
 
 def run_probe(mg: Any, probe: str, args: list[Any]) -> Any:

@@ -25,7 +25,7 @@ from grader.judge.backends import Sandbox
 from grader.judge.deadlines import request_key
 from grader.judge.reference import load_reference, run_probe
 from grader.judge.submission_run import SubmissionRun
-from grader.sandbox import own_parts
+from grader.sandbox import course_code, own_parts
 
 SUBMISSION = "grader_submission"
 """The fixture the plugin parametrizes: its value is a slot or submission id."""
@@ -37,13 +37,10 @@ def submission_of(item: pytest.Item) -> str | None:
     return callspec.params.get(SUBMISSION) if callspec is not None else None
 
 
-JUDGE_PARTS = ("local_gradients",)
-"""The grader's parts the judge itself uses (the local gradients of the graph nodes it makes: see
-:func:`grader.testing.graphs.local_gradients`), besides those the assignments' workers load."""
-
-
 def use_course_parts(course: Course, assignments: list[Assignment], required: bool) -> list[str]:
-    """Load the grader's own parts of ``course`` into this process (:mod:`grader.sandbox.own_parts`).
+    """Load the course's code into this process: its probe modules (:mod:`grader.sandbox.course_code`), then its
+    parts (:mod:`grader.sandbox.own_parts`): those the assignments name for their workers (``grader_parts``, the
+    reference runs its probes in this process) and for the judge (``judge_parts``).
 
     Args:
         course: The course; its parts are in ``assignments/shared/parts`` (a student's release has none).
@@ -56,12 +53,17 @@ def use_course_parts(course: Course, assignments: list[Assignment], required: bo
         The parts loaded.
 
     Raises:
-        GraderError: If a part is needed but missing, or fails to import.
+        GraderError: If a probe module fails to load, or a part is needed but missing, or fails to import.
     """
+    course_code.use(course.assignments_dir)
+    try:
+        course_code.load_probes()
+    except course_code.CourseCodeError as exc:
+        raise GraderError(str(exc)) from None
     folder = course.parts_dir
     own_parts.use(str(folder) if folder.is_dir() else None)
     loaded = []
-    for name in sorted({*JUDGE_PARTS, *(p for a in assignments for p in a.grader_parts)}):
+    for name in sorted({p for a in assignments for p in (*a.judge_parts, *a.grader_parts)}):
         if not own_parts.available(name):
             if required:
                 raise GraderError(f"hidden grading needs the grader's part {name!r}, but {folder / (name + '.py')} "

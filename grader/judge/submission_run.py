@@ -27,7 +27,7 @@ from grader.judge.deadlines import ProbeLimit, probe_limit, request_key
 from grader.judge.worker import SandboxSetupError, Worker, WorkerCrashed, WorkerFault, WorkerTimeout, error_record
 from grader.outputs.records import CallTiming, GradedTest, JudgeRecord
 from grader.outputs.results import write_submission
-from grader.sandbox.probes import ENGINE, NEEDS
+from grader.sandbox.probes import DEFAULT_NEEDS, NEEDS
 from grader.testing.outcomes import GraderFault, StudentFault, describe_error
 
 MAX_RESTARTS_PER_TEST = 3
@@ -150,7 +150,7 @@ class SubmissionRun:
         if state.hung and (hung := state.hung.get(request_key(probe, args))) is not None:
             raise hung
         worker = self._worker(state)
-        for module in NEEDS.get(probe, ENGINE):
+        for module in NEEDS.get(probe, DEFAULT_NEEDS):
             error = state.imports.get(module)
             if error:
                 raise StudentFault("import", import_message(module, error), error)

@@ -230,7 +230,8 @@ def release_body(result: CheckResult) -> str:
     if scale.factor != 1:
         head += [f"Classroom 50 counts whole points: the course's points are multiplied by {scale.factor}.", ""]
     failing = [t for a in result.assignments for t in result.tests(a) if t["status"] != "passed" and not not_run(t)]
-    head += start_here(likely_causes([_methods(t) for t in failing]))
+    uses = {m: b for a in result.assignments for m, b in a.uses.items()}
+    head += start_here(likely_causes([_methods(t) for t in failing], uses), uses=uses)
     sections = [head]
     for a in result.assignments:
         s, m = result.score(a)

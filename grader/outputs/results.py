@@ -25,7 +25,6 @@ from grader.files import write_atomic
 from grader.outputs.failures import LoadError, load_errors, not_run, views
 from grader.outputs.inert import code_span, fence, markdown, terminal
 from grader.outputs.records import JudgeRecord, Stamp
-from grader.testing.handout import USES
 
 OUTPUT_EXCERPT = 2000
 """Characters of the program's own output quoted in feedback."""
@@ -135,10 +134,13 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, stamp: Stamp
     }
 
 
-def likely_causes(failed: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
+def likely_causes(failed: Sequence[Mapping[str, Any]], uses: Mapping[str, Sequence[str]] | None = None
+                  ) -> list[tuple[str, int]]:
     """Methods the failing tests attribute their failures to, most often first (ties: first named first), a method
     the handout builds from another failing one right after it (``a - b`` is ``a + (-b)``: fix ``__add__`` first),
-    and a whole class (``MLP``, named by the tests that train the network) after every method."""
+    and a whole class (``MLP``, named by the tests that train the network) after every method. ``uses``: the
+    handout's table of what each method is built from (:attr:`grader.course.config.Assignment.uses`)."""
+    uses = uses or {}
     counts: dict[str, int] = {}
     for t in failed:
         for method in t.get("methods", []):
@@ -146,7 +148,7 @@ def likely_causes(failed: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     order: list[str] = []
 
     def place(method: str) -> None:
-        for base in USES.get(method, ()):
+        for base in uses.get(method, ()):
             if base in counts and base not in order:
                 place(base)
         if method not in order:
@@ -158,7 +160,8 @@ def likely_causes(failed: Sequence[Mapping[str, Any]]) -> list[tuple[str, int]]:
     return [(m, counts[m]) for m in order]
 
 
-def start_here(causes: list[tuple[str, int]], plain: bool = False) -> list[str]:
+def start_here(causes: list[tuple[str, int]], plain: bool = False, uses: Mapping[str, Sequence[str]] | None = None
+               ) -> list[str]:
     """The "Start here" section for the attributed ``causes``, or []: Markdown lines, or with ``plain`` text lines
     (Gradescope's top-level ``output``)."""
     if not causes:
@@ -169,7 +172,7 @@ def start_here(causes: list[tuple[str, int]], plain: bool = False) -> list[str]:
         return method if plain else f"`{method}`"
 
     def named(method: str, count: int) -> str:
-        bases = [code(b) for b in USES.get(method, ()) if b in failing]
+        bases = [code(b) for b in (uses or {}).get(method, ()) if b in failing]
         return f"{code(method)} ({count}" + (f", built on {' and '.join(bases)}" if bases else "") + ")"
 
     first, count = causes[0]
@@ -222,7 +225,7 @@ def summary_lines(assignment: Assignment, record: JudgeRecord) -> list[str]:
         lines.append(f"Tasks{seen}: " + ", ".join(f"{task or '-'} {round(s, 2):g}/{m:g}{'' if s < m else ' ✓'}"
                                            for task, (s, m) in sorted(tasks.items())) + ".")
     failed = [t for t in tests if t["status"] != "passed" and not not_run(t)]
-    lines += start_here(likely_causes(failed), plain=True)
+    lines += start_here(likely_causes(failed, assignment.uses), plain=True, uses=assignment.uses)
     if failed:
         lines.append("Each failing test below says what went wrong and how to fix it.")
     return lines
@@ -265,8 +268,8 @@ def feedback_markdown(assignment: Assignment, student: str, record: JudgeRecord)
     ran = [t for t in record.get("tests", []) if not not_run(t)]
     failed = [t for t in ran if t["status"] != "passed"]
     passed = [t for t in ran if t["status"] == "passed"]
-    causes = likely_causes(failed)
-    lines += start_here(causes)
+    causes = likely_causes(failed, assignment.uses)
+    lines += start_here(causes, uses=assignment.uses)
     rank = {m: i for i, (m, _) in enumerate(causes)}
     failed.sort(key=lambda t: min((rank[m] for m in t.get("methods", []) if m in rank), default=len(rank)))
     if failed:

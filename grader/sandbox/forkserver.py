@@ -5,8 +5,8 @@ Started once per judge (see ``grader.judge.forkserver_client``) as::
     python -s -S -B [-P] -c BOOT RUNTIME TRIGGER_FD ORDER_FD JUDGE_PID
 
 with address-space randomisation off, a fixed hash seed and a minimal
-environment. It imports the sandbox's own modules (standard library only:
-never student, reference or test code), then loops: wait for one byte on
+environment. It imports the sandbox's own modules and the course's probe
+modules (standard library only: never student, reference or test code), then loops: wait for one byte on
 the trigger pipe, fork. The child reads its *order* from the order socket
 (the worker's configuration, environment and working directory, and four
 file descriptors: request pipe, response pipe, output file, status pipe),
@@ -40,6 +40,10 @@ def main(argv: list[str]) -> None:
     """Entry point: ``argv`` is ``TRIGGER_FD ORDER_FD JUDGE_PID``; returns only in a forked child."""
     trigger_fd, order_fd, judge = (int(a) for a in argv[:3])
     isolation.die_with_parent(judge)
+    try:  # the course's probes, once for every worker (a worker that finds them missing reports it)
+        worker_module.load_course(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    except Exception:  # noqa: BLE001, S110 - the worker retries and reports the error
+        pass
     order = socket.socket(fileno=order_fd)
     me = os.getpid()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # launchers are reaped by the kernel; they report to the judge

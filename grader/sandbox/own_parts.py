@@ -19,9 +19,10 @@ Where the parts are missing (a student's release, a Classroom 50 autograder),
 :func:`get` returns None and every caller falls back to the student's own code:
 the self-check then runs the network on the student's engine.
 
-The parts are loaded as the package ``<this package>.course_parts``, so their
-relative imports (``from ..engine_probes import FORWARD``) resolve the same way
-in the judge (``grader.sandbox``) and in the worker (``_grader_sandbox``).
+The parts are loaded as the package ``<this package>.course_parts``; they
+import the course's probe modules by their course names
+(``from assignments.shared.probes.engine_probes import FORWARD``, see
+:mod:`.course_code`), which resolve the same way in the judge and in the worker.
 Standard library only, like the rest of this package.
 """
 

@@ -58,13 +58,13 @@ def main() -> None:
         **{layer: OFF for layer in ("pid namespace", "mount namespace", "network namespace", "ipc namespace",
                                     "separate user", "landlock", "host sockets", "scratch budget")},
     }
+    try:
+        load_parts(cfg)
+    except own_parts.PartsError as exc:
+        wfile.write(protocol.encode({"setup_failed": {"layer": "", "reason": str(exc)}}))  # type: ignore[attr-defined]
+        wfile.flush()  # type: ignore[attr-defined]
+        return
     if cfg.get("parts"):
-        try:
-            load_parts(cfg)
-        except own_parts.PartsError as exc:
-            wfile.write(protocol.encode({"setup_failed": {"layer": "", "reason": str(exc)}}))  # type: ignore[attr-defined]
-            wfile.flush()  # type: ignore[attr-defined]
-            return
         report[PARTS_LAYER] = ("off: the portable sandbox cannot close files to the worker, so it could read the "
                                "grader's parts (grade a class on Linux)")
     in_use = cfg.get("processes_in_use")

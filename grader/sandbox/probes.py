@@ -1,10 +1,28 @@
 """The registry of probes: the only functions a judge can ask a worker to run.
 
-A probe takes the micrograd under test (``mg``, with ``mg.engine`` and
-``mg.nn`` modules), a :class:`~.graph.Context` and plain-data arguments, and
-returns plain data. The same probe runs on the student's code in the sandbox
-and on the reference solution in the judge, so the two results can be
-compared field by field.
+Probes are course content: each lives in a probe module of the course
+(``assignments/shared/probes/*.py``, ``assignments/<id>/probes.py``, loaded by
+:mod:`.course_code`), which declares four tables:
+
+``PROBES``
+    name -> ``probe(mg, ctx, *args)``. ``mg`` is the code under test, one
+    attribute per module of its ``micrograd`` package (``mg.engine``,
+    ``mg.nn``, ``mg.forward``...), ``ctx`` a :class:`~.probekit.Context`;
+    the arguments and the return value are plain data (JSON).
+``NEEDS``
+    name -> the student modules the probe imports (``("micrograd.engine",)``);
+    the judge fails a probe at once when one of them did not import.
+``ANSWERS``
+    name -> ``parser(answer, *args)``: the answer's schema, built from
+    :mod:`.schema`'s readers and bounded by the request's own arguments
+    (the judge side; see :func:`grader.judge.answers.parse`).
+``REQUESTS`` (optional)
+    name -> ``complete(args) -> args``: what the judge adds to a test's
+    request before it sends it (runs in the judge only, so it may use the
+    grader's parts, e.g. the local gradients of the nodes a graph probe makes).
+
+The same probe runs on the student's code in the sandbox and on the reference
+solution in the judge, so the two results can be compared field by field.
 
 Probes measure; they never decide. A probe returns raw measurements (numbers,
 lists of numbers), never a verdict such as "converged", because student code
@@ -15,40 +33,59 @@ derives every verdict from numbers that only a correct computation yields.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
-
-from . import call_probes, contract_probes, engine_probes, nn_probes
 
 Probe = Callable[..., Any]
 
-PROBES: dict[str, Probe] = {
-    "graph": lambda mg, ctx, spec: engine_probes.run_graph(mg, spec, ctx),
-    "value_contract": lambda mg, ctx: contract_probes.value_contract(mg, ctx),
-    "derived_calls": lambda mg, ctx, spec, index: call_probes.derived_calls(mg, spec, index, ctx),
-    "nn_contract": lambda mg, ctx: contract_probes.network_contract(mg, ctx),
-    "nn_parameters": lambda mg, ctx, spec, x=None: nn_probes.probe_parameters(mg, spec, ctx, x),
-    "nn_forward": lambda mg, ctx, spec, inputs: nn_probes.probe_forward(mg, spec, inputs, ctx),
-    "nn_backward": lambda mg, ctx, spec, x: nn_probes.probe_backward(mg, spec, x, ctx),
-    "nn_zero_grad": lambda mg, ctx, spec, x: nn_probes.probe_zero_grad(mg, spec, x, ctx),
-    "nn_structure": lambda mg, ctx, spec, x: nn_probes.probe_structure(mg, spec, x, ctx),
-    "nn_train": lambda mg, ctx, spec, xs, ys, lr, steps, margin: nn_probes.probe_train(
-        mg, spec, xs, ys, lr, steps, margin, ctx
-    ),
-}
-"""Probe name to function."""
+PROBES: dict[str, Probe] = {}
+"""Probe name to function (every loaded probe module's)."""
+NEEDS: dict[str, tuple[str, ...]] = {}
+"""Probe name to the student modules it needs."""
+ANSWERS: dict[str, Callable[..., Any]] = {}
+"""Probe name to the parser of its answer."""
+REQUESTS: dict[str, Callable[[list[Any]], list[Any]]] = {}
+"""Probe name to the judge's completion of its request."""
 
-ENGINE = ("micrograd.engine",)
-NETWORK = ("micrograd.engine", "micrograd.nn")
-NEEDS: dict[str, tuple[str, ...]] = {
-    "graph": ENGINE,
-    "value_contract": ENGINE,
-    "derived_calls": ENGINE,
-    "nn_contract": NETWORK,
-    "nn_parameters": NETWORK,
-    "nn_forward": NETWORK,
-    "nn_backward": NETWORK,
-    "nn_zero_grad": NETWORK,
-    "nn_structure": NETWORK,
-    "nn_train": NETWORK,
-}
-"""Probe name to the student modules it needs (the judge fails a probe at once when one did not import)."""
+DEFAULT_NEEDS = ("micrograd.engine",)
+"""What a probe needs when its module does not say."""
+
+
+class RegistryError(Exception):
+    """A probe module whose tables are missing, malformed, or name a probe another module already has."""
+
+
+def register(module: ModuleType) -> list[str]:
+    """Add the probes of ``module`` (its ``PROBES``, ``NEEDS``, ``ANSWERS`` and ``REQUESTS``); return their names.
+
+    Registering the same module again is a no-op.
+
+    Raises:
+        RegistryError: If ``PROBES`` is missing, a probe has no ``ANSWERS`` entry, or a name is taken by another
+            module's probe.
+    """
+    probes = getattr(module, "PROBES", None)
+    answers = getattr(module, "ANSWERS", None)
+    if not isinstance(probes, dict) or not isinstance(answers, dict):
+        raise RegistryError(f"{module.__name__} declares no PROBES and ANSWERS tables")
+    needs = getattr(module, "NEEDS", {}) or {}
+    requests = getattr(module, "REQUESTS", {}) or {}
+    for name, probe in probes.items():
+        if name not in answers:
+            raise RegistryError(f"{module.__name__}: probe {name!r} has no ANSWERS entry (its answer's schema)")
+        owner = getattr(PROBES.get(name), "__module__", None)
+        if name in PROBES and owner != getattr(probe, "__module__", None):
+            raise RegistryError(f"{module.__name__}: the probe name {name!r} is taken by {owner}")
+    for name, probe in probes.items():
+        PROBES[name] = probe
+        ANSWERS[name] = answers[name]
+        NEEDS[name] = tuple(needs.get(name, DEFAULT_NEEDS))
+        if name in requests:
+            REQUESTS[name] = requests[name]
+    return sorted(probes)
+
+
+def clear() -> None:
+    """Forget every probe (a course folder is being replaced)."""
+    for table in (PROBES, NEEDS, ANSWERS, REQUESTS):
+        table.clear()

@@ -20,18 +20,15 @@ import random
 import sys
 from typing import Any
 
-from . import ipc, isolation, landlock, limits, own_parts, protocol
-from .engine_probes import Context
+from . import course_code, ipc, isolation, landlock, limits, own_parts, protocol
 from .plain import exception_info, text
+from .probekit import Context, ModuleUnavailable
 from .probes import PROBES
 
 
-class ModuleUnavailable(Exception):
-    """Raised when a probe needs a student module that failed to import."""
-
-
 class Micrograd:
-    """The submission under test, as seen by probes: ``engine`` and ``nn`` modules."""
+    """The submission under test, as seen by probes: one attribute per module of its ``micrograd`` package
+    (``mg.engine`` is ``micrograd.engine``, ``mg.forward`` is ``micrograd.forward``)."""
 
     def __init__(self, modules: dict[str, Any], errors: dict[str, Any]) -> None:
         self._modules = modules
@@ -45,13 +42,10 @@ class Micrograd:
             raise ModuleUnavailable(f"{name} is not part of this assignment's submission")
         raise ModuleUnavailable(f"{name} could not be imported: {error['type']}: {error['message']}")
 
-    @property
-    def engine(self) -> Any:
-        return self._get("micrograd.engine")
-
-    @property
-    def nn(self) -> Any:
-        return self._get("micrograd.nn")
+    def __getattr__(self, short: str) -> Any:
+        if short.startswith("_"):
+            raise AttributeError(short)
+        return self._get(f"micrograd.{short}")
 
 
 def import_submission(code_dir: str, names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -255,12 +249,31 @@ PARTS_LAYER = "grader's parts"
 """The isolation report's entry for the grader's own parts (present when the worker loaded some)."""
 
 
+def load_course(runtime: str) -> None:
+    """Import the course's probe modules from the runtime folder's copy (:mod:`.course_code`), unless the fork
+    server this worker was forked from did so already.
+
+    Raises:
+        own_parts.PartsError: If one fails to load (the course's fault: the score is withheld).
+    """
+    folder = os.path.abspath(os.path.join(runtime, course_code.RUNTIME_FOLDER))
+    if course_code.folder() == folder and PROBES:
+        return
+    course_code.use(folder)
+    try:
+        course_code.load_probes()
+    except course_code.CourseCodeError as exc:
+        raise own_parts.PartsError(str(exc)) from None
+
+
 def load_parts(cfg: dict[str, Any]) -> None:
-    """Import the grader's own parts that ``cfg["parts"]`` names, from the runtime folder (before any student code).
+    """Import the course's probe modules, then the grader's own parts that ``cfg["parts"]`` names, from the
+    runtime folder (before any student code).
 
     Raises:
         own_parts.PartsError: If one is missing or fails to import (the grader's fault: the score is withheld).
     """
+    load_course(cfg["runtime"])
     names = [str(n) for n in cfg.get("parts") or []]
     if names:
         own_parts.use(os.path.join(cfg["runtime"], own_parts.RUNTIME_FOLDER))

@@ -7,7 +7,7 @@ compares the plain data they return::
     @pytest.mark.task("1.2")
     def test_mul(student, reference, check):
         '''Value.__mul__: forward value and local gradients'''
-        for a, b in [(2.0, -3.0), (0.5, 4.0)]:
+        for a, b in [(2.0, -3.0), (0.5, 4.0)]:  # graphs, compare_graph: from assignments.shared.checks
             spec = graphs.binary("mul", a, b, seed=1.0)
             with check.case(f"x0 * x1 with x0={a}, x1={b}", method="Value.__mul__",
                             hint="d(a*b)/da = b: multiply out.grad by the *other* operand"):
@@ -23,30 +23,19 @@ about ``__add__`` (:mod:`~grader.testing.attribution`).
 Modules: :mod:`~grader.testing.outcomes` (failures and faults),
 :mod:`~grader.testing.cases` (the ``check`` fixture's cases),
 :mod:`~grader.testing.attribution` (the method a failure belongs to: the one whose own code failed),
-:mod:`~grader.testing.comparisons` (numbers and graphs), :mod:`~grader.testing.graphs`
-(graph specs and what math says they compute), :mod:`~grader.testing.models`
-(model specs and what a correct network computes), :mod:`~grader.testing.strategies`
-(hypothesis strategies).
+:mod:`~grader.testing.comparisons` (numbers within a tolerance), :mod:`~grader.testing.contracts`
+(a contract test that blocks the tests built on it).
+
+What belongs to the course (graph and model specs, what math says they compute, hypothesis strategies, the
+handout's tables) lives with it, in ``assignments/shared/checks`` and each assignment's folder, imported as
+``assignments.<folder>.<module>`` (see :mod:`grader.sandbox.course_code`).
 """
 
 from grader.testing.cases import CaseResult, Check
-from grader.testing.comparisons import (
-    ABS_TOL,
-    REL_TOL,
-    close,
-    compare_graph,
-    expect_error,
-    expression,
-    field_list,
-    graph_text,
-    is_number,
-    relative_error,
-    show,
-)
+from grader.testing.comparisons import ABS_TOL, REL_TOL, close, field_list, is_number, relative_error, show
 from grader.testing.outcomes import Failure, GraderFault, StudentFault, describe_error
 
 __all__ = [
     "ABS_TOL", "REL_TOL", "CaseResult", "Check", "Failure", "GraderFault", "StudentFault", "close",
-    "compare_graph", "expect_error", "describe_error", "expression", "field_list", "graph_text", "is_number", "relative_error",
-    "show",
+    "describe_error", "field_list", "is_number", "relative_error", "show",
 ]

@@ -12,7 +12,6 @@ from typing import Any
 
 from grader.testing.attribution import HANDOUT, OVERFLOW_HINTS, culprit, hint_for, missing_hint, overflow_hint
 from grader.testing.contracts import blocked_text
-from grader.testing.handout import USES
 from grader.testing.outcomes import Failure, StudentFault
 
 NOT_RUN_KINDS = ("import", "unavailable")
@@ -59,12 +58,12 @@ class Check:
         stopped: The case that was running when something other than a :class:`Failure` ended the test, if any.
         first: Called (once) when a case fails: a method that must work before this test can, and what it got
             wrong, or None. A failing case is then reported under that method (e.g. the engine a self-check
-            runs the network on: :func:`grader.testing.models.own_engine_first`).
+            runs the network on: :func:`assignments.shared.checks.models.own_engine_first`).
         blocked: Called when a case fails: the constructor whose contract does not hold and the title of the
             test that reports it, or None (:class:`grader.testing.contracts.Blocker`). A failing case is then
             reported as blocked by that constructor, with no hint of its own.
         base_of: Called when a case's graph did not match: the base operation (and what its call got wrong) that a
-            derived operation of the graph was seen to call, or None (:class:`grader.testing.derived.BaseCalls`).
+            derived operation of the graph was seen to call, or None (:class:`assignments.shared.checks.derived.BaseCalls`).
     """
 
     cases: list[CaseResult] = field(default_factory=list)
@@ -72,6 +71,7 @@ class Check:
     first: Callable[[], tuple[str, str] | None] | None = None
     blocked: Callable[[], tuple[str, str] | None] | None = None
     base_of: Callable[[dict[str, Any], str | None], tuple[str, str] | None] | None = None
+    uses_table: dict[str, tuple[str, ...]] = field(default_factory=dict)
     _first: list[tuple[str, str] | None] = field(default_factory=list)
 
     @contextmanager
@@ -85,10 +85,10 @@ class Check:
             hint: Shown when the case fails (unless the failure has its own).
             uses: Methods the handout builds ``method`` from: their bugs show here too, and
                 ``grader validate`` counts this case as theirs as well (default: the handout's table,
-                :data:`grader.testing.handout.USES`).
+                :attr:`uses_table`, the assignment's ``uses``: see :class:`grader.course.config.Assignment`).
         """
         if uses is None:
-            uses = USES.get(method or "", ())
+            uses = self.uses_table.get(method or "", ())
         result = CaseResult(title, about=method, uses=tuple(uses))
         self.cases.append(result)
         try:

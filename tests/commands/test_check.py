@@ -43,6 +43,8 @@ def test_the_self_check_needs_neither_hidden_tests_nor_the_reference(tmp_path, c
         src = ROOT / "assignments" / aid
         shutil.copytree(src / "tests" / "public", course / "assignments" / aid / "tests" / "public")
         shutil.copy(src / "assignment.yaml", course / "assignments" / aid / "assignment.yaml")
+    shutil.copytree(ROOT / "assignments" / "shared", course / "assignments" / "shared",
+                    ignore=shutil.ignore_patterns("parts", "__pycache__"))  # the course's probes and checks
     shutil.copytree(EXAMPLES / "correct_recursive" / "micrograd", course / "micrograd")
     assert main(["--course", str(course), "check", str(course)]) == 0
     assert "All public tests pass." in capsys.readouterr().out

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from grader.course import template
-from grader.course.config import ALLOWED_FILES, VISIBILITIES, Course, Limits, find_course, load_assignment
+from grader.course.config import FILE, VISIBILITIES, Course, Limits, find_course, load_assignment
 from grader.errors import ConfigError, GraderError
 
 COURSE_ROOT = Path(__file__).resolve().parents[2]
@@ -126,7 +126,8 @@ def test_unreadable_file_is_a_config_error_naming_the_file(tmp_path: Path, text:
         pytest.param("title: Demo\nfiles: micrograd/engine.py\npoints: 10\n", "files", id="files-not-a-list"),
         pytest.param("title: Demo\nfiles: []\npoints: 10\n", "files", id="files-empty"),
         pytest.param("title: Demo\npoints: 10\n", "files", id="files-missing"),
-        pytest.param("title: Demo\nfiles: [micrograd/utils.py]\npoints: 10\n", "files", id="file-not-allowed"),
+        pytest.param("title: Demo\nfiles: [micrograd/Utils.py]\npoints: 10\n", "files", id="file-not-a-module-name"),
+        pytest.param("title: Demo\nfiles: [micrograd/../setup.py]\npoints: 10\n", "files", id="file-outside-the-package"),
         pytest.param("title: Demo\nfiles: [engine.py]\npoints: 10\n", "files", id="file-not-a-package-path"),
         pytest.param("title: Demo\nfiles: [micrograd/engine.py]\n", "points", id="missing-points"),
         pytest.param("title: Demo\nfiles: [micrograd/engine.py]\npoints: 0\n", "points", id="zero-points"),
@@ -246,7 +247,7 @@ def test_real_assignment_validates(assignment_id: str) -> None:
     assert a.id == assignment_id
     assert a.title
     assert a.points > 0
-    assert set(a.files) <= set(ALLOWED_FILES)
+    assert all(FILE.match(f) for f in a.files)
     assert "micrograd/engine.py" in a.files
     assert a.public_tests.is_dir()
     assert a.hidden_tests.is_dir()

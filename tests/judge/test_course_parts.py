@@ -20,7 +20,7 @@ def course_without_parts(tmp_path: Path):
     course = tmp_path / "course"
     for name in ("assignments", "reference", "student_template"):
         shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.rmtree(course / "assignments" / "shared")
+    shutil.rmtree(course / "assignments" / "shared" / "parts")
     return Course(course)  # (tests/conftest.py gives the next test the course's parts back)
 
 

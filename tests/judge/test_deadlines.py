@@ -60,8 +60,8 @@ OTHER_POW = "graphs.binary('pow', 2.0, const(3))"
 ADD = "graphs.binary('add', 2.0, -3.0)"
 TESTS = f'''
 import pytest
-from grader.testing import graphs
-from grader.testing.graphs import const
+from assignments.shared.checks import graphs
+from assignments.shared.checks.graphs import const
 
 
 def run(student, reference, spec):

@@ -3,16 +3,15 @@ schemas, and the operations of graph specs, strategies and probes."""
 
 from __future__ import annotations
 
-from grader.judge.answers import PARSERS
-from grader.sandbox.engine_probes import BINARY, UNARY
-from grader.sandbox.probes import NEEDS, PROBES
-from grader.testing.graphs import FUNCTIONS
-from grader.testing.strategies import ALL_OPS
+from assignments.shared.checks.graphs import FUNCTIONS
+from assignments.shared.checks.strategies import ALL_OPS
+from assignments.shared.probes.engine_probes import BINARY, UNARY
+from grader.sandbox.probes import ANSWERS, NEEDS, PROBES
 
 
 def test_every_probe_declares_its_modules_and_has_an_answer_schema():
-    assert set(PROBES) == set(NEEDS) == set(PARSERS)
-    assert all(modules[0] == "micrograd.engine" for modules in NEEDS.values())
+    assert PROBES and set(PROBES) == set(NEEDS) == set(ANSWERS)
+    assert all(modules and all(m.startswith("micrograd.") for m in modules) for modules in NEEDS.values())
 
 
 def test_specs_strategies_and_probes_share_one_operation_vocabulary():

@@ -5,7 +5,7 @@ catalogued ``topo_preorder`` bug) used to score differently depending on
 where objects happened to land in memory: grading the same submission from a
 folder with a longer name changed its score. The graph probe now iterates
 every node's children in the order the spec lists them
-(:class:`grader.sandbox.engine_probes.Children`).
+(:class:`assignments.shared.probes.engine_probes.Children`).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from assignments.shared.checks import graphs
+from assignments.shared.probes.engine_probes import Children, order_children
 from grader.cli import main
 from grader.course.catalogue import load_bugs, write_mutant
 from grader.course.config import Course
 from grader.judge.reference import load_reference, run_probe
-from grader.sandbox.engine_probes import Children, order_children
-from grader.testing import graphs
 
 ROOT = Path(__file__).resolve().parents[2]
 COURSE = Course(ROOT)

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from assignments.shared.checks.graphs import expected_from_math
+from assignments.shared.checks.models import forward_from_math, model_spec, parts
+from assignments.shared.checks.strategies import expression_graphs
 from grader.judge.reference import load_reference, run_probe
 from grader.sandbox import own_parts
-from grader.testing.graphs import expected_from_math
-from grader.testing.models import forward_from_math, model_spec, parts
-from grader.testing.strategies import expression_graphs
 
 ROOT = Path(__file__).resolve().parents[2]
 own_parts.use(str(ROOT / "assignments" / "shared" / "parts"))

@@ -6,7 +6,9 @@ import math
 
 import pytest
 
-from grader.testing import Check, Failure, StudentFault, close, compare_graph, graphs
+from assignments.shared.checks import graphs
+from assignments.shared.checks.graph_checks import compare_graph
+from grader.testing import Check, Failure, StudentFault, close
 
 SPEC = graphs.spec([2.0, -3.0], [["mul", 0, 1]], mode="local")  # n2 = x0 * x1
 
@@ -52,7 +54,7 @@ def test_unfinished_code_gets_no_hint_and_an_unexpected_error_is_not_swallowed()
 
 
 def test_expect_error_accepts_only_the_named_error():
-    from grader.testing import expect_error
+    from assignments.shared.checks.graph_checks import expect_error
 
     def raising(kind, error_type):
         def student(probe, spec):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from ..engine_probes import FORWARD
+from assignments.shared.probes.engine_probes import FORWARD
 
 LOCAL: dict[str, Callable[..., list[float]]] = {
     # op: (operand values..., output value) -> the local gradient d out / d operand of each operand

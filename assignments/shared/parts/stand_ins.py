@@ -3,7 +3,7 @@
 Fault isolation for the network's tests: a test about ``Layer.__call__``
 runs the student's ``Layer.__call__`` on neurons the grader made, and every
 network test runs on the grader's own :class:`Value` (see
-:func:`grader.sandbox.nn_probes.grader_engine`), so a bug in ``tanh`` or in
+``assignments.shared.probes.nn_probes.grader_engine``), so a bug in ``tanh`` or in
 ``Neuron.parameters`` costs points only in the tests about those methods.
 
 Each stand-in behaves as the handout describes its namesake and has the
@@ -27,7 +27,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from ..engine_probes import FORWARD
+from assignments.shared.probes.engine_probes import FORWARD
+
 from .local_gradients import LOCAL
 
 _NUMBERS = (int, float)

@@ -16,12 +16,15 @@ import random
 import pytest
 from hypothesis import example, given, settings
 
-from grader.testing import graphs
-from grader.testing.graphs import const
-from grader.testing.strategies import expression_graphs
-from grader.testing import Failure, compare_graph, expect_error, expression, relative_error
+from assignments.shared.checks.contracts import VALUE
+from assignments.shared.checks.derived import BaseCalls
+from assignments.shared.checks import graphs
+from assignments.shared.checks.graphs import const
+from assignments.shared.checks.strategies import expression_graphs
+from assignments.shared.checks.graph_checks import compare_graph, expect_error, expression
+from grader.testing import Failure, relative_error
 
-pytestmark = pytest.mark.contract("value")
+pytestmark = [pytest.mark.contract(VALUE), pytest.mark.base_of.with_args(BaseCalls)]
 
 BACKWARD_HINT = "order the nodes topologically (each once), set self.grad = 1.0, then call _backward in reverse order"
 UNARY = {

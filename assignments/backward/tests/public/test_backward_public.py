@@ -13,11 +13,13 @@ import math
 
 import pytest
 
-from grader.testing import graphs
-from grader.testing import compare_graph, expect_error
+from assignments.shared.checks.contracts import VALUE
+from assignments.shared.checks.derived import BaseCalls
+from assignments.shared.checks import graphs
+from assignments.shared.checks.graph_checks import compare_graph, expect_error
 from grader.testing.contracts import check_contract
 
-pytestmark = pytest.mark.contract("value")
+pytestmark = [pytest.mark.contract(VALUE), pytest.mark.base_of.with_args(BaseCalls)]
 
 FD_TOL = 1e-5
 
@@ -65,7 +67,7 @@ def exact(spec, op, x, seed=1.0):
 @pytest.mark.points(0)
 def test_value_contract(student, check):
     """Value(data, children, op) keeps data, grad = 0, _prev and _op"""
-    check_contract(check, student, "value")
+    check_contract(check, student, VALUE)
 
 
 @pytest.mark.points(1)

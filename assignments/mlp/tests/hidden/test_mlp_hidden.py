@@ -21,14 +21,17 @@ import random
 
 import pytest
 
-from grader.testing.models import (
+from assignments.shared.checks.contracts import NETWORK
+from assignments.shared.checks.derived import BaseCalls
+from assignments.shared.checks.models import (
     check_parameters, check_structure, compare_outputs, confirm_weights, forward_from_math, model_call, model_spec, parameter_count,
     own_engine_first, parts, pinned_to,
 )
 from grader.sandbox import own_parts as course_parts
-from grader.testing import Failure, GraderFault, architectures, close, show
+from assignments.shared.checks import architectures
+from grader.testing import Failure, GraderFault, close, show
 
-pytestmark = pytest.mark.contract("network")
+pytestmark = [pytest.mark.contract(NETWORK), pytest.mark.base_of.with_args(BaseCalls)]
 
 XOR_X = [[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]
 XOR_Y = [-1.0, 1.0, 1.0, -1.0]
@@ -331,7 +334,7 @@ def test_xor_with_your_engine(student, reference, check):
 
 def xor_replay(acts, initial, reference):
     """Training replayed from the student's initial weights on a correct network with activations ``acts``: the
-    reference for the handout's network, else the grader's own Value (:func:`grader.testing.architectures.replay`)."""
+    reference for the handout's network, else the grader's own Value (:func:`assignments.shared.checks.architectures.replay`)."""
     nouts = [4, 4, 1]
     if acts == architectures.handout(nouts):
         return reference("nn_train", pinned_to(model_spec("MLP", 2, nouts), initial), XOR_X, XOR_Y, LR, MAX_STEPS,
@@ -347,7 +350,7 @@ def xor_verdict(got, reference):
 
     The student's network is the one whose first loss, from the reported
     initial weights, the student's reported loss is (the handout's, or another
-    activation per layer: :func:`grader.testing.architectures.identify`), and
+    activation per layer: :func:`assignments.shared.checks.architectures.identify`), and
     whose training replayed with a correct engine takes the same first steps.
     Convergence is decided from the final weights the student reported, with
     ``math``; the first steps of the loss curve must be the ones a correct

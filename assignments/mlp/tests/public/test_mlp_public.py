@@ -16,14 +16,16 @@ import math
 
 import pytest
 
-from grader.testing.models import (
+from assignments.shared.checks.contracts import NETWORK
+from assignments.shared.checks.derived import BaseCalls
+from assignments.shared.checks.models import (
     check_parameters, check_structure, compare_outputs, confirm_weights, model_call, model_spec, own_engine_first,
     parts,
 )
 from grader.testing import Failure, show
 from grader.testing.contracts import check_contract
 
-pytestmark = pytest.mark.contract("network")
+pytestmark = [pytest.mark.contract(NETWORK), pytest.mark.base_of.with_args(BaseCalls)]
 
 
 @pytest.fixture(autouse=True)
@@ -43,7 +45,7 @@ def weights(n):
 @pytest.mark.points(0)
 def test_network_contract(student, check):
     """Neuron(nin, nonlin) keeps w, b and nonlin; Layer(nin, nout, **kwargs) accepts nonlin"""
-    check_contract(check, student, "network")
+    check_contract(check, student, NETWORK)
 
 
 @pytest.mark.points(2)

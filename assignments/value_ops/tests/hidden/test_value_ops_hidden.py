@@ -11,11 +11,14 @@ import random
 
 import pytest
 
-from grader.testing import graphs
-from grader.testing.graphs import const
-from grader.testing import StudentFault, compare_graph, expression
+from assignments.shared.checks.contracts import VALUE
+from assignments.shared.checks.derived import BaseCalls
+from assignments.shared.checks import graphs
+from assignments.shared.checks.graphs import const
+from assignments.shared.checks.graph_checks import compare_graph, expression
+from grader.testing import StudentFault
 
-pytestmark = pytest.mark.contract("value")
+pytestmark = [pytest.mark.contract(VALUE), pytest.mark.base_of.with_args(BaseCalls)]
 
 HINTS = {
     "add": ("Value.__add__", "d(a+b)/da = d(a+b)/db = 1: add out.grad to both operands' grad (+=)"),

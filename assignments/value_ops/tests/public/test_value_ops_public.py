@@ -8,12 +8,14 @@ are computed by hand, so these tests run without any solution.
 
 import pytest
 
-from grader.testing import graphs
-from grader.testing.graphs import const
-from grader.testing import compare_graph
+from assignments.shared.checks.contracts import VALUE
+from assignments.shared.checks.derived import BaseCalls
+from assignments.shared.checks import graphs
+from assignments.shared.checks.graphs import const
+from assignments.shared.checks.graph_checks import compare_graph
 from grader.testing.contracts import check_contract
 
-pytestmark = pytest.mark.contract("value")
+pytestmark = [pytest.mark.contract(VALUE), pytest.mark.base_of.with_args(BaseCalls)]
 
 
 def expect(spec, data, grads):
@@ -32,7 +34,7 @@ def check_one(check, student, spec, data, grads, title, method, hint):
 @pytest.mark.points(0)
 def test_value_contract(student, check):
     """Value(data, children, op) keeps data, grad = 0, _prev and _op"""
-    check_contract(check, student, "value")
+    check_contract(check, student, VALUE)
 
 
 @pytest.mark.points(2)

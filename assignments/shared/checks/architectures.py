@@ -25,7 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from grader.sandbox.engine_probes import FORWARD
+from assignments.shared.probes.engine_probes import FORWARD
 
 ACTIVATIONS: dict[str, Callable[[float], float]] = {
     "tanh": FORWARD["tanh"],

@@ -1,6 +1,6 @@
 """Model specs for the ``nn_*`` probes, and what a correct model computes (judge side).
 
-A *model spec* (see :mod:`grader.sandbox.nn_probes`) names ``Neuron``, ``Layer``
+A *model spec* (see :mod:`assignments.shared.probes.nn_probes`) names ``Neuron``, ``Layer``
 or ``MLP``, its constructor's arguments, the seed of ``random`` before it is
 built, and optionally weights to set through ``parameters()`` in the
 documented order: layer by layer, neuron by neuron, each neuron's weights
@@ -14,13 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from grader.judge.answers import ListOutput, Number, Output, ParametersAnswer, StructureAnswer, ValueOutput
+from assignments.shared.checks import graphs
+from assignments.shared.checks.architectures import layer_outputs
+from assignments.shared.checks.graph_checks import compare_graph
+from assignments.shared.probes.engine_probes import describe_node
+from assignments.shared.probes.nn_probes import PARTS, ParametersAnswer, StructureAnswer, layers
+from grader.judge.answers import ListOutput, Number, Output, ValueOutput
 from grader.sandbox import own_parts
-from grader.sandbox.engine_probes import describe_node
-from grader.sandbox.nn_probes import PARTS, layers
-from grader.testing import graphs
-from grader.testing.architectures import layer_outputs
-from grader.testing.comparisons import ABS_TOL, REL_TOL, close, compare_graph, is_number, show
+from grader.testing.comparisons import ABS_TOL, REL_TOL, close, is_number, show
 from grader.testing.outcomes import Failure
 
 

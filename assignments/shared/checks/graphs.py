@@ -1,7 +1,7 @@
 """Graph specs for tests: builders, a plain-float evaluator and finite differences.
 
 Specs are the plain-data expression graphs executed by the ``graph`` probe
-(see :mod:`grader.sandbox.engine_probes` for the format). The evaluator here computes
+(see :mod:`assignments.shared.probes.engine_probes` for the format). The evaluator here computes
 forward values with ``math`` only, so public tests (which run without the
 reference solution) can check gradients against central finite differences.
 """
@@ -12,8 +12,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from assignments.shared.probes.engine_probes import FORWARD, forward_value, probe_made
 from grader.sandbox import own_parts
-from grader.sandbox.engine_probes import FORWARD, forward_value, probe_made
 
 
 def const(x: float) -> dict[str, float]:

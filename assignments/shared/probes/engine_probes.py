@@ -50,9 +50,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypedDict
 
-from .plain import number, short_repr
+from probekit import Context, Number, ProbeError, number, numbers, record, short_repr
 
 UNARY: dict[str, Callable[[Any], Any]] = {
     "neg": lambda a: -a,
@@ -93,22 +93,10 @@ FORWARD: dict[str, Callable[..., float]] = {
     "sum": lambda *xs: math.fsum(xs),
 }
 """What each operation of the vocabulary (:data:`UNARY`, :data:`BINARY`, ``sum``) computes on plain floats:
-the forward value of the nodes the probe makes, and the judge's evaluator (:mod:`grader.testing.graphs`). The
+the forward value of the nodes the probe makes, and the judge's evaluator (``assignments.shared.checks.graphs``). The
 local gradients are not here: the judge sends them for the nodes the probe makes (``"locals"``)."""
 
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
-
-
-class ProbeError(Exception):
-    """The student's objects do not behave as the API requires (not a crash
-    inside a method, but e.g. an operation that returned a float)."""
-
-
-class Context:
-    """What the probe was doing, reported with any exception."""
-
-    def __init__(self) -> None:
-        self.during = ""
 
 
 def operand_label(spec: dict[str, Any], operand: Any) -> str:
@@ -192,7 +180,7 @@ def probe_made(spec: dict[str, Any]) -> set[int]:
 
 def forward_value(op: str, args: list[float]) -> float:
     """The forward value of ``op`` on plain floats (NaN outside its domain): the nodes the probe makes, and the
-    judge's own evaluation of them (:func:`grader.testing.graphs.with_local_gradients`)."""
+    judge's own evaluation of them (:func:`assignments.shared.checks.graphs.with_local_gradients`)."""
     try:
         value = FORWARD[op](*args)
     except (ArithmeticError, ValueError, TypeError):
@@ -366,3 +354,31 @@ def run_graph(mg: Any, spec: dict[str, Any], ctx: Context) -> dict[str, Any]:
             nodes[i].backward()
     ctx.during = "reading data and grad"
     return {"data": [number(n.data) for n in nodes], "grad": [number(n.grad) for n in nodes]}
+
+
+class GraphAnswer(TypedDict):
+    """``graph``: forward value and gradient of every node, leaves first."""
+
+    data: list[Number]
+    grad: list[Number]
+
+
+def parse_graph(value: Any, spec: dict[str, Any]) -> GraphAnswer:
+    """The answer of ``graph``: one number per node of the request's spec, in each of data and grad."""
+    n = len(spec["leaves"]) + len(spec["nodes"])
+    got = record(value, "graph", ("data", "grad"))
+    return GraphAnswer(data=numbers(got["data"], "data", n), grad=numbers(got["grad"], "grad", n))
+
+
+def complete_graph(args: list[Any]) -> list[Any]:
+    """The judge's part of a ``graph`` request: the local gradients of the nodes the probe makes (judge only)."""
+    from assignments.shared.checks.graphs import with_local_gradients  # judge side: never imported in a worker
+
+    return [with_local_gradients(args[0]), *args[1:]] if args and isinstance(args[0], dict) else args
+
+
+PROBES = {"graph": lambda mg, ctx, spec: run_graph(mg, spec, ctx)}
+"""This module's probes (see ``grader.sandbox.probes``)."""
+NEEDS = {"graph": ("micrograd.engine",)}
+ANSWERS = {"graph": parse_graph}
+REQUESTS = {"graph": complete_graph}

@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from grader.testing import graphs
-from grader.testing.comparisons import compare_graph
+from assignments.shared.checks import graphs
+from assignments.shared.checks.graph_checks import compare_graph
 from grader.testing.outcomes import Failure, StudentFault
 
 SPEC_OP = {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__": "sub", "__mul__": "mul",

@@ -11,7 +11,7 @@ student's ``Value``), so an engine bug costs no network points; ``"student"``
 (the default) keeps the student's engine.
 
 The grader's own ``Value``, ``Neuron`` and ``Layer`` are a grader part
-(:mod:`.own_parts`): hidden grading has them, a student's self-check does not.
+(``grader.sandbox.own_parts``): hidden grading has them, a student's self-check does not.
 Without them every probe runs on the student's own engine and parts
 (``"grader"`` and ``"parts"`` act as ``"student"``), so the self-check gives up
 fault isolation for the network, never correctness.
@@ -37,11 +37,24 @@ import random
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypedDict
 
-from . import own_parts
-from .engine_probes import Context, ProbeError
-from .plain import number, short_repr
+from probekit import (
+    MAX_ITEMS,
+    Context,
+    MalformedAnswer,
+    Number,
+    Output,
+    ProbeError,
+    count,
+    flag,
+    number,
+    numbers,
+    part,
+    read_output,
+    record,
+    short_repr,
+)
 
 KINDS = ("Neuron", "Layer", "MLP")
 PARTS = {"Neuron": "w", "Layer": "neurons", "MLP": "layers"}
@@ -88,7 +101,7 @@ def rebound(mg: Any, theirs: Any, ours: Any) -> list[tuple[Any, str, Any]]:
 
 def stand_ins() -> Any:
     """The grader's own ``Value``, ``Neuron``, ``Layer`` and ``MLP`` (the part ``stand_ins``), or None without them."""
-    return own_parts.get("stand_ins")
+    return part("stand_ins")
 
 
 @contextmanager
@@ -445,3 +458,141 @@ def _train(model: Any, xs: list[list[float]], ys: list[float], lr: float, steps:
         step += 1
     return {"initial": initial, "losses": losses, "steps": step, "preds": values,
             "final": [number(p.data) for p in params]}
+
+
+# --- answers: one parser per probe, bounded by the request's own arguments -------------------------------------
+
+class ParametersAnswer(TypedDict):
+    """``nn_parameters``: ``parameters()`` of a freshly built model, and its output on ``x`` if one was sent."""
+
+    count: int
+    distinct: int
+    all_values: bool
+    stable: bool
+    data: list[Number]
+    identity: list[int] | None
+    output: Output | None
+
+
+class ForwardAnswer(TypedDict):
+    """``nn_forward``: the model's output on each input."""
+
+    outputs: list[Output]
+
+
+class BackwardAnswer(TypedDict):
+    """``nn_backward``: each parameter's gradient after ``backward()`` from the (summed) output."""
+
+    grads: list[Number]
+
+
+class ZeroGradAnswer(TypedDict):
+    """``nn_zero_grad``: parameters' data, their gradients after ``zero_grad()``, then the output on ``x``."""
+
+    data: list[Number]
+    after_zero_grad: list[Number]
+    output: Output
+
+
+class StructureAnswer(TypedDict):
+    """``nn_structure``: ``(nin, nout, nonlin)`` of each part the constructor built (``None`` for a model without
+    the handout's parts attribute, measured through ``parameters()`` instead), and the parameters it made."""
+
+    parts: list[tuple[int, int, bool | None]] | None
+    distinct: int
+    all_values: bool
+    data: list[Number]
+    output: Output
+
+
+class TrainAnswer(TypedDict):
+    """``nn_train``: initial weights, the loss before each step and after the last, steps taken, final state."""
+
+    initial: list[Number]
+    losses: list[Number]
+    steps: int
+    preds: list[Number]
+    final: list[Number]
+
+
+def parse_parameters(value: Any, spec: dict[str, Any], x: Any = None) -> ParametersAnswer:
+    got = record(value, "nn_parameters", ("count", "distinct", "all_values", "stable", "data", "identity", "output"))
+    data = numbers(got["data"], "data")
+    total = count(got["count"], "count", MAX_ITEMS)
+    if total != len(data):
+        raise MalformedAnswer(f"count: {total} parameters but {len(data)} values in data")
+    out = None if got["output"] is None and x is None else read_output(got["output"], "output")
+    identity = got["identity"]
+    if identity is not None:
+        if type(identity) is not list or len(identity) != total:
+            raise MalformedAnswer(f"identity: expected {total} indices, one per parameter")
+        identity = [count(i, f"identity[{k}]", MAX_ITEMS, -1) for k, i in enumerate(identity)]
+    return ParametersAnswer(count=total, distinct=count(got["distinct"], "distinct", total),
+                            all_values=flag(got["all_values"], "all_values"), stable=flag(got["stable"], "stable"),
+                            data=data, identity=identity, output=out)
+
+
+def parse_forward(value: Any, spec: dict[str, Any], inputs: list[Any]) -> ForwardAnswer:
+    got = record(value, "nn_forward", ("outputs",))
+    outputs = got["outputs"]
+    if type(outputs) is not list or len(outputs) != len(inputs):
+        raise MalformedAnswer(f"outputs: expected {len(inputs)} outputs, one per input")
+    return ForwardAnswer(outputs=[read_output(o, f"outputs[{i}]") for i, o in enumerate(outputs)])
+
+
+def parse_backward(value: Any, spec: dict[str, Any], x: Any) -> BackwardAnswer:
+    got = record(value, "nn_backward", ("grads",))
+    return BackwardAnswer(grads=numbers(got["grads"], "grads"))
+
+
+def parse_zero_grad(value: Any, spec: dict[str, Any], x: Any) -> ZeroGradAnswer:
+    got = record(value, "nn_zero_grad", ("data", "after_zero_grad", "output"))
+    data = numbers(got["data"], "data")
+    return ZeroGradAnswer(data=data, after_zero_grad=numbers(got["after_zero_grad"], "after_zero_grad", len(data)),
+                          output=read_output(got["output"], "output"))
+
+
+def parse_structure(value: Any, spec: dict[str, Any], x: Any) -> StructureAnswer:
+    got = record(value, "nn_structure", ("parts", "distinct", "all_values", "data", "output"))
+    found = got["parts"]
+    if found is not None and (type(found) is not list or len(found) > MAX_ITEMS):
+        raise MalformedAnswer(f"parts: expected a list of at most {MAX_ITEMS} parts, or null")
+    shapes: list[tuple[int, int, bool | None]] = []
+    for k, item in enumerate(found or []):
+        if type(item) is not list or len(item) != 3 or (item[2] is not None and type(item[2]) is not bool):
+            raise MalformedAnswer(f"parts[{k}]: expected [nin, nout, nonlin]")
+        shapes.append((count(item[0], f"parts[{k}][0]", MAX_ITEMS, -1), count(item[1], f"parts[{k}][1]", MAX_ITEMS, -1),
+                       item[2]))
+    data = numbers(got["data"], "data")
+    return StructureAnswer(parts=None if found is None else shapes, distinct=count(got["distinct"], "distinct", len(data)),
+                           all_values=flag(got["all_values"], "all_values"), data=data,
+                           output=read_output(got["output"], "output"))
+
+
+def parse_train(value: Any, spec: dict[str, Any], xs: list[Any], ys: Any, lr: Any, steps: int, margin: Any) -> TrainAnswer:
+    got = record(value, "nn_train", ("initial", "losses", "steps", "preds", "final"))
+    taken = count(got["steps"], "steps", steps)
+    initial = numbers(got["initial"], "initial")
+    return TrainAnswer(initial=initial, losses=numbers(got["losses"], "losses", taken + 1), steps=taken,
+                       preds=numbers(got["preds"], "preds", len(xs)),
+                       final=numbers(got["final"], "final", len(initial)))
+
+
+PROBES = {
+    "nn_parameters": lambda mg, ctx, spec, x=None: probe_parameters(mg, spec, ctx, x),
+    "nn_forward": lambda mg, ctx, spec, inputs: probe_forward(mg, spec, inputs, ctx),
+    "nn_backward": lambda mg, ctx, spec, x: probe_backward(mg, spec, x, ctx),
+    "nn_zero_grad": lambda mg, ctx, spec, x: probe_zero_grad(mg, spec, x, ctx),
+    "nn_structure": lambda mg, ctx, spec, x: probe_structure(mg, spec, x, ctx),
+    "nn_train": lambda mg, ctx, spec, xs, ys, lr, steps, margin: probe_train(mg, spec, xs, ys, lr, steps, margin, ctx),
+}
+"""This module's probes (see ``grader.sandbox.probes``)."""
+NEEDS = {name: ("micrograd.engine", "micrograd.nn") for name in PROBES}
+ANSWERS = {
+    "nn_parameters": parse_parameters,
+    "nn_forward": parse_forward,
+    "nn_backward": parse_backward,
+    "nn_zero_grad": parse_zero_grad,
+    "nn_structure": parse_structure,
+    "nn_train": parse_train,
+}

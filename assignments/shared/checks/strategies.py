@@ -1,7 +1,7 @@
 """Hypothesis strategies shared by the assignments' tests (judge side).
 
 :func:`expression_graphs` draws random expression graphs (graph specs, see
-:mod:`grader.sandbox.engine_probes`) with reused nodes, built node by node while
+:mod:`assignments.shared.probes.engine_probes`) with reused nodes, built node by node while
 their values are tracked with plain floats, so every graph stays inside each
 operation's domain with a margin: no ``log`` of a value below 0.2, no
 division by a value within 0.2 of zero, no ``relu`` within 0.05 of its kink,
@@ -17,8 +17,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from grader.sandbox.engine_probes import BINARY, UNARY
-from grader.testing.graphs import FUNCTIONS, spec
+from assignments.shared.checks.graphs import FUNCTIONS, spec
+from assignments.shared.probes.engine_probes import BINARY, UNARY
 
 UNARY_OPS = tuple(UNARY)  # the probes' own vocabulary: ("neg", "tanh", "relu", "exp", "log", "sigmoid")
 BINARY_OPS = tuple(BINARY)  # ("add", "sub", "mul", "truediv", "pow")

@@ -4,7 +4,7 @@ The handout builds ``a - b`` as ``a + (-b)``, ``a / b`` as ``a * b**-1`` and
 ``-a`` as ``a * -1``, but a student may build them otherwise, or not at all
 from other operations. When a test of a derived operation fails, the judge
 asks this probe what the operation really called on the failing inputs, then
-tests each of those calls on its own (:mod:`grader.testing.derived`): the
+tests each of those calls on its own (``assignments.shared.checks.derived``): the
 failure is the base operation's only when a call it made is wrong.
 
 The probe rebuilds the graph of the spec up to the node asked about (the
@@ -18,10 +18,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypedDict
 
-from .engine_probes import BINARY, UNARY, Context, build
-from .plain import number
+from assignments.shared.probes.engine_probes import BINARY, UNARY, build
+from probekit import Context, MalformedAnswer, number, record
 
 METHODS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
            "__pow__", "__neg__")
@@ -97,3 +97,42 @@ def derived_calls(mg: Any, spec: dict[str, Any], index: int, ctx: Context) -> di
     with recording(value_cls, outer) as calls:
         (UNARY[op] if op in UNARY else BINARY[op])(*args)
     return {"calls": calls}
+
+
+class CallsAnswer(TypedDict):
+    """``derived_calls``: each call as ``[method, self, other]`` (``other`` absent for a unary method), each operand
+    ``{"value": data}``, ``{"const": x}`` or None (see :func:`derived_calls`)."""
+
+    calls: list[list[Any]]
+
+
+def _call_operand(value: Any, where: str) -> dict[str, float] | None:
+    if value is None:
+        return None
+    if type(value) is dict and len(value) == 1 and set(value) <= {"value", "const"}:
+        key = next(iter(value))
+        got = value[key]
+        if type(got) is not float:
+            raise MalformedAnswer(f"{where}: expected a float operand")
+        return {key: got}
+    raise MalformedAnswer(f"{where}: expected {{\"value\": x}}, {{\"const\": x}} or null")
+
+
+def parse_calls(value: Any, spec: dict[str, Any], index: int) -> CallsAnswer:
+    """The answer of ``derived_calls``: at most :data:`MAX_CALLS` calls of :data:`METHODS`."""
+    got = record(value, "derived_calls", ("calls",))
+    calls = got["calls"]
+    if type(calls) is not list or len(calls) > MAX_CALLS:
+        raise MalformedAnswer(f"calls: expected a list of at most {MAX_CALLS} calls")
+    parsed: list[list[Any]] = []
+    for k, call in enumerate(calls):
+        if type(call) is not list or len(call) not in (2, 3) or call[0] not in METHODS:
+            raise MalformedAnswer(f"calls[{k}]: expected [method, self_data, other]")
+        parsed.append([call[0], *(_call_operand(a, f"calls[{k}]") for a in call[1:])])
+    return CallsAnswer(calls=parsed)
+
+
+PROBES = {"derived_calls": lambda mg, ctx, spec, index: derived_calls(mg, spec, index, ctx)}
+"""This module's probes (see ``grader.sandbox.probes``)."""
+NEEDS = {"derived_calls": ("micrograd.engine",)}
+ANSWERS = {"derived_calls": parse_calls}

@@ -13,11 +13,10 @@ constructor that raises ends the probe with that exception, as in any probe.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
-from .engine_probes import Context
-from .nn_probes import grader_engine
-from .plain import number, text
+from assignments.shared.probes.nn_probes import grader_engine
+from probekit import Context, MalformedAnswer, Number, count, flag, number, read_number, read_text, record, text
 
 MISSING = object()
 
@@ -127,3 +126,83 @@ def network_contract(mg: Any, ctx: Context) -> dict[str, Any]:
         ctx.during = "creating MLP(2, [3, 1])"
         seen["mlp"] = {"layers": _count(nn.MLP(2, [3, 1]), "layers")}
     return seen
+
+
+class NodeContract(TypedDict):
+    """``value_contract``: one ``Value`` as the student's constructor made it (see :func:`value_contract`)."""
+
+    data: Number | None
+    grad: Number | None
+    prev: int | None
+    operands: int | None
+    op: str | None
+    backward: bool
+
+
+class ValueContractAnswer(TypedDict):
+    leaf: NodeContract
+    node: NodeContract
+    equal: bool | None
+
+
+class NetworkContractAnswer(TypedDict):
+    """``nn_contract`` (see :func:`network_contract`)."""
+
+    neuron: dict[str, Any]
+    linear: dict[str, Any]
+    layer: dict[str, Any]
+    mlp: dict[str, Any]
+
+
+def _node_contract(value: Any, where: str) -> NodeContract:
+    got = record(value, where, ("data", "grad", "prev", "operands", "op", "backward"))
+    prev = None if got["prev"] is None else count(got["prev"], f"{where}.prev", 1000)
+    return NodeContract(data=None if got["data"] is None else read_number(got["data"], f"{where}.data"),
+                        grad=None if got["grad"] is None else read_number(got["grad"], f"{where}.grad"),
+                        prev=prev,
+                        operands=None if got["operands"] is None else count(got["operands"], f"{where}.operands", 2),
+                        op=None if got["op"] is None else read_text(got["op"], f"{where}.op"),
+                        backward=flag(got["backward"], f"{where}.backward"))
+
+
+def parse_value_contract(value: Any) -> ValueContractAnswer:
+    """The answer of ``value_contract``."""
+    got = record(value, "value_contract", ("leaf", "node", "equal"))
+    return ValueContractAnswer(leaf=_node_contract(got["leaf"], "leaf"), node=_node_contract(got["node"], "node"),
+                               equal=None if got["equal"] is None else flag(got["equal"], "equal"))
+
+
+def _nonlin(value: Any, where: str) -> bool | str:
+    if type(value) is bool:
+        return value
+    if value in ("missing", "other"):
+        return str(value)
+    raise MalformedAnswer(f"{where}: expected true, false, \"missing\" or \"other\"")
+
+
+def _size_or_none(value: Any, where: str) -> int | None:
+    return None if value is None else count(value, where, 1000, -1)
+
+
+def parse_network_contract(value: Any) -> NetworkContractAnswer:
+    """The answer of ``nn_contract``."""
+    got = record(value, "nn_contract", ("neuron", "linear", "layer", "mlp"))
+    neuron = record(got["neuron"], "neuron", ("w", "b", "nonlin"))
+    linear = record(got["linear"], "linear", ("nonlin",))
+    layer = record(got["layer"], "layer", ("neurons",))
+    mlp = record(got["mlp"], "mlp", ("layers",))
+    return NetworkContractAnswer(
+        neuron={"w": _size_or_none(neuron["w"], "neuron.w"), "b": flag(neuron["b"], "neuron.b"),
+                "nonlin": _nonlin(neuron["nonlin"], "neuron.nonlin")},
+        linear={"nonlin": _nonlin(linear["nonlin"], "linear.nonlin")},
+        layer={"neurons": _size_or_none(layer["neurons"], "layer.neurons")},
+        mlp={"layers": _size_or_none(mlp["layers"], "mlp.layers")})
+
+
+PROBES = {
+    "value_contract": lambda mg, ctx: value_contract(mg, ctx),
+    "nn_contract": lambda mg, ctx: network_contract(mg, ctx),
+}
+"""This module's probes (see ``grader.sandbox.probes``)."""
+NEEDS = {"value_contract": ("micrograd.engine",), "nn_contract": ("micrograd.engine", "micrograd.nn")}
+ANSWERS = {"value_contract": parse_value_contract, "nn_contract": parse_network_contract}
