@@ -12,6 +12,9 @@ Subcommands:
 
 * ``grader grade SUBMISSIONS [-a ID]... [-o OUT] [-j N] [--deadline TIME] [--sandbox B]``: grade a class
   (with ``--deadline``, each student git repository at its latest submission at or before TIME).
+* ``grader new-assignment ID [--module NAME] [--title TEXT]``: scaffold a new
+  assignment (``assignment.yaml``, handout, probes, public and hidden tests, an
+  empty bug catalogue, a reference module): see :mod:`grader.course.scaffold`;
 * ``grader template [--check]``: regenerate ``student_template/`` from the
   reference's solution markers (or check that it is up to date).
 * ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
@@ -169,6 +172,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-a", "--assignment", action="append", metavar="ID", help="assignment to validate (repeatable; default: all)")
     p.add_argument("-j", "--jobs", type=positive_int, default=os.cpu_count() or 1, metavar="N", help="parallel judges (default: cores)")
     p.set_defaults(command_module="validate")
+
+    p = sub.add_parser("new-assignment", help="scaffold a new assignment: assignment.yaml, handout, probes, tests, "
+                       "bug catalogue (and a reference module)")
+    p.add_argument("id", metavar="ID", help="the assignment's id (its folder under assignments/), e.g. forward_mode")
+    p.add_argument("--module", metavar="NAME", help="the student's module, micrograd/NAME.py (default: the id)")
+    p.add_argument("--title", metavar="TEXT", help="the assignment's title")
+    p.set_defaults(command_module="new_assignment")
 
     p = sub.add_parser("template", help="generate student_template/ from reference/ (solution markers)")
     p.add_argument("--check", action="store_true", help="only check that student_template/ is up to date (exit 1 if not)")

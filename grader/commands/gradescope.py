@@ -177,8 +177,9 @@ def build_zip(course: Course, assignment_id: str, dest: Path) -> GradescopeZip:
             version it accepts), see :func:`grader.course.pins.resolve`.
     """
     assignment = course.assignment(assignment_id)
-    if not (course.reference_dir / "micrograd" / "engine.py").is_file():
-        raise GraderError("the Gradescope zip needs the reference solution (reference/micrograd/)")
+    if not all((course.reference_dir / f).is_file() for f in assignment.files):
+        raise GraderError(f"the Gradescope zip needs the reference solution of {', '.join(assignment.files)} "
+                          "(reference/micrograd/)")
     package = Path(__file__).resolve().parent.parent  # the grader package
     skip = ("__pycache__", ".pyc")
     lock = resolve(runtime_requirements(package.parent / "pyproject.toml"))
@@ -242,8 +243,9 @@ def run(args: argparse.Namespace) -> int:
     """``grader gradescope -a ID -o ZIP``."""
     course = course_of(args)
     built = build_zip(course, args.assignment, Path(args.output))
+    files = " and ".join(course.assignment(args.assignment).files)
     print(f"wrote {args.output} ({len(built.members)} files): upload it as the autograder of a Gradescope "
-          f"programming assignment; students submit micrograd/engine.py (and nn.py), flat files or a notebook")
+          f"programming assignment; students submit {files}, flat files or a notebook")
     print(f"pinned {len(built.lock.pins)} dependencies to the versions installed in {built.lock.environment} "
           f"(Python {built.lock.python}) in the zip's requirements.lock; setup.sh installs exactly these "
           f"into /autograder/venv. To refresh them, rebuild the zip from an updated, validated environment")

@@ -4,7 +4,8 @@ For each assignment it grades, in one batch:
 
 * the reference solution, which must score full marks;
 * the student template, which must score 0;
-* every correct variant in ``reference/variants/<name>/`` (independent
+* every correct variant in ``reference/variants/<name>/`` that holds one of the
+  assignment's files, over the reference's other files (independent
   correct solutions in other styles), which must score full marks;
 * every catalogued bug (:mod:`grader.course.catalogue`), which must lose points in
   each test its entry names, and whose feedback must name the method at
@@ -135,9 +136,12 @@ def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs
                     ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(course.template_dir / "micrograd", subs / TEMPLATE / "micrograd",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    variants = variant_dirs(course)
-    for variant in variants:
-        shutil.copytree(variant, subs / f"variant--{variant.name}", ignore=shutil.ignore_patterns("__pycache__"))
+    variants = [v for v in variant_dirs(course) if any((v / f).is_file() for f in assignment.files)]
+    for variant in variants:  # the variant's own files over the reference's (a variant of the engine alone is one)
+        shutil.copytree(course.reference_dir / "micrograd", subs / f"variant--{variant.name}" / "micrograd",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(variant, subs / f"variant--{variant.name}", ignore=shutil.ignore_patterns("__pycache__"),
+                        dirs_exist_ok=True)
     bugs = load_bugs(assignment, course.reference_dir)
     for bug in bugs:
         write_mutant(bug, course.reference_dir, subs / f"bug--{bug.id}")
@@ -245,9 +249,12 @@ def format_report(report: Report, width: int = 110) -> str:
                  f"{sum(m.cascade for m in report.missing):g} in total, at most "
                  f"{max((m.cascade for m in report.missing), default=0):g}.")
     assignments = list(dict.fromkeys(b.bug.assignment for b in report.bugs))
-    lines.append("Public kill rate (bugs a student's `grader check` reveals): "
-                 + ", ".join(f"{a} {report.public_kill_rate(a):.0%}" for a in assignments)
-                 + f"; all {report.public_kill_rate():.0%}.")
+    if assignments:
+        lines.append("Public kill rate (bugs a student's `grader check` reveals): "
+                     + ", ".join(f"{a} {report.public_kill_rate(a):.0%}" for a in assignments)
+                     + f"; all {report.public_kill_rate():.0%}.")
+    else:
+        lines.append("No catalogued bugs: add the bugs students make to each assignment's bugs.yaml.")
     if report.misses:
         lines.append(f"\n{len(report.misses)} miss(es):")
         lines += [f"  - {m}"[:width * 3] for m in report.misses]
