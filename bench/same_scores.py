@@ -3,6 +3,7 @@
     python bench/same_scores.py --save FILE      # grade and save every test's score
     python bench/same_scores.py --against FILE   # grade again and list every score that differs
     ... [--keep DIR]                              # and keep the graded results in DIR
+    ... [-a ID]...                                # only these assignments (default: all)
 
 The submissions: the reference, the template, every correct variant
 (``reference/variants/``), every catalogued bug and every "method missing"
@@ -42,8 +43,8 @@ BACKWARD_LOOP = H.CORRECT.replace("    def backward(self) -> None:\n",
 ADD_LOOP = H.with_add(H.LOOP)
 
 
-def build(subs: Path) -> None:
-    """Write every submission of the comparison into ``subs``."""
+def build(subs: Path, ids: list[str] | None = None) -> None:
+    """Write every submission of the comparison into ``subs`` (the mutants of the assignments ``ids``, default all)."""
     course = Course(ROOT)
     reference = course.reference_dir
     shutil.copytree(reference / "micrograd", subs / "reference" / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
@@ -52,10 +53,10 @@ def build(subs: Path) -> None:
     for variant in sorted((reference / "variants").iterdir()):
         if (variant / "micrograd").is_dir():
             shutil.copytree(variant, subs / f"variant--{variant.name}", ignore=shutil.ignore_patterns("__pycache__"))
-    for assignment in course.assignments():
+    for assignment in course.assignments(ids):
         for bug in load_bugs(assignment, reference):
             write_mutant(bug, reference, subs / f"bug--{assignment.id}--{bug.id}")
-    files = sorted({f for a in course.assignments() for f in a.files})
+    files = sorted({f for a in course.assignments(ids) for f in a.files})
     for mutant in missing_method_mutants(reference, course.template_dir, files):
         write_mutant(mutant, reference, subs / f"missing--{mutant.id}")
     for example in sorted((ROOT / "examples" / "submissions").iterdir()):
@@ -84,15 +85,19 @@ def main(argv: list[str] | None = None) -> int:
     what.add_argument("--save", type=Path, help="write every score to this JSON file")
     what.add_argument("--against", type=Path, help="compare every score with this JSON file (from --save)")
     parser.add_argument("--jobs", type=int, default=2, help="judges (default: 2)")
+    parser.add_argument("-a", "--assignment", action="append", metavar="ID",
+                        help="grade only this assignment (repeatable; default: all), e.g. the three of a baseline "
+                        "saved before later assignments existed")
     parser.add_argument("--keep", type=Path, metavar="DIR",
                         help="grade into DIR and keep it (to compare the feedback too, e.g. with diff -r)")
     opts = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="bench-scores-") as tmp:
         subs, out = Path(tmp) / "subs", opts.keep or Path(tmp) / "out"
-        build(subs)
+        build(subs, opts.assignment)
         started = time.monotonic()
+        only = [arg for a in opts.assignment or [] for arg in ("-a", a)]
         done = subprocess.run([sys.executable, "-m", "grader", "--course", str(ROOT), "grade", str(subs), "-o", str(out),
-                               "-j", str(opts.jobs), "--force"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               "-j", str(opts.jobs), "--force", *only], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               text=True, check=False)
         seconds = time.monotonic() - started
         if done.returncode != 0:

@@ -66,3 +66,42 @@ def test_the_sandbox_imports_only_the_standard_library_and_itself():
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
             for name in names:
                 assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
+
+
+def test_the_grader_holds_no_course_content():
+    """Course content (probes, checks, parts, handout tables) lives in assignments/, and the grader reaches it only
+    through the registries a course fills: no module of grader/ imports the course's code, whose package name
+    (``assignments``) and probe API name (``probekit``) only grader/sandbox/course_code.py registers."""
+    offenders = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for name in imports_of(path):
+            top = name.split(".")[0]
+            if top in ("assignments", "probekit") or name.startswith("grader.sandbox.course_parts"):
+                offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offenders == []
+
+
+def test_probe_modules_use_the_sandbox_only_through_probekit():
+    """A probe module is imported in a worker, where the grader package does not exist: at its top level it imports
+    the standard library, ``probekit`` and other course probe modules, nothing else (a ``REQUESTS`` hook runs in the
+    judge only, and imports judge-side course modules inside its own body)."""
+    stdlib = set(sys.stdlib_module_names)
+    course = ROOT / "assignments"
+    probe_files = sorted(course.glob("shared/probes/*.py")) + sorted(course.glob("*/probes.py"))
+    assert probe_files
+    offenders = []
+    for path in probe_files:
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                if top in stdlib or top in ("__future__", "probekit") or name.startswith("assignments.") and (
+                        name.startswith("assignments.shared.probes") or name.endswith(".probes")):
+                    continue
+                offenders.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert offenders == []
