@@ -94,8 +94,8 @@ jobs:
 README = """\
 # micrograd: build an autograd engine and a neural network
 
-Your work goes in `micrograd/engine.py` and `micrograd/nn.py` (or, if you
-prefer notebooks, in `notebooks/<assignment>.ipynb`). Every method that raises
+Your work goes in the `micrograd/` package, in the files each assignment names
+below (or, if you prefer notebooks, in `notebooks/<assignment>.ipynb`). Every method that raises
 `NotImplementedError("Task N.M: ...")` is yours to write; the handout of each
 assignment is in `assignments/<id>/README.md`.
 
@@ -208,9 +208,8 @@ Commit and push to your course repository. On every push, the workflow in
 shows your points in the run's summary (the **Actions** tab). If your course
 uses Classroom 50, submit as your instructor says (`gh student submit`): its
 autograder runs the public tests on the submitted commit and publishes your
-points on the submission's Release. Your instructor grades
-`micrograd/engine.py` and `micrograd/nn.py` (or your notebook) with the hidden
-tests after the deadline. The `.gitignore` keeps `.venv/` and other generated
+points on the submission's Release. Your instructor grades the files of each
+assignment (or your notebook) with the hidden tests after the deadline. The `.gitignore` keeps `.venv/` and other generated
 files out of your commits.
 """
 

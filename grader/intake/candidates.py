@@ -44,11 +44,13 @@ STUB = re.compile(r"^\s*raise\s+NotImplementedError\b", re.M)
 DEFINES_VALUE = re.compile(r"^(class\s+Value\b|Value\s*=)", re.M)
 """A notebook standing for the engine defines ``Value`` at its top level."""
 def reexport(first: str) -> str:
-    """A module that stands for the notebook's code staged as ``first`` (``micrograd/engine.py``)."""
-    return f"from .{first.rsplit('/', 1)[-1][: -len('.py')]} import *  # noqa: the notebook's code is {first}\n"
+    """A module that stands for the notebook's code staged as ``first`` (``micrograd/engine.py``): every name of it,
+    those starting with ``_`` too (``from .engine import *`` would leave out a helper such as ``_escape``)."""
+    module = first.rsplit("/", 1)[-1][: -len(".py")]
+    return (f"from . import {module} as _notebook  # the notebook's code is {first}\n"
+            "globals().update({k: v for k, v in vars(_notebook).items() if not (k.startswith('__') and k.endswith('__'))})\n")
 
 
-NN_REEXPORT = reexport("micrograd/engine.py")
 
 
 @dataclass

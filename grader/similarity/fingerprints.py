@@ -213,6 +213,8 @@ def shared_counts(rows: Sequence[Fingerprint], columns: Sequence[Fingerprint] | 
     arrays = [np.fromiter(fp.hashes, dtype=np.int64, count=len(fp.hashes)) for side in sides for fp in side]
     values, counts = np.unique(np.concatenate(arrays) if arrays else np.zeros(0, np.int64), return_counts=True)
     common = values[counts > 1]
+    if not len(common):  # no fingerprint is in two documents (e.g. one submission holds this assignment's code)
+        return np.zeros((len(sides[0]), len(sides[-1])), dtype=np.int64)
     where = []  # each document's columns, sorted
     for a in arrays:
         at = np.searchsorted(common, a)

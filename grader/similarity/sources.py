@@ -25,7 +25,7 @@ from grader.course.config import Assignment
 from grader.errors import SubmissionError
 from grader.intake.candidates import choose, find_files, find_notebook
 from grader.intake.git_history import is_repository, read_at_deadline
-from grader.intake.notebook import MODULE, cap
+from grader.intake.notebook import cap
 from grader.intake.submission import MAX_FILE_BYTES, Submission, discover, read_submission, student_id
 
 MAX_DOCUMENT_CHARS = 200_000
@@ -171,7 +171,8 @@ def _document(origin: str, sub: Submission, assignment: Assignment, template: Pa
     if resolved.line_map is not None:  # a notebook: its code cells, as one module
         name = find_notebook(sub, assignment.id) or resolved.line_map["notebook"]
         label = f"{cap(name, 80)} (code cells)"
-        return Document(origin, sub.id, label, resolved.sources[MODULE], ((0, label),), notebook=True)
+        code = resolved.sources[resolved.line_map["module"]]  # the notebook's code is the assignment's first file
+        return Document(origin, sub.id, label, code, ((0, label),), notebook=True)
     paths = find_files(sub, assignment.files)
     texts, parts, offset = [], [], 0
     for target in assignment.files:

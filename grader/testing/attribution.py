@@ -135,19 +135,27 @@ def culprit(error: Mapping[str, Any], declared: str | None = None, uses: tuple[s
     where = error.get("where")
     if not isinstance(where, Mapping):
         return None
+    file = "" if "notebook" in where else str(where.get("file", ""))  # a notebook is one module: any class
     qualname = where.get("qualname")
     if isinstance(qualname, str):
         match = QUALNAME.fullmatch(qualname)
         if match and match.group(1) in HANDOUT:
             return f"{match.group(1)}.{match.group(2)}"
+        own = qualname.split(".<locals>", 1)[0]
+        if own and (own in (declared, *uses) or (file and not _first_files(file) and (match or "." not in own))):
+            return own  # a later assignment's own class or function (Dual.__mul__, softmax), named as it is
     function = str(where.get("function", ""))
     if function == "_backward":
         op = NODE_OP.search(str(error.get("during", "")))
         label = op.group(1) if op else ""
         name = CLOSURE_OPS.get(label) or ("__pow__" if label.startswith("**") else "")
         return f"Value.{name}" if name else None
-    file = "" if "notebook" in where else str(where.get("file", ""))  # a notebook is one module: any class
     return _by_function(function, file, declared, uses)
+
+
+def _first_files(file: str) -> bool:
+    """Whether ``file`` is one of the files :data:`HANDOUT`'s classes live in (``engine.py``, ``nn.py``)."""
+    return any(file.replace("\\", "/").endswith(name) for name in FILES)
 
 
 def _missing_attribute(message: str) -> str | None:
@@ -188,9 +196,10 @@ def _operator(message: str) -> str | None:
 def _by_function(function: str, file: str, declared: str | None, uses: tuple[str, ...]) -> str | None:
     """The handout method named ``function`` in ``file``: the declared method or one it uses first, else the only
     one of that name (None when several classes have one and the case does not say which)."""
-    classes = next((c for name, c in FILES.items() if file.replace("\\", "/").endswith(name)), tuple(HANDOUT))
+    classes = next((c for name, c in FILES.items() if file.replace("\\", "/").endswith(name)),
+                   () if file else tuple(HANDOUT))  # another file holds none of the handout's classes
     for method in (declared, *uses):
-        if method and method.rpartition(".")[2] == function and method.partition(".")[0] in classes:
+        if method and method.rpartition(".")[2] == function and (method.partition(".")[0] in classes or not classes):
             return method
     candidates = [f"{c}.{function}" for c in classes if function in HANDOUT.get(c, ())]
     return candidates[0] if len(candidates) == 1 else None

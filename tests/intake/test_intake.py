@@ -25,7 +25,7 @@ ENGINE = "class Value:\n    pass\n"
 NN = "from .engine import Value\n"
 WANT_ENGINE = ("micrograd/engine.py",)
 WANT_BOTH = ("micrograd/engine.py", "micrograd/nn.py")
-NN_REEXPORT = "from .engine import *"
+NN_REEXPORT = "from . import engine as _notebook"
 
 
 def write_tree(root: Path, files: dict[str, str | bytes]) -> Path:

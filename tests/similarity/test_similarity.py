@@ -346,3 +346,13 @@ def test_without_copydetect_the_command_says_how_to_install_it(tmp_path, capsys,
     assert main(["--course", str(ROOT), "similarity", str(out)]) == 2
     assert "pip install 'micrograd-grader[similarity]'" in capsys.readouterr().err
     assert list(out.iterdir()) == []
+
+
+def test_documents_that_share_no_fingerprint_count_zero_instead_of_failing():
+    """An assignment only one submission holds code for (the others lack its file) shares nothing: the counts are
+    zeros, not an IndexError that stops the whole run."""
+    from grader.similarity.fingerprints import Fingerprint, shared_counts
+
+    a, b = Fingerprint(frozenset({1, 2}), {}, None), Fingerprint(frozenset({3}), {}, None)  # type: ignore[arg-type]
+    assert shared_counts([a, b]).tolist() == [[0, 0], [0, 0]]
+    assert shared_counts([a], [b]).tolist() == [[0]]
