@@ -73,8 +73,10 @@ def test_the_release_holds_no_reference_body_and_no_hidden_test(release):
         for first, second in zip(lines, lines[1:]):
             if not (first in boilerplate and second in boilerplate):
                 assert f"{first}\n{second}" not in stripped, (first, second)
-    public = {ln.strip() for p in [*ROOT.glob("assignments/*/tests/public/*.py"), *ROOT.glob("grader/**/*.py")]
-              for ln in p.read_text().splitlines()}  # a hidden test's line that is the grader API's own example
+    released = [*ROOT.glob("assignments/*/tests/public/*.py"), *ROOT.glob("grader/**/*.py"),
+                *ROOT.glob("assignments/shared/probes/*.py"), *ROOT.glob("assignments/shared/checks/*.py"),
+                *ROOT.glob("assignments/*/*.py")]  # the grader, and the course code a release holds
+    public = {ln.strip() for p in released for ln in p.read_text().splitlines()}  # e.g. the grader API's own example
     for hidden in ROOT.glob("assignments/*/tests/hidden/*.py"):
         assert not list(release.rglob(hidden.name))
         for line in hidden.read_text().splitlines():

@@ -62,7 +62,7 @@ def test_untouched_release_grades_the_template_files_without_a_note(tmp_path: Pa
 
     for aid in ASSIGNMENTS:
         chosen = choose_for(folder, aid)
-        assert chosen.sources["micrograd/engine.py"] == read(TEMPLATE / "micrograd" / "engine.py"), aid
+        assert chosen.sources == {f: read(TEMPLATE / f) for f in Course(ROOT).assignment(aid).files}, aid
         assert chosen.notes == [] and chosen.line_map is None, aid
 
 
@@ -88,7 +88,7 @@ def test_filled_files_and_untouched_notebooks_grade_the_files_without_a_note(tmp
 
     for aid in ASSIGNMENTS:
         chosen = choose_for(folder, aid)
-        assert chosen.sources["micrograd/engine.py"] == read(REFERENCE / "engine.py"), aid
+        assert chosen.sources == {f: read(REFERENCE.parent / f) for f in Course(ROOT).assignment(aid).files}, aid
         assert chosen.notes == [] and chosen.line_map is None, aid
 
 

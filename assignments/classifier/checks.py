@@ -1,0 +1,168 @@
+"""Judge-side helpers of assignment ``classifier``: model specs, and comparisons that say what went wrong.
+
+Nothing here computes what a graded function computes: expected values come
+from the reference (hidden tests) or are written out in the public tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from assignments.classifier.probes import parameter_count, shape
+from assignments.shared.checks import graphs
+from assignments.shared.checks.graph_checks import compare_graph
+from assignments.shared.checks.models import grader_parts_in_use
+from assignments.shared.probes.engine_probes import describe_node
+from grader.testing import Failure, close, show
+
+NETWORK = ("Neuron.__init__", "Neuron.__call__", "Neuron.parameters", "Layer.__init__", "Layer.__call__",
+           "Layer.parameters", "MLP.__init__", "MLP.__call__", "MLP.parameters")
+"""Every method of the network: what the tests of a whole network are about."""
+
+
+def model_spec(kind: str, *args: Any, weights: Sequence[float] | None = None, seed: int = 0, engine: str = "grader",
+               build: str = "student") -> dict[str, Any]:
+    """A model spec for the ``classifier_*`` probes, e.g. ``model_spec("MLP", 2, [8, 3], None, weights=[...])``.
+
+    Args:
+        kind: ``"Neuron"``, ``"Layer"`` or ``"MLP"``.
+        *args: The constructor's arguments: ``nin, activation``; ``nin, nout, activation``; ``nin, layer_sizes,
+            activations``.
+        weights: One float per weight and bias in the documented order, or None (the student's own).
+        seed: ``random.seed`` before the model is built.
+        engine: ``"grader"`` (the grader's ``Value``) or ``"student"``.
+        build: ``"student"`` (the student's constructors) or ``"parts"`` (the student's object holding the
+            grader's parts: only the method under test runs).
+    """
+    return {"kind": kind, "args": list(args), "seed": seed, "engine": engine, "build": build,
+            "weights": None if weights is None else [float(w) for w in weights]}
+
+
+def parts(kind: str, *args: Any, weights: Sequence[float]) -> dict[str, Any]:
+    """A spec whose parts are the grader's, pinned to ``weights``."""
+    return model_spec(kind, *args, weights=weights, build="parts")
+
+
+def model_call(spec: dict[str, Any]) -> str:
+    """How the student would write the spec's construction, e.g. ``MLP(2, [8, 3])``."""
+    args = list(spec["args"])
+    while spec["kind"] == "MLP" and len(args) > 2 and args[-1] is None:
+        args.pop()
+    return f"{spec['kind']}({', '.join(map(repr, args))})"
+
+
+def count_of(spec: dict[str, Any]) -> int:
+    """Number of weights and biases of the spec's model."""
+    return parameter_count(spec)
+
+
+def layer_shapes(spec: dict[str, Any]) -> list[tuple[int, int, str]]:
+    """``(nin, nout, activation)`` of each layer of the spec's model (a Neuron is a layer of one)."""
+    return shape(spec)
+
+
+def activations(spec: dict[str, Any]) -> list[str]:
+    """The activation of each layer of the spec's model (the handout's defaults filled in)."""
+    return [act for _, _, act in shape(spec)]
+
+
+def values(out: dict[str, Any], what: str, length: int | None = None, single: bool = False) -> list[Any]:
+    """The numbers of an output (``probes.listed``): a list (of ``length`` items when given), or one Value's data.
+
+    Raises:
+        Failure: If the function returned something else.
+    """
+    if single:
+        if "value" in out:
+            return [out["value"]]
+        have = f"a list of {out['count']} items" if "list" in out else f"{out.get('other')} {out.get('repr', '')}"
+        raise Failure(f"{what} returned {have}, expected a single Value")
+    if "list" not in out:
+        have = "a single Value" if "value" in out else f"{out.get('other')} {out.get('repr', '')}".strip()
+        raise Failure(f"{what} returned {have}, expected a list" + (f" of {length} Values" if length else ""))
+    if length is not None and out["count"] != length:
+        raise Failure(f"{what} returned a list of {out['count']} items, expected {length}")
+    return out["list"]
+
+
+def compare_numbers(got: Sequence[Any], want: Sequence[float], what: str, label: str = "[{k}]",
+                    rel: float = 1e-7, abs_tol: float = 1e-10) -> None:
+    """Compare two lists of numbers item by item.
+
+    Raises:
+        Failure: On the first item that differs, naming it (``label`` formatted with its index ``k``).
+    """
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        if not close(g, float(w), rel, abs_tol):
+            raise Failure(f"{what}{label.format(k=k)} was {show(g)}, expected {show(w)}")
+
+
+def show_list(xs: Sequence[Any], most: int = 6) -> str:
+    """A short rendering of a list of numbers."""
+    items = [show(x) if not isinstance(x, float) else f"{x:.6g}" for x in xs[:most]]
+    return "[" + ", ".join(items) + (", ..." if len(xs) > most else "") + "]"
+
+
+ENGINE_FIRST: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("Value.__add__", graphs.binary("add", 0.5, -1.5)),
+    ("Value.__radd__", graphs.binary("add", graphs.const(1.0), 0.5)),
+    ("Value.__mul__", graphs.binary("mul", 0.5, -1.5)),
+    ("Value.__rmul__", graphs.binary("mul", graphs.const(2.0), 0.5)),
+    ("Value.__neg__", graphs.unary("neg", 0.5)),
+    ("Value.__sub__", graphs.binary("sub", 0.5, -1.5)),
+    ("Value.__pow__", graphs.binary("pow", 0.5, graphs.const(2))),
+    ("Value.__truediv__", graphs.binary("truediv", 0.5, -1.5)),
+    ("Value.exp", graphs.unary("exp", 0.5)),
+    ("Value.log", graphs.unary("log", 0.5)),
+    ("Value.tanh", graphs.unary("tanh", 0.5)),
+    ("Value.relu", graphs.unary("relu", 0.5)),
+    ("Value.sigmoid", graphs.unary("sigmoid", 0.5)),
+    ("Value.backward", graphs.spec([0.5, -1.5], [["mul", 0, 1], ["add", 2, 0], ["exp", 3]], built=True)),
+)
+"""The engine operations a classifier computes with, each on one small graph: what is tried first when a test fails
+in a self-check, which runs the classifier on the student's own ``Value``."""
+
+
+def own_engine_first(student: Callable[..., Any]) -> Callable[[], tuple[str, str] | None] | None:
+    """For ``check.first``: in a self-check (no grader parts), the first engine operation of :data:`ENGINE_FIRST`
+    that is wrong, so that a classifier test's failure names the engine method to fix first; None in hidden grading,
+    where the classifier runs on the grader's own ``Value``."""
+    if grader_parts_in_use():
+        return None
+
+    def first() -> tuple[str, str] | None:
+        for method, spec in ENGINE_FIRST:
+            try:
+                compare_graph(student("graph", spec), graphs.expected_from_math(spec), spec, rel=1e-6, abs_tol=1e-6)
+            except Failure as failure:
+                node = describe_node(spec, len(spec["leaves"]) + len(spec["nodes"]) - 1)
+                return method, (f"the self-check runs your classifier on your own Value (hidden grading uses the "
+                                f"grader's), and your engine gets {node} at {', '.join(map(repr, spec['leaves']))} "
+                                f"wrong: {failure.message}")
+        return None
+
+    return first
+
+
+def train_hint(got: dict[str, Any], losses: Sequence[float], steps: int, lr: float, points: int) -> str:
+    """A hint about ``train`` from what its probe saw: the calls it made (``zero_grad``, ``backward``,
+    ``sgd_step``) and its first loss against a correct loop's (``losses``). Only the judge's own texts."""
+    events, calls = got["events"], got["calls"]
+    if calls == 0:
+        return ("train must compute each point's loss with cross_entropy(model(x), y): this test puts a stand-in loss "
+                "in place of cross_entropy, and your train never called it")
+    if "zero_grad" not in events:
+        return "call zero_grad(params) in every step, before loss.backward(): gradients add up across steps otherwise"
+    first = [e for e in events if e in ("zero_grad", "backward")][:2]
+    if first == ["backward", "zero_grad"]:
+        return "zero_grad between backward() and sgd_step wipes the gradients before the step: call it before backward()"
+    if any(e.startswith("sgd_step") and e != f"sgd_step({lr!r})" for e in events):
+        return "call sgd_step(params, lr) with the lr train was given: sgd_step already steps against the gradient"
+    mine = got["losses"].get("list") or [None]
+    if losses and isinstance(mine[0], float) and close(mine[0], points * losses[0], 1e-6):
+        return f"the loss is the mean of the points' losses: divide their sum by len(xs) ({points} here)"
+    if calls != steps * points:
+        return f"each step computes the loss of every point once ({points} calls per step)"
+    return ("each step: loss = the mean of cross_entropy(model(x), y) over the points, zero_grad(params), "
+            "loss.backward(), sgd_step(params, lr); return each step's loss.data")

@@ -1,0 +1,368 @@
+"""Reading a student's Graphviz DOT text in the judge: bounded, parsed with pydot, never rendered.
+
+``to_dot``'s answer is untrusted text. This module reads it in three steps,
+each bounded (what it draws is :mod:`assignments.graph.drawings`):
+
+1. its length, against what the request allowed (:func:`check_length`);
+2. a scan of its tokens (:func:`scan`): how many names stand outside
+   attribute lists (about one per statement) and how deep braces nest, so
+   that pydot, whose parser is slow on long inputs and recursive on nested
+   ones, only sees texts the size of a right answer;
+3. pydot's parser (:func:`parse`), its printed complaints captured.
+
+Then the texts Graphviz would show: quoted strings unquoted as its lexer
+does (:func:`dot_string`), record labels split into fields as its record
+parser does (:func:`record_fields`), escapes resolved as in its labels
+(:func:`esc_string`). Every text from the student's DOT that reaches a
+message is cut short and shown inert (:func:`short`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import io
+import warnings
+from typing import Any
+
+import pydot
+
+from grader.testing import Failure
+
+MAX_DEPTH = 4
+"""Deepest nesting of ``{`` (the graph's body is 1, a subgraph 2) and of ``[`` (1) a DOT text may have."""
+CACHE_SIZE = 256
+"""How many label sets :func:`shown_texts` keeps parsed."""
+MAX_DOT_CHARS = 1 << 20
+"""The probe reports a text's length up to this (and one more for any longer text)."""
+
+
+def short(text: str, limit: int = 60) -> str:
+    """A text from the student's DOT as it may appear in feedback: cut to ``limit`` characters, between backticks,
+    backslashes and quotes as they are (the subject of the messages), any other unprintable character escaped."""
+    shown = "".join(c if c.isprintable() and c != "`" else repr(c)[1:-1] for c in text[:limit])
+    return f"`{shown}`" + ("..." if len(text) > limit else "")
+
+
+PARSE_HINT = ("print(to_dot(f)) and read the line pydot names: each statement is name [key=\"value\", ...]; or "
+              "a -> b; inside digraph { }, and each label is written in double quotes, escaped with _escape")
+"""The hint shown when the text cannot be read as a drawing at all (whatever the case was about)."""
+
+
+# --- bounds before parsing ---------------------------------------------------------------------------------------
+
+def dot_limits(spec: dict[str, Any]) -> tuple[int, int]:
+    """The most characters and the most statement names a DOT text of the graph ``spec`` may have.
+
+    A right answer has about 200 characters and 3 names per node and edge;
+    these limits are a few times that, so that any reasonable style fits.
+    """
+    n = len(spec["data"])
+    edges = sum(len(set(p)) for p in spec["prev"])
+    labels = sum(len(t) for t in (spec.get("label") or {}).values())
+    return 2000 + 400 * (n + edges) + 8 * labels, 60 + 8 * (2 * n + edges)
+
+
+def check_length(answer: dict[str, Any], most: int) -> str:
+    """The answer's DOT text, if it was not longer than ``most`` characters.
+
+    Raises:
+        Failure: If ``to_dot`` returned a longer text (the probe sent only its beginning).
+    """
+    if answer["length"] > most or len(answer["dot"]) > most:
+        size = f"{answer['length']}" if answer["length"] <= MAX_DOT_CHARS else f"more than {MAX_DOT_CHARS}"
+        raise Failure(f"to_dot returned {size} characters for this graph: more than {most}, far more "
+                      "than its drawing needs (one line per node, op node and arrow)", hint=PARSE_HINT)
+    return answer["dot"]
+
+
+def scan(text: str) -> tuple[int, int]:
+    """Count the names (IDs, quoted strings) outside attribute lists, and the deepest nesting of ``{`` and ``[``.
+
+    A lexer of DOT's tokens only: comments are skipped, quoted and HTML strings
+    read whole. It bounds what pydot will be given, nothing more.
+    """
+    names = depth = brackets = deepest = 0
+    i, n = 0, len(text)
+    line_start = True
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            line_start = True
+            i += 1
+            continue
+        if c in " \t\r":
+            i += 1
+            continue
+        if c == "#" and line_start or text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        line_start = False
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+        elif c == '"':
+            i += 1
+            while i < n and text[i] != '"':
+                i += 2 if text[i] == "\\" else 1
+            i += 1
+            names += brackets == 0
+        elif c == "<":
+            level = 0
+            while i < n:
+                level += {"<": 1, ">": -1}.get(text[i], 0)
+                i += 1
+                if level == 0:
+                    break
+                deepest = max(deepest, level)
+            names += brackets == 0
+        elif c in "{[":
+            depth += c == "{"
+            brackets += c == "["
+            deepest = max(deepest, depth, brackets)
+            i += 1
+        elif c in "}]":
+            depth -= c == "}"
+            brackets = max(0, brackets - (c == "]"))
+            i += 1
+        elif c.isalnum() or c in "_.-" or ord(c) > 127:
+            if text.startswith("->", i) or text.startswith("--", i):
+                i += 2
+                continue
+            start = i
+            while i < n and (text[i].isalnum() or text[i] in "_." or ord(text[i]) > 127 or
+                             (text[i] == "-" and i == start)):
+                i += 1
+            i = max(i, start + 1)
+            names += brackets == 0
+        else:
+            i += 1
+    return names, deepest
+
+
+def parse(text: str, most_names: int) -> pydot.Dot:
+    """The one graph of a DOT text, read by pydot once :func:`scan` found it within bounds.
+
+    Raises:
+        Failure: If the text has too many statements or nests too deep, does not parse, or holds other than one
+            graph.
+    """
+    names, deepest = scan(text)
+    if names > most_names:
+        raise Failure(f"to_dot's text has {names} names outside attribute lists, more than the {most_names} that "
+                      "a drawing of this graph can need (one statement per node, op node and arrow)", hint=PARSE_HINT)
+    if deepest > MAX_DEPTH:
+        raise Failure(f"to_dot's text nests braces, brackets or <> {deepest} deep, expected at most {MAX_DEPTH}",
+                      hint=PARSE_HINT)
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graphs = pydot.graph_from_dot_data(text)
+    except Exception:  # noqa: BLE001 - anything pydot's parser raises on a hostile text means: it does not parse
+        graphs = None
+    if not graphs:
+        said = [line.strip() for line in printed.getvalue().splitlines() if line.strip()]
+        where = f" (pydot: {short(said[-1], 100)})" if said else ""
+        raise Failure(f"to_dot's text does not parse as DOT{where}; expected digraph {{ ... }} holding node and edge "
+                      "statements, every label in double quotes", hint=PARSE_HINT)
+    if len(graphs) != 1:
+        raise Failure(f"to_dot's text holds {len(graphs)} graphs, expected one digraph {{ ... }}", hint=PARSE_HINT)
+    return graphs[0]
+
+
+# --- what Graphviz shows -------------------------------------------------------------------------------------------
+
+def dot_string(value: str) -> str | None:
+    """The text of a DOT ID as Graphviz's lexer reads it (pydot keeps the quotes): a quoted string's content with
+    ``\\"`` as ``"``, an unquoted ID as it is; None for an HTML label ``<...>``."""
+    if value.startswith("<") and value.endswith(">"):
+        return None
+    if len(value) < 2 or value[0] != '"' or value[-1] != '"':
+        return value
+    out, i, body = [], 0, value[1:-1]
+    while i < len(body):
+        pair = body[i:i + 2]
+        if pair == '\\"':
+            out.append('"')
+        elif pair == "\\\\":
+            out.append(pair)
+        elif pair == "\\\n":
+            pass
+        else:
+            out.append(body[i])
+            i += 1
+            continue
+        i += 2
+    return "".join(out)
+
+
+SUBSTITUTIONS = "GNETHL"
+"""Escapes Graphviz replaces by names in a label (``\\N`` the node's name...): kept as they are here."""
+
+
+def esc_string(text: str) -> str:
+    """A label's text as Graphviz shows it (its escString): ``\\\\`` is a backslash, ``\\n``, ``\\l`` and ``\\r``
+    end a line (shown here as a newline), ``\\N`` and the other name substitutions are kept, and a backslash
+    before any other character is dropped."""
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            out.append("\n" if nxt in "nlr" else c + nxt if nxt in SUBSTITUTIONS else nxt)
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+HARD_SPACE = "\x00"
+
+
+def record_fields(label: str) -> tuple[Any, ...] | None:
+    """A record label split as Graphviz's record parser splits it: a tuple of fields, each a text or a tuple (a
+    ``{ ... }`` group); None if the label does not parse (unbalanced braces, text after a group, a port ``<p>``).
+
+    ``\\{ \\} \\| \\< \\>`` are literal characters and ``\\ `` a space that is kept; other backslash pairs stay
+    for the field's escString. Field texts are trimmed.
+    """
+    pos = 0
+
+    def finish(chars: list[str]) -> str:
+        return esc_string("".join(chars).strip(" \t\n")).replace(HARD_SPACE, " ")
+
+    def fields(top: bool) -> tuple[Any, ...] | None:
+        nonlocal pos
+        out: list[Any] = []
+        chars: list[str] | None = []
+        while pos < len(label):
+            c = label[pos]
+            if c == "\\" and pos + 1 < len(label):
+                nxt = label[pos + 1]
+                if chars is None:
+                    return None
+                chars.append(nxt if nxt in "{}|<>" else HARD_SPACE if nxt == " " else "\\" + nxt)
+                pos += 2
+            elif c == "{":
+                if chars is None or "".join(chars).strip():
+                    return None
+                pos += 1
+                group = fields(False)
+                if group is None:
+                    return None
+                out.append(group)
+                chars = None
+            elif c == "}":
+                if top:
+                    return None
+                pos += 1
+                if chars is not None:
+                    out.append(finish(chars))
+                return tuple(out)
+            elif c == "|":
+                pos += 1
+                if chars is not None:
+                    out.append(finish(chars))
+                chars = []
+            elif c in "<>":
+                return None
+            else:
+                if chars is None:
+                    if not c.isspace():
+                        return None
+                else:
+                    chars.append(c)
+                pos += 1
+        if not top:
+            return None
+        if chars is not None:
+            out.append(finish(chars))
+        return tuple(out)
+
+    return fields(True)
+
+
+def show_fields(fields: Any, top: bool = True) -> str:
+    """A record's fields written back as a label, ``{ data 1.0000 | grad 0.0000 }``, for messages."""
+    if isinstance(fields, tuple):
+        inner = " | ".join(show_fields(f, False) for f in fields)
+        return inner if top else "{ " + inner + " }"
+    return str(fields)
+
+
+# --- a parsed graph -----------------------------------------------------------------------------------------------
+
+def collect(graph: Any, nodes: dict[str, dict[str, str]], edges: list[tuple[Any, Any, dict[str, str]]],
+             defaults: dict[str, dict[str, str]], depth: int = 0) -> None:
+    """Every node statement (attributes merged in order) and edge of ``graph`` and its subgraphs."""
+    for node in graph.get_nodes():
+        name = dot_string(node.get_name()) or node.get_name()
+        attrs = dict(node.get_attributes())
+        if name in ("node", "edge", "graph"):
+            defaults.setdefault(name, {}).update(attrs)
+        else:
+            nodes.setdefault(name, {}).update(attrs)
+    for edge in graph.get_edges():
+        ends = [e if isinstance(e, str) else None for e in (edge.get_source(), edge.get_destination())]
+        edges.append((*[dot_string(e) if e is not None else None for e in ends], dict(edge.get_attributes())))
+    if depth < MAX_DEPTH:
+        for sub in graph.get_subgraphs():
+            collect(sub, nodes, edges, defaults, depth + 1)
+
+
+def label_of(attrs: dict[str, str], name: str) -> str | None:
+    """The text of a node's label (its name when it has none, as Graphviz's ``\\N``); None for an HTML label."""
+    raw = attrs.get("label")
+    return name if raw is None else dot_string(raw)
+
+
+# --- what Graphviz shows for one label ---------------------------------------------------------------------------
+
+def shown_texts(escaped: list[str], in_record: bool) -> list[str | None]:
+    """What Graphviz shows for labels written ``"<escaped>"`` (inside ``{ }`` in a record): each text (``"2 fields:
+    a | b"`` for a record split in several), or None when its DOT does not parse or makes other statements.
+
+    The labels go in one DOT text, so that pydot parses once; only when that text does not read as one node per
+    label is each parsed on its own.
+    """
+    together = _shown(tuple(escaped), in_record)
+    if together is not None:
+        return list(together)
+    return [(_shown((e,), in_record) or (None,))[0] for e in escaped]
+
+
+@functools.lru_cache(maxsize=CACHE_SIZE)
+def _shown(escaped: tuple[str, ...], in_record: bool) -> tuple[str | None, ...] | None:
+    lines = ["digraph {"]
+    for k, e in enumerate(escaped):
+        lines.append(f'  t{k} [shape=record, label="{{ {e} }}"];' if in_record else f'  t{k} [label="{e}"];')
+    lines.append("}")
+    try:
+        graph = parse("\n".join(lines), 4 * len(escaped) + 20)
+    except Failure:
+        return None
+    nodes: dict[str, dict[str, str]] = {}
+    edges: list[tuple[Any, Any, dict[str, str]]] = []
+    collect(graph, nodes, edges, {})
+    if edges or set(nodes) != {f"t{k}" for k in range(len(escaped))}:
+        return None  # a quote too few ended a string early, and the rest made other statements
+    out: list[str | None] = []
+    for k in range(len(escaped)):
+        label = label_of(nodes[f"t{k}"], f"t{k}")
+        if label is None:
+            out.append(None)
+        elif in_record:
+            fields = record_fields(label)
+            inner = fields[0] if fields is not None and len(fields) == 1 and isinstance(fields[0], tuple) else fields
+            if inner is None:
+                out.append(None)
+            elif len(inner) == 1 and isinstance(inner[0], str):
+                out.append(inner[0])
+            else:
+                out.append(f"{len(inner)} fields: {show_fields(inner)}")
+        else:
+            out.append(esc_string(label))
+    return tuple(out)

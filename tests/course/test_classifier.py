@@ -1,0 +1,122 @@
+"""Assignment classifier: probes leave the student's modules as they found them, answers are bounded by their
+requests, and the training target's verdict is the judge's own (a forged accuracy or forged logits fail)."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from assignments.classifier.checks import count_of, model_spec, parts
+from assignments.classifier.probes import ANSWERS, MAX_EVENTS
+from grader.judge.reference import load_reference, run_probe
+from grader.sandbox import own_parts
+from grader.sandbox.schema import MalformedAnswer
+from grader.testing import Failure
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class _NoMarks:
+    """``pytest.mark`` whose markers (the grader's ``points``, ``task``) leave a function as it is."""
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: (lambda function: function)
+
+
+def load_hidden():
+    """The hidden test module as a plain module (its grader markers are not this suite's)."""
+    path = ROOT / "assignments" / "classifier" / "tests" / "hidden" / "test_classifier_hidden.py"
+    spec = importlib.util.spec_from_file_location("classifier_hidden_for_tests", path)
+    module = importlib.util.module_from_spec(spec)
+    shim = types.ModuleType("pytest")
+    shim.mark = _NoMarks()
+    real = sys.modules["pytest"]
+    sys.modules["pytest"] = shim
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules["pytest"] = real
+    return module
+
+
+H = load_hidden()
+
+
+@pytest.fixture(scope="module")
+def mg():
+    return load_reference(ROOT / "reference")
+
+
+def ask(mg, probe, *args):
+    return ANSWERS[probe](run_probe(mg, probe, list(args)), *args)
+
+
+def test_the_hidden_spiral_is_make_spiral_without_its_centre(mg):
+    xs, ys = mg.classifier.make_spiral(6, 3, seed=0)
+    keep = [i for i in range(18) if i % 6]
+    assert H.spiral(6, 0) == ([xs[i] for i in keep], [ys[i] for i in keep])
+
+
+def test_probes_put_back_every_name_they_swap(mg):
+    module, engine = mg.classifier, mg.engine
+    before = dict(vars(module)), engine.Value
+    spec = parts("MLP", 2, [3], ["linear"], weights=[0.1 * k for k in range(9)])
+    got = ask(mg, "classifier_train", spec, [[0.1, 0.2], [0.3, -0.4]], [0, 2], 2, 0.5)
+    assert got["calls"] == 4 and got["events"] == ["zero_grad", "backward", "sgd_step(0.5)"] * 2
+    ask(mg, "classifier_structure", model_spec("MLP", 2, [4, 3]))
+    assert dict(vars(module)) == before[0] and engine.Value is before[1]
+    assert module.Value is engine.Value
+    assert own_parts.get("stand_ins").Value.backward.__qualname__ == "Value.backward"  # the recorder is gone
+
+
+def test_the_stand_in_loss_is_not_a_cross_entropy(mg):
+    spec = parts("MLP", 2, [3], ["linear"], weights=[0.0] * 9)
+    got = ask(mg, "classifier_train", spec, [[0.0, 0.0]], [0], 1, 0.1)
+    assert got["losses"]["list"] == [0.5]  # 0.5 * (0 - 1)**2 for logits [0, 0, 0]; their cross-entropy is log 3
+
+
+@pytest.mark.parametrize("probe, args, answer", [
+    ("classifier_softmax", ([1.0, 2.0], None), {"probs": {"list": [0.5, 0.5, 0.0], "count": 3}, "grads": None}),
+    ("classifier_softmax", ([1.0, 2.0], [1.0, 0.0]), {"probs": {"list": [0.5, 0.5], "count": 2}, "grads": [0.1]}),
+    ("classifier_cross_entropy", ([1.0, 2.0], 0), {"loss": {"list": [1.0, 2.0], "count": 2}, "grads": None}),
+    ("classifier_structure", (model_spec("Layer", 2, 3, "relu"),),
+     {"parts": [], "activations": ["relu"], "all_values": True, "distinct": 0, "data": []}),
+    ("classifier_structure", (model_spec("Neuron", 2, "relu"),),
+     {"parts": [[2, "relu"]], "activations": None, "all_values": True, "distinct": 3, "data": [0.1] * 9}),
+    ("classifier_train", (parts("MLP", 2, [3], ["linear"], weights=[0.0] * 9), [[0.0, 0.0]], [0], 1, 0.1),
+     {"losses": {"list": [1.0], "count": 1}, "final": [0.0] * 9, "calls": 1, "events": ["zero_grad"] * (MAX_EVENTS + 1)}),
+    ("classifier_learn", (model_spec("MLP", 2, [3], ["linear"]), [[0.0, 0.0]], [0], 1, 0.1),
+     {"losses": {"list": [1.0], "count": 1}, "final": [0.0] * 9, "logits": [{"list": [0.0] * 4, "count": 4}],
+      "count": 9}),
+])
+def test_answers_are_bounded_by_their_requests(probe, args, answer):
+    with pytest.raises(MalformedAnswer):
+        ANSWERS[probe](answer, *args)
+
+
+def learn_request():
+    xs, ys = H.spiral(H.LEARN["points"], H.LEARN["data_seed"])
+    spec = model_spec("MLP", 2, H.LEARN["sizes"])
+    rng = random.Random(H.LEARN["weight_seed"])
+    spec["weights"] = [rng.uniform(-1, 1) for _ in range(count_of(spec))]
+    return spec, xs, ys
+
+
+def test_the_training_target_accepts_the_reference_and_refuses_forgeries(mg):
+    spec, xs, ys = learn_request()
+    args = (spec, xs, ys, H.LEARN["steps"], H.LEARN["lr"])
+    got = ask(mg, "classifier_learn", *args)
+    H.learn_verdict(got, spec, xs, ys, H.LEARN["steps"])  # the reference passes
+    right = round(H.float_accuracy([o["list"] for o in got["logits"]], ys) * len(ys))
+    assert right == H.LEARN_CORRECT
+    perfect = {**got, "logits": [{"list": [10.0 * (k == y) for k in range(3)], "count": 3} for y in ys]}
+    with pytest.raises(Failure, match="not what its final weights give"):
+        H.learn_verdict(perfect, spec, xs, ys, H.LEARN["steps"])  # logits that the weights do not give
+    untrained = ask(mg, "classifier_learn", *args[:3], 0, H.LEARN["lr"])
+    with pytest.raises(Failure, match="classifies"):
+        H.learn_verdict(untrained, spec, xs, ys, 0)  # the initial weights' own logits: consistent, not learned

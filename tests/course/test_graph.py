@@ -1,0 +1,195 @@
+"""Assignment graph: the judge reads DOT as Graphviz does, within bounds, never raising anything but a Failure;
+the public tests' expected drawing is the reference's; answers are bounded by their requests."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from assignments.graph import dot, drawings
+from assignments.graph.checks import check_trace_edges, check_trace_nodes
+from assignments.graph.probes import ANSWERS, edge_list
+from assignments.graph.specs import deep_chain, diamond_chain, dot_spec, from_expression, random_expression
+from grader.judge.reference import load_reference, run_probe
+from grader.sandbox.schema import MalformedAnswer
+from grader.testing import Failure
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def mg():
+    return load_reference(ROOT / "reference")
+
+
+def ask(mg, probe, *args):
+    return ANSWERS[probe](run_probe(mg, probe, list(args)), *args)
+
+
+def reachable(spec):
+    """The nodes the root depends on (every node, for a graph to_dot is tested on)."""
+    found, todo = set(), [spec.get("root", len(spec["data"]) - 1)]
+    while todo:
+        k = todo.pop()
+        if k not in found:
+            found.add(k)
+            todo += spec["prev"][k]
+    return found
+
+
+def draw(mg, spec, rankdir=None):
+    most_chars, most_names = dot.dot_limits(spec)
+    return drawings.drawing(ask(mg, "graph_dot", spec, rankdir, most_chars), spec, most_chars, most_names)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_reference_draws_what_the_public_tests_expect_and_traces_the_spec(mg, seed):
+    rng = random.Random(seed)
+    for k in range(4):
+        spec = from_expression(random_expression(rng, rng.randint(1, 3), rng.randint(2, 9)), f"{seed}-{k}")
+        assert len({drawings.data_field(x) for x in spec["data"]}) == len(spec["data"])
+        assert reachable(spec) == set(range(len(spec["data"])))
+        want = drawings.expected_drawing(spec)
+        got = draw(mg, spec)
+        assert (got.records, got.ops, got.edges, got.strays, got.rankdir) == (
+            want.records, want.ops, want.edges, [], "LR")
+        answer = ask(mg, "graph_trace", spec)
+        check_trace_nodes(answer, set(range(len(spec["data"]))), spec)
+        check_trace_edges(answer, set(edge_list(spec)), spec)
+
+
+def test_labels_escapes_and_rankdirs_round_trip(mg):
+    labels = {0: 'x"{a|b}<c> \\', 1: "C:\\new\\dir", 2: "|"}
+    spec = dot_spec([1.5, -2.25, 0.5, 3.0], [[], [], [], [0, 1, 2]], ["", "", "", 'op"\\{'], [1, 2, 3, 4], labels)
+    got, want = draw(mg, spec, "TB"), drawings.expected_drawing(spec, "TB")
+    assert (got.records, got.ops, got.edges, got.rankdir) == (want.records, want.ops, want.edges, "TB")
+    texts = ['"', "\\", "\\\\", "a\\nb", "{x}|<y>", "\\N", "end\\", "a \\ b"]
+    for record in (False, True):
+        escaped = ask(mg, "graph_escape", texts, record)
+        assert dot.shown_texts(escaped, record) == texts
+    assert dot.shown_texts(['"'], False) == [None]  # an unescaped quote does not parse
+    assert dot.shown_texts(["a|b"], True) == ["2 fields: a | b"]
+
+
+def test_trace_probe_on_deep_and_many_path_graphs(mg):
+    for spec in (deep_chain(3000), diamond_chain(30, "x")):
+        answer = ask(mg, "graph_trace", spec)
+        check_trace_nodes(answer, set(range(len(spec["data"]))), spec)
+        check_trace_edges(answer, set(edge_list(spec)), spec)
+
+
+def test_another_style_of_dot_draws_the_same():
+    spec = dot_spec([1.0, 2.0, 3.0], [[], [], [0, 1]], ["", "", "+"], [0.5, 0.25, 1.0])
+    text = """strict digraph G { // a comment
+      graph [rankdir="LR"]; node [fontname=Helvetica]
+      "n11" -> "n33_op"; n22 -> n33_op /* another */
+      "n33" [label="{data 3.0000|grad 1.0000}", shape="record"]
+      n11 [shape=record label="{ data 1.0000 | grad 0.5000 }"]; n22 [shape=record, label="{data 2.0000|grad 0.2500}"]
+      n33_op [label="+"]; n33_op -> n33
+    }"""
+    got = drawings.drawing({"dot": text, "length": len(text), "ids": [11, 22, 33]}, spec, 10_000, 100)
+    want = drawings.expected_drawing(spec)
+    assert (got.records, got.ops, got.edges, got.rankdir) == (want.records, want.ops, want.edges, "LR")
+    # micrograd's draw_dot names (str(id(v)), id + op): found by the data their labels show
+    text = """digraph { rankdir=LR; "101" [shape=record, label="{ data 1.0000 | grad 0.5000 }"];
+      "202" [shape=record, label="{ data 2.0000 | grad 0.2500 }"]; "303" [shape=record, label="{ data 3.0000 | grad 1.0000 }"];
+      "303+" [label="+"]; "303+" -> "303"; "101" -> "303+"; "202" -> "303+" }"""
+    got = drawings.drawing({"dot": text, "length": len(text), "ids": [1, 2, 3]}, spec, 10_000, 100)
+    assert (got.records, got.ops, got.edges) == (want.records, want.ops, want.edges)
+
+
+SPEC = dot_spec([1.0, 2.0, 3.0], [[], [], [0, 1]], ["", "", "+"], [0.5, 0.25, 1.0])
+HOSTILE = [
+    "", "digraph", "graph { a -- b }", "digraph { a } digraph { b }", "digraph {" + "{" * 500 + "}" * 500 + "}",
+    "digraph {" + "subgraph {" * 50 + "}" * 50 + "}", "digraph {" + "a;" * 5000 + "}", "digraph { a -> " * 300,
+    'digraph { a [label="' + "x" * 9000 + '"] }', "digraph { a [label=<" + "<b>" * 400 + "x" + "</b>" * 400 + ">] }",
+    'digraph { "unterminated }', "digraph { a [label=\"\\\"] }", "digraph { a -> {b c} -> d; e:p -> f:q }",
+    "digraph { n1 [label=<<b>html</b>>, shape=record]; n3_op -> n3 [dir=back] }", "\x00\udcff digraph {}",
+    "digraph { node [shape=record]; n1 [label=\"{ a | { b | c } }\"]; n2 [label=\"x { y }\"] }",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_dot_is_a_failure_or_a_drawing_quickly(text):
+    start = time.process_time()
+    answer = {"dot": text, "length": len(text), "ids": [1, 2, 3]}
+    most_chars, most_names = dot.dot_limits(SPEC)
+    try:
+        got = drawings.drawing(answer, SPEC, most_chars, most_names)
+    except Failure as failure:
+        assert len(str(failure)) < 700
+    else:
+        for check in (drawings.check_records, drawings.check_ops, drawings.check_edges):
+            with pytest.raises(Failure):
+                check(got, drawings.expected_drawing(SPEC), SPEC)
+    assert time.process_time() - start < 2.0
+
+
+def test_record_fields_and_escstring_follow_graphviz():
+    assert dot.record_fields("{ a | b }") == (("a", "b"),)
+    assert dot.record_fields("a | { b | c } | d") == ("a", ("b", "c"), "d")
+    assert dot.record_fields("\\{x\\} \\| \\<y\\>") == ("{x} | <y>",)
+    assert dot.record_fields("a\\\\|b") == ("a\\", "b")
+    for bad in ("{ a", "a }", "<p> a", "x { y }", "{ a } b"):
+        assert dot.record_fields(bad) is None
+    assert dot.esc_string("a\\\\b\\c\\nd\\N") == "a\\bc\nd\\N"
+    assert dot.dot_string('"a\\"b\\\\"') == 'a"b\\\\' and dot.dot_string("abc") == "abc"
+    assert dot.dot_string("<<b>x</b>>") is None
+
+
+@pytest.mark.parametrize("probe, args, answer", [
+    ("graph_trace", [SPEC], {"nodes": [0, 1, 2, 3], "edges": [], "more": [False, False], "kinds": ["set", "set"]}),
+    ("graph_trace", [SPEC], {"nodes": [0] * 9, "edges": [], "more": [False, False], "kinds": ["set", "set"]}),
+    ("graph_trace", [SPEC], {"nodes": [], "edges": [[0, 1, 2]], "more": [False, False], "kinds": ["set", "set"]}),
+    ("graph_trace", [SPEC], {"nodes": [True], "edges": [], "more": [False, False], "kinds": ["set", "set"]}),
+    ("graph_trace", [SPEC], {"nodes": [], "edges": [], "more": [0, 0], "kinds": ["set", "set"]}),
+    ("graph_dot", [SPEC, None, 50], {"dot": "x" * 51, "length": 51, "ids": [1, 2, 3]}),
+    ("graph_dot", [SPEC, None, 50], {"dot": "x", "length": 1, "ids": [1, 2]}),
+    ("graph_dot", [SPEC, None, 50], {"dot": "x", "length": 1, "ids": [1, 2, -3]}),
+    ("graph_dot", [SPEC, None, 50], {"dot": "x", "length": 10**12, "ids": [1, 2, 3]}),
+    ("graph_escape", [["ab"], False], {"escaped": ["x" * 25]}),
+    ("graph_escape", [["ab"], False], {"escaped": ["a", "b"]}),
+    ("graph_hand", [], {"x": 1.0, "y": 2.0, "z": "3", "made": 0}),
+    ("graph_hand", [], {"x": 1.0, "y": 2.0, "z": 3.0, "made": -1}),
+])
+def test_answers_are_bounded_by_their_requests(probe, args, answer):
+    with pytest.raises(MalformedAnswer):
+        ANSWERS[probe](answer, *args)
+
+
+def load_hidden():
+    """The hidden test module as a plain module (its grader markers are not this suite's)."""
+    import importlib.util
+    import sys
+    import types
+
+    class NoMarks:
+        def __getattr__(self, name):
+            return lambda *args, **kwargs: (lambda function: function)
+
+    path = ROOT / "assignments" / "graph" / "tests" / "hidden" / "test_graph_hidden.py"
+    spec = importlib.util.spec_from_file_location("graph_hidden_for_tests", path)
+    module = importlib.util.module_from_spec(spec)
+    shim = types.ModuleType("pytest")
+    shim.mark = NoMarks()
+    real = sys.modules["pytest"]
+    sys.modules["pytest"] = shim
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules["pytest"] = real
+    return module
+
+
+def test_the_hidden_graphs_are_fair(mg):
+    """Every node of a graph to_dot is tested on is reachable from its root, and shows distinct data."""
+    hidden = load_hidden()
+    for spec in hidden.random_graphs("dot", 3, most=5):
+        assert reachable(spec) == set(range(len(spec["data"])))
+        assert len({drawings.data_field(x) for x in spec["data"]}) == len(spec["data"])
+    for spec in hidden.random_graphs("trace", 8, inner=True):
+        nodes = ask(mg, "graph_trace", spec)["nodes"]
+        assert set(nodes) == reachable(spec)
