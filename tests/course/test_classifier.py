@@ -3,13 +3,11 @@ requests, and the training target's verdict is the judge's own (a forged accurac
 
 from __future__ import annotations
 
-import importlib.util
 import random
-import sys
-import types
 from pathlib import Path
 
 import pytest
+from hidden_tests import load_hidden
 
 from assignments.classifier.checks import count_of, model_spec, parts
 from assignments.classifier.probes import ANSWERS, MAX_EVENTS
@@ -21,30 +19,7 @@ from grader.testing import Failure
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class _NoMarks:
-    """``pytest.mark`` whose markers (the grader's ``points``, ``task``) leave a function as it is."""
-
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: (lambda function: function)
-
-
-def load_hidden():
-    """The hidden test module as a plain module (its grader markers are not this suite's)."""
-    path = ROOT / "assignments" / "classifier" / "tests" / "hidden" / "test_classifier_hidden.py"
-    spec = importlib.util.spec_from_file_location("classifier_hidden_for_tests", path)
-    module = importlib.util.module_from_spec(spec)
-    shim = types.ModuleType("pytest")
-    shim.mark = _NoMarks()
-    real = sys.modules["pytest"]
-    sys.modules["pytest"] = shim
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.modules["pytest"] = real
-    return module
-
-
-H = load_hidden()
+H = load_hidden("classifier")
 
 
 @pytest.fixture(scope="module")

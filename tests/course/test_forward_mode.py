@@ -3,15 +3,13 @@ answers are bounded by their requests, and the hidden tests' generators stay fai
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
-import sys
-import types
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hidden_tests import load_hidden
 
 from assignments.forward_mode import checks
 from assignments.forward_mode.probes import ANSWERS
@@ -21,30 +19,7 @@ from grader.sandbox.schema import MalformedAnswer
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class _NoMarks:
-    """``pytest.mark`` whose markers (the grader's ``points``, ``task``) leave a function as it is."""
-
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: (lambda function: function)
-
-
-def load_hidden():
-    """The hidden test module as a plain module (its grader markers are not this suite's)."""
-    path = ROOT / "assignments" / "forward_mode" / "tests" / "hidden" / "test_forward_mode_hidden.py"
-    spec = importlib.util.spec_from_file_location("forward_mode_hidden_for_tests", path)
-    module = importlib.util.module_from_spec(spec)
-    shim = types.ModuleType("pytest")
-    shim.mark = _NoMarks()
-    real = sys.modules["pytest"]
-    sys.modules["pytest"] = shim
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.modules["pytest"] = real
-    return module
-
-
-H = load_hidden()
+H = load_hidden("forward_mode")
 
 
 @pytest.fixture(scope="module")

@@ -9,14 +9,12 @@ differences by at most a tenth of one. So a seed can be changed without re-check
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
-import sys
-import types
 from pathlib import Path
 
 import pytest
+from hidden_tests import load_hidden
 
 from grader.judge.answers import parse
 from grader.judge.reference import complete_request, load_reference, run_probe
@@ -25,30 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SEEDS = 12
 
 
-class _NoMarks:
-    """``pytest.mark`` whose markers (the grader's ``points``, ``task``) leave a function as it is."""
-
-    def __getattr__(self, name):
-        return lambda *args, **kwargs: (lambda function: function)
-
-
-def load_hidden():
-    """The hidden test module as a plain module (its grader markers are not this suite's)."""
-    path = ROOT / "assignments" / "gradcheck" / "tests" / "hidden" / "test_gradcheck_hidden.py"
-    spec = importlib.util.spec_from_file_location("gradcheck_hidden_for_tests", path)
-    module = importlib.util.module_from_spec(spec)
-    shim = types.ModuleType("pytest")
-    shim.mark = _NoMarks()
-    real = sys.modules["pytest"]
-    sys.modules["pytest"] = shim
-    try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.modules["pytest"] = real
-    return module
-
-
-H = load_hidden()
+H = load_hidden("gradcheck")
 
 
 @pytest.fixture(scope="module")

@@ -46,10 +46,13 @@ def test_the_student_check_runs_on_the_oldest_and_newest_supported_python(minor,
     subprocess.run([str(bindir / "python"), "-m", "pip", "install", "--quiet", str(project)], check=True, timeout=600)
     version = subprocess.run([str(bindir / "python"), "--version"], capture_output=True, text=True, check=True)
     assert version.stdout.startswith(f"Python {minor}.")
-    for example, args in (("correct_recursive", []), ("bug_wrong_tanh", ["-a", "backward"])):
-        done = subprocess.run([str(bindir / "grader"), "--course", str(project), "check", str(EXAMPLES / example),
+    solution = tmp_path / "solution"  # the reference: every assignment's files, the later ones' too
+    shutil.copytree(ROOT / "reference" / "micrograd", solution / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
+    for example, args in ((EXAMPLES / "correct_recursive", []), (EXAMPLES / "bug_wrong_tanh", ["-a", "backward"]),
+                          (solution, [])):
+        done = subprocess.run([str(bindir / "grader"), "--course", str(project), "check", str(example),
                                *args], capture_output=True, text=True, timeout=600, check=False)
-        expected_status = main(["--course", str(ROOT), "check", str(EXAMPLES / example), *args])
+        expected_status = main(["--course", str(ROOT), "check", str(example), *args])
         expected = capsys.readouterr().out
         assert done.returncode == expected_status, done.stdout[-2000:] + done.stderr[-2000:]
         scores = re.compile(r"^.*(?:public points|task .*: [\d.]+ / [\d.]+)$", re.M)
