@@ -50,8 +50,9 @@ def build(subs: Path, ids: list[str] | None = None) -> None:
     shutil.copytree(reference / "micrograd", subs / "reference" / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(course.template_dir / "micrograd", subs / "template" / "micrograd",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    for variant in sorted((reference / "variants").iterdir()):
-        if (variant / "micrograd").is_dir():
+    graded = {f for a in course.assignments(ids) for f in a.files}
+    for variant in sorted((reference / "variants").iterdir()):  # those holding a file of what is graded
+        if (variant / "micrograd").is_dir() and any((variant / f).is_file() for f in graded):
             shutil.copytree(variant, subs / f"variant--{variant.name}", ignore=shutil.ignore_patterns("__pycache__"))
     for assignment in course.assignments(ids):
         for bug in load_bugs(assignment, reference):
