@@ -34,6 +34,7 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from grader.commands import course_of
 from grader.course.catalogue import Bug, load_bugs, max_cascade, write_mutant
@@ -104,9 +105,10 @@ def variant_dirs(course: Course) -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / "micrograd").is_dir()) if root.is_dir() else []
 
 
-def _tests(out: Path, assignment: Assignment, student: str) -> list[dict]:
+def _tests(out: Path, assignment: Assignment, student: str) -> list[dict[str, Any]]:
     doc = read_results(out, assignment, student)
-    return doc["tests"] if doc else []
+    tests: list[dict[str, Any]] = doc["tests"] if doc else []
+    return tests
 
 
 def feedback_teaches(text: str, method: str) -> bool:
@@ -122,9 +124,9 @@ def is_public(test_key: str) -> bool:
     return "/tests/public/" in "/" + test_key.split("::", 1)[0]
 
 
-def lost(t: dict) -> float:
+def lost(t: dict[str, Any]) -> float:
     """Points a test (a results.json entry) did not give."""
-    return max(0.0, t["max_score"] - t["score"])
+    return max(0.0, float(t["max_score"]) - float(t["score"]))
 
 
 def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs: int, report: Report,

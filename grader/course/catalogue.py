@@ -31,6 +31,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -83,7 +84,7 @@ def _limit(path: Path, where: str, value: object) -> float:
     return float(value)
 
 
-def _read(path: Path) -> tuple[list, float]:
+def _read(path: Path) -> tuple[list[Any], float]:
     """The entries of ``bugs.yaml`` (a list, or a mapping with ``bugs`` and ``max_cascade``) and its limit."""
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []

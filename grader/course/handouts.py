@@ -82,4 +82,5 @@ def build_notebook(assignment: Assignment, sources: dict[str, str], handout: str
         "language_info": {"name": "python"},
     })
     nbformat.validate(nb)
-    return nb
+    notebook: nbformat.NotebookNode = nb
+    return notebook

@@ -28,7 +28,7 @@ class Progress:
     def __init__(self, stream: IO[str], interactive: bool | None = None) -> None:
         self.stream = stream
         self.interactive = stream.isatty() if interactive is None else interactive
-        self.bar: tqdm | None = None
+        self.bar: tqdm[Any] | None = None
         self.started = time.monotonic()
         self.last_line = 0.0
 

@@ -117,7 +117,7 @@ def _no_local_constants() -> None:
     except ImportError:  # pragma: no cover
         return
     if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
-        empty = providers.Constants()
+        empty = providers.Constants()  # type: ignore[attr-defined]
         providers._get_local_constants = lambda: empty
 
 

@@ -47,7 +47,7 @@ class Item:
     attempts: int = 0
     passed: int = 0
     total_score: float = 0.0
-    methods: Counter = field(default_factory=Counter)
+    methods: Counter[str] = field(default_factory=Counter)
 
     @property
     def pass_rate(self) -> float:

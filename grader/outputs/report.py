@@ -45,6 +45,7 @@ from grader import __version__
 from grader.course.catalogue import Bug, load_bugs
 from grader.course.config import Assignment, Course
 from grader.errors import GraderError
+from grader.files import write_atomic
 from grader.outputs.attention import Attention, Finding, attention_list, finding, one_line
 from grader.outputs.attribution import THRESHOLD, Attribution, attribute
 from grader.outputs.breakdown import Points, TaskRow, TaskTable, task_table
@@ -53,7 +54,7 @@ from grader.outputs.gradebook import points
 from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Distribution, histogram
 from grader.outputs.inert import csv_cell
 from grader.outputs.item_analysis import Item, analyse
-from grader.outputs.results import read_results, withheld, write_atomic
+from grader.outputs.results import read_results, withheld
 from grader.similarity.section import SimilaritySection, similarity_section
 
 MAX_NOTES = 1000

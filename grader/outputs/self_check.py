@@ -27,7 +27,8 @@ class CheckResult:
     path: Path = Path(".")
 
     def tests(self, assignment: Assignment) -> list[dict[str, Any]]:
-        return self.results.get(assignment.id, {}).get("tests", [])
+        tests: list[dict[str, Any]] = self.results.get(assignment.id, {}).get("tests", [])
+        return tests
 
     def score(self, assignment: Assignment) -> tuple[float, float]:
         return score_of(self.results.get(assignment.id, {}))
