@@ -16,16 +16,16 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path: Path) -> set[str]:
+def imports_of(path: Path, typing_too: bool = False) -> set[str]:
     """The modules ``path`` imports, at load time or inside a function (a lazy import hides a cycle, it does not
-    remove it)."""
+    remove it); with ``typing_too``, also those imported for annotations only (``if TYPE_CHECKING:``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
     typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
                    and "TYPE_CHECKING" in ast.unparse(block.test) for n in ast.walk(block)}
     found: set[str] = set()
     for node in ast.walk(tree):
-        if id(node) in typing_only:  # for annotations only: never imported at run time
+        if id(node) in typing_only and not typing_too:  # for annotations only: never imported at run time
             continue
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
@@ -40,8 +40,10 @@ def imports_of(path: Path) -> set[str]:
 
 
 def test_no_import_cycle_between_the_graders_modules():
+    """Not even one that only annotations close (``if TYPE_CHECKING:``): a cycle of types is a cycle of concerns."""
     modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
-    graph = {name: {m for m in imports_of(p) if m in modules and m != name} for name, p in modules.items()}
+    graph = {name: {m for m in imports_of(p, typing_too=True) if m in modules and m != name}
+             for name, p in modules.items()}
     done: set[str] = set()
 
     def visit(name: str, path: list[str]) -> None:
@@ -105,3 +107,36 @@ def test_probe_modules_use_the_sandbox_only_through_probekit():
                     continue
                 offenders.append(f"{path.relative_to(ROOT)} imports {name}")
     assert offenders == []
+
+
+LAYERS = ("commands", "grading", "judge", "outputs", "similarity", "testing", "intake", "course", "sandbox")
+"""The folders of grader/, top to bottom: a folder imports only folders below it (and the top-level modules
+``errors``, ``files``, ``inert``, which import no folder). ``cli`` sits above them all."""
+
+
+def test_every_folder_level_import_runs_downward():
+    """No folder imports one above it or beside it in a cycle, type-only imports included: the judge does not climb
+    back to grading (the manifest and the claims queue are the judge's), outputs does not climb to commands, and
+    similarity takes nothing from outputs (the report's section lives in outputs, inert text at the top level)."""
+    assert sorted(LAYERS) == sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
+    upward = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE).parts
+        here = LAYERS.index(parts[0]) if len(parts) > 1 else -1
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            else:
+                continue
+            for name in names:
+                seg = name.split(".")
+                if seg[0] != "grader" or len(seg) < 2 or seg[1] not in LAYERS:
+                    continue
+                there = LAYERS.index(seg[1])
+                if here == -1 and parts[0] not in ("cli.py", "__main__.py"):
+                    upward.append(f"{path.relative_to(ROOT)} (a top-level module) imports {name}")
+                elif here != -1 and there <= here and seg[1] != parts[0]:
+                    upward.append(f"{path.relative_to(ROOT)} imports {name}")
+    assert upward == []

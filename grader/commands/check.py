@@ -23,9 +23,9 @@ from grader.commands import course_of
 from grader.course.config import Course
 from grader.errors import GRADER_ERROR, GraderError
 from grader.grading.one import JudgeFailed, grade_one
+from grader.inert import terminal
 from grader.judge.backends import choose
 from grader.outputs import classroom50, formats
-from grader.outputs.inert import terminal
 from grader.outputs.self_check import CheckResult
 
 STUDENT = "self-check"

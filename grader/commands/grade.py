@@ -13,10 +13,10 @@ from grader.errors import GRADER_ERROR
 from grader.grading.batch import grade
 from grader.grading.progress import Progress
 from grader.grading.shard import parse_shard
+from grader.inert import terminal
 from grader.intake.git_history import parse_deadline
 from grader.judge.backends import PORTABLE_WARNING, choose
 from grader.outputs.gradebook import table
-from grader.outputs.inert import terminal
 from grader.outputs.item_analysis import summary
 from grader.sandbox.protocol import layer_status
 from grader.similarity.graded_class import record_class

@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from grader.commands import course_of
-from grader.outputs.inert import terminal
+from grader.inert import terminal
 from grader.outputs.report import ClassReport, class_data, save_report
 
 SHOWN = 10

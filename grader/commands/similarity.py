@@ -16,7 +16,7 @@ from pathlib import Path
 
 from grader.commands import course_of
 from grader.errors import GraderError
-from grader.outputs.inert import terminal
+from grader.inert import terminal
 from grader.similarity.graded_class import CLASS_FILE, GradedClass, recorded_class
 from grader.similarity.ranking import Settings
 from grader.similarity.records import SimilarityReport

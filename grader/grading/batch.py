@@ -5,7 +5,7 @@ results are already complete for the same content (unless ``force``), stages
 the files each assignment names into a working folder inside the output
 folder, and keeps ``-j`` judge processes running while work is left: each
 judge claims work units, one assignment of one submission at a time, from a
-shared queue (:mod:`grader.grading.claims`), at most 25 per assignment, so a submission that
+shared queue (:mod:`grader.judge.claims`), at most 25 per assignment, so a submission that
 hangs holds up only one judge per assignment while the others take its other
 assignments and the rest of the class. Each judge writes an assignment's ``results.json`` and
 ``feedback.md`` atomically as soon as that assignment is graded, so an
@@ -33,15 +33,16 @@ from pathlib import Path
 from grader.course.config import Assignment, Course
 from grader.errors import GraderError, SubmissionError
 from grader.files import remove_tree
-from grader.grading.claims import ClaimQueue
 from grader.grading.freshness import course_fingerprints, stale, submission_fingerprint
-from grader.grading.manifest import Job, Manifest, Part
 from grader.grading.shard import shard_of
 from grader.intake.candidates import choose
+from grader.intake.entry import Submission
 from grader.intake.git_history import is_repository, read_at_deadline
-from grader.intake.submission import Submission, discover, read_submission, stage, student_id
+from grader.intake.submission import discover, read_submission, stage, student_id
 from grader.judge.backends import choose as choose_backend
+from grader.judge.claims import ClaimQueue
 from grader.judge.linux_worker import prepare_runtime
+from grader.judge.manifest import Job, Manifest, Part
 from grader.outputs.gradebook import StudentGrade, grade_from_results, write_csv
 from grader.outputs.item_analysis import Item, analyse
 from grader.outputs.item_analysis import write_csv as write_items
@@ -250,7 +251,7 @@ class JudgePool:
     """Keeps ``jobs`` judge processes running while work is left unclaimed, and reports each submission.
 
     Judges claim work units (one assignment of one submission) from a shared queue
-    (:mod:`grader.grading.claims`) and write each one's results as soon as it is graded; a judge that ends
+    (:mod:`grader.judge.claims`) and write each one's results as soon as it is graded; a judge that ends
     without writing what it claimed leaves those assignments a record whose score is withheld
     (:meth:`give_up`), so the batch always completes. A submission is reported once all its assignments are.
     """

@@ -25,7 +25,7 @@ from typing import Any
 
 from grader import __version__
 from grader.course.config import Assignment, Course
-from grader.intake.submission import Submission
+from grader.intake.entry import Submission
 
 COMPONENTS = {
     "assignment": "its tests or assignment.yaml",

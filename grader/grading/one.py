@@ -17,9 +17,9 @@ from grader.errors import GraderError
 from grader.files import temporary_folder
 from grader.grading.batch import intake, run_judge
 from grader.grading.freshness import submission_fingerprint
-from grader.grading.manifest import Manifest
 from grader.intake.submission import read_submission
 from grader.judge.linux_worker import prepare_runtime
+from grader.judge.manifest import Manifest
 from grader.outputs.results import read_results
 
 STUDENT = "submission"

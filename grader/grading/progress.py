@@ -12,7 +12,7 @@ from typing import IO, Any
 
 from tqdm import tqdm
 
-from grader.outputs.inert import terminal
+from grader.inert import terminal
 
 LINE_EVERY_SECONDS = 10.0
 

@@ -28,16 +28,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from grader.course.handouts import notebook_code_cells
 from grader.errors import SubmissionError
 from grader.intake.cellmap import LineMap
+from grader.intake.entry import Submission
 from grader.intake.notebook import IPYTHON_LINE, MODULE, assemble, cap, code_cells, parse, source_lines
 from grader.intake.notebook_imports import OWN_MODULES
-
-if TYPE_CHECKING:
-    from grader.intake.submission import Submission
 
 STUB = re.compile(r"^\s*raise\s+NotImplementedError\b", re.M)
 """A stub left to fill (the template's methods raise ``NotImplementedError("Task N.M: ...")``)."""

@@ -7,7 +7,7 @@ feedback would say ``micrograd/engine.py line 245``: a line of a file the
 student never saw (and their release holds a different, real
 ``micrograd/engine.py``). The intake, which is trusted, records a
 :class:`LineMap` (plain data, carried in the manifest's
-:class:`~grader.grading.manifest.Part`); the judge applies it with :func:`locate` to
+:class:`~grader.judge.manifest.Part`); the judge applies it with :func:`locate` to
 every exception description it receives from the sandbox, which stays
 unaware of notebooks. A located ``where`` keeps its ``file`` (the staged
 module) and gains ``cell``, ``code_cell`` and ``notebook`` keys, its ``line``

@@ -32,7 +32,8 @@ from pathlib import Path
 
 from grader.errors import GraderError, SubmissionError
 from grader.intake import submission as S
-from grader.intake.submission import Origin, Submission, student_id
+from grader.intake.entry import Origin, Submission
+from grader.intake.submission import student_id
 
 GIT_TIMEOUT = 60.0
 """Seconds all the git commands reading one repository may take together."""

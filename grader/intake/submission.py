@@ -22,11 +22,11 @@ import calendar
 import os
 import stat
 import zipfile
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from grader.errors import GraderError, SubmissionError
 from grader.intake.candidates import choose
+from grader.intake.entry import Submission
 
 MAX_FILE_BYTES = 1 << 20
 """Largest source file read from a submission, in bytes."""
@@ -40,51 +40,6 @@ SKIP_DIRS = {"__pycache__", "__MACOSX", ".git", ".ipynb_checkpoints", "node_modu
 READ_SUFFIXES = (".py", ".ipynb")
 SUBMISSION_SUFFIXES = (".zip", ".ipynb", ".ZIP", ".IPYNB")
 """File suffixes of a submission entry (discover() accepts any case; these are the spellings checked for rivals)."""
-
-
-@dataclass(frozen=True)
-class Origin:
-    """Which commit of a student's git repository was graded (``grader grade --deadline``).
-
-    Attributes:
-        commit: The graded commit's full object id (hex).
-        time: Its committer date in UTC, ``YYYY-MM-DDTHH:MM:SSZ`` (written by the student's machine).
-        ref: The tag graded (``submit/2026-11-20T220103Z-a3f9c1d``), or ``HEAD``.
-        late: Whether that commit is after the deadline (no submission was made in time).
-        note: One line for the feedback and the terminal: what was graded, on time or how late.
-    """
-
-    commit: str
-    time: str
-    ref: str
-    late: bool
-    note: str
-
-
-@dataclass
-class Submission:
-    """One student's submission as read from disk.
-
-    Attributes:
-        id: The student id.
-        source: The entry it was read from.
-        files: Relative POSIX path to content, for ``.py``/``.ipynb`` files.
-        notes: Things skipped while reading (symbolic links, unsafe zip entries).
-        error: Why it cannot be read at all ("" if it can).
-        mtimes: Relative POSIX path to modification time (seconds since the epoch;
-            for a zip member, its recorded date and time read as UTC; for a git
-            repository, the graded commit's committer date).
-        origin: The commit graded when read from a git repository at a deadline
-            (:func:`grader.intake.git_history.read_at_deadline`), else None.
-    """
-
-    id: str
-    source: Path
-    files: dict[str, bytes] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    error: str = ""
-    mtimes: dict[str, float] = field(default_factory=dict)
-    origin: Origin | None = None
 
 
 def discover(folder: Path) -> list[Path]:

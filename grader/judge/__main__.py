@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader.course.config import Course
-from grader.grading.manifest import Manifest
+from grader.judge.manifest import Manifest
 from grader.sandbox.isolation import die_with_parent
 
 INI = "[pytest]\naddopts =\npython_files = test_*.py\n"

@@ -37,9 +37,9 @@ import pytest
 from hypothesis.control import currently_in_test_context
 
 from grader.course.config import VISIBILITIES
-from grader.grading.manifest import Manifest
 from grader.judge.answers import MalformedAnswer
 from grader.judge.answers import parse as parse_answer
+from grader.judge.manifest import Manifest
 from grader.judge.reference import complete_request
 from grader.judge.scoring import points_earned
 from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of

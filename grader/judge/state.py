@@ -3,7 +3,7 @@
 Kept by :mod:`grader.judge.plugin` in ``config.stash``. Tests that use the
 ``student`` fixture are parametrized over :attr:`GradingState.params`: the
 submission ids of the manifest, or, when judges share a claim queue
-(:mod:`grader.grading.claims`), slots that each claim a work unit (one
+(:mod:`grader.judge.claims`), slots that each claim a work unit (one
 assignment of one submission) when their first test starts.
 """
 
@@ -19,10 +19,10 @@ import pytest
 
 from grader.course.config import Assignment, Course
 from grader.errors import GraderError
-from grader.grading.claims import ClaimQueue
-from grader.grading.manifest import Manifest
 from grader.judge.backends import Sandbox
+from grader.judge.claims import ClaimQueue
 from grader.judge.deadlines import request_key
+from grader.judge.manifest import Manifest
 from grader.judge.reference import load_reference, run_probe
 from grader.judge.submission_run import SubmissionRun
 from grader.sandbox import course_code, own_parts

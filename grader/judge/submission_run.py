@@ -18,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from grader.course.config import Assignment
-from grader.grading.manifest import Job, Part
 from grader.intake.cellmap import failed_import, locate, locate_imports
 from grader.judge.answers import MalformedAnswer
 from grader.judge.answers import parse as parse_answer
 from grader.judge.backends import Sandbox, WorkerSpec, choose
 from grader.judge.deadlines import ProbeLimit, probe_limit, request_key
+from grader.judge.manifest import Job, Part
 from grader.judge.worker import SandboxSetupError, Worker, WorkerCrashed, WorkerFault, WorkerTimeout, error_record
 from grader.outputs.records import CallTiming, GradedTest, JudgeRecord
 from grader.outputs.results import write_submission
@@ -80,7 +80,7 @@ class PartState:
 
 
 class SubmissionRun:
-    """Grading of one submission (a :class:`~grader.grading.manifest.Job`) in the judge.
+    """Grading of one submission (a :class:`~grader.judge.manifest.Job`) in the judge.
 
     Args:
         job: The submission and its staged parts.
@@ -91,7 +91,7 @@ class SubmissionRun:
         sandbox: The judge's sandbox (backend, fork server, layers this host refused), shared by all its
             runs; None: one of its own, on the backend this host supports.
         fingerprints: Assignment id to the course's fingerprints for it, stored with each result
-            (:attr:`grader.grading.manifest.Manifest.fingerprints`).
+            (:attr:`grader.judge.manifest.Manifest.fingerprints`).
     """
 
     def __init__(

@@ -16,7 +16,7 @@ it) is read for three conditions, in this order (one per assignment):
    or the wrong files.
 
 Reasons quote the grader's problems, which hold text from the submission:
-they are capped and made inert (:func:`grader.outputs.inert.terminal`) here,
+they are capped and made inert (:func:`grader.inert.terminal`) here,
 and escaped by the report's template.
 """
 
@@ -26,8 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from grader.inert import terminal
 from grader.outputs.entries import entries
-from grader.outputs.inert import terminal
 from grader.outputs.results import grader_data, withheld
 
 Kind = Literal["grader error", "could not be graded", "template unchanged"]

@@ -33,9 +33,9 @@ from typing import Any
 
 from grader.errors import GraderError, WithheldError
 from grader.files import write_atomic
+from grader.inert import fence, markdown, terminal
 from grader.outputs.failures import NOT_RUN, not_run, views
 from grader.outputs.gradebook import points
-from grader.outputs.inert import fence, markdown, terminal
 from grader.outputs.results import likely_causes, start_here
 from grader.outputs.self_check import CheckResult
 

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from grader.course.config import Assignment
+from grader.inert import fence, markdown, terminal, xml_text
 from grader.outputs.failures import not_run, views
 from grader.outputs.gradebook import points
-from grader.outputs.inert import fence, markdown, terminal, xml_text
 from grader.outputs.results import grader_data
 from grader.outputs.self_check import CheckResult
 

@@ -1,7 +1,7 @@
 """Class-level outputs: ``grades.csv`` and the summary table.
 
 ``grades.csv`` has one row per student (a cell a spreadsheet would read as a
-formula starts with an apostrophe; see :mod:`grader.outputs.inert`): ``student``, one column per
+formula starts with an apostrophe; see :mod:`grader.inert`): ``student``, one column per
 assignment (points), ``total``, and ``notes`` (one-line reasons for anything
 that could not be graded); and, when any submission was read from a git
 repository at a deadline (``grader grade --deadline``), ``commit``,
@@ -24,7 +24,7 @@ from typing import Any
 
 from grader.course.config import Assignment
 from grader.files import write_atomic
-from grader.outputs.inert import csv_cell, terminal
+from grader.inert import csv_cell, terminal
 from grader.outputs.results import grader_data, read_results, score_of, withheld
 
 

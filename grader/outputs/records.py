@@ -102,7 +102,7 @@ class Stamp(TypedDict):
         fingerprint: SHA-256 of what was read from the submission.
         course: Part of the course to its SHA-256 (:func:`grader.grading.freshness.course_fingerprints`).
         origin: For a submission read from a git repository at a deadline, the commit graded
-            (:class:`grader.intake.submission.Origin` as a dict: ``commit``, ``time``, ``ref``, ``late``,
+            (:class:`grader.intake.entry.Origin` as a dict: ``commit``, ``time``, ``ref``, ``late``,
             ``note``); empty otherwise.
     """
 

@@ -21,7 +21,7 @@ and outputs are untrusted text):
    and relative links to their ``feedback.md``;
 7. when ``grader similarity`` has run (``similarity.json``), the *similar
    submissions*: each distribution of pair similarities and the flagged pairs,
-   linked to their side-by-side evidence (:mod:`grader.similarity.section`):
+   linked to their side-by-side evidence (:mod:`grader.outputs.similarity_section`):
    evidence for a person to review, which never changes a score.
 
 The page needs no network: no scripts, fonts, images or stylesheets are
@@ -46,16 +46,16 @@ from grader.course.catalogue import Bug, load_bugs
 from grader.course.config import Assignment, Course
 from grader.errors import GraderError
 from grader.files import write_atomic
+from grader.inert import csv_cell
 from grader.outputs.attention import Attention, Finding, attention_list, finding, one_line
 from grader.outputs.attribution import THRESHOLD, Attribution, attribute
 from grader.outputs.breakdown import Points, TaskRow, TaskTable, task_table
 from grader.outputs.entries import TestEntry, entries
 from grader.outputs.gradebook import points
 from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Distribution, histogram
-from grader.outputs.inert import csv_cell
 from grader.outputs.item_analysis import Item, analyse
 from grader.outputs.results import read_results, withheld
-from grader.similarity.section import SimilaritySection, similarity_section
+from grader.outputs.similarity_section import SimilaritySection, similarity_section
 
 MAX_NOTES = 1000
 """Characters of a student's gradebook notes shown (they quote the submission's own text)."""
@@ -165,7 +165,7 @@ def read_gradebook(out: Path) -> tuple[list[str], list[dict[str, str]]]:
 
 def student_id(cell: str, out: Path, assignments: Sequence[Assignment]) -> str:
     """The student id of a gradebook cell: ``grades.csv`` puts an apostrophe before an id a spreadsheet would read
-    as a formula (:func:`grader.outputs.inert.csv_cell`); the id is the one with results folders."""
+    as a formula (:func:`grader.inert.csv_cell`); the id is the one with results folders."""
     if cell.startswith("'") and csv_cell(cell[1:]) == cell and not any((out / a.id / cell).is_dir() for a in assignments):
         return cell[1:]
     return cell

@@ -22,8 +22,8 @@ from typing import Any
 from grader import __version__
 from grader.course.config import Assignment
 from grader.files import write_atomic
+from grader.inert import code_span, fence, markdown, terminal
 from grader.outputs.failures import LoadError, load_errors, not_run, views
-from grader.outputs.inert import code_span, fence, markdown, terminal
 from grader.outputs.records import JudgeRecord, Stamp
 
 OUTPUT_EXCERPT = 2000

@@ -5,7 +5,7 @@ highlighted and numbered (the same number on both sides, so a region moved elsew
 the pair's similarity, how unusual it is in the class, and the class's usual similarity. It is rendered
 by Jinja2 with autoescaping from ``templates/evidence.html.j2``: ids, file names and code are the
 student's text, shown only as text, with control and bidirectional-override characters made visible
-(:func:`grader.outputs.inert.terminal`) so the code reads as it is. Pages are self-contained (no
+(:func:`grader.inert.terminal`) so the code reads as it is. Pages are self-contained (no
 script, nothing loaded) and say plainly that they are evidence for a person to review, not a verdict.
 """
 
@@ -22,7 +22,7 @@ import jinja2
 
 from grader import __version__
 from grader.files import write_atomic
-from grader.outputs.inert import terminal
+from grader.inert import terminal
 from grader.similarity.fingerprints import Region
 from grader.similarity.records import DistributionRecord, PairRecord
 from grader.similarity.sources import Document
@@ -86,7 +86,7 @@ def short(text: str, limit: int = MAX_LABEL) -> str:
 
 
 _UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""What :func:`grader.outputs.inert.terminal` shows as an escape (control and bidi-override characters but tabs)."""
+"""What :func:`grader.inert.terminal` shows as an escape (control and bidi-override characters but tabs)."""
 
 
 def _shown(text: str) -> str:

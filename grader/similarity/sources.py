@@ -24,9 +24,10 @@ from pathlib import Path
 from grader.course.config import Assignment
 from grader.errors import SubmissionError
 from grader.intake.candidates import choose, find_files, find_notebook
+from grader.intake.entry import Submission
 from grader.intake.git_history import is_repository, read_at_deadline
 from grader.intake.notebook import cap
-from grader.intake.submission import MAX_FILE_BYTES, Submission, discover, read_submission, student_id
+from grader.intake.submission import MAX_FILE_BYTES, discover, read_submission, student_id
 
 MAX_DOCUMENT_CHARS = 200_000
 """Longest document compared, in characters (a submission's files for one assignment, together; a whole engine and

@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from grader.grading.claims import ClaimQueue, work_units
-from grader.grading.manifest import Job, Part
+from grader.judge.claims import ClaimQueue, work_units
+from grader.judge.manifest import Job, Part
 
 
 def jobs(n: int, parts: tuple[str, ...] = ("a",)) -> list[Job]:
@@ -75,7 +75,7 @@ def test_a_slot_claims_the_next_unit_of_its_own_assignment(tmp_path: Path) -> No
 
 
 def test_a_judges_slots_are_per_assignment_and_no_more_than_its_units(tmp_path: Path) -> None:
-    from grader.grading.manifest import Manifest
+    from grader.judge.manifest import Manifest
     from grader.judge.state import GradingState
 
     root = Path(__file__).resolve().parents[2]

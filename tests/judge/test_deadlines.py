@@ -139,7 +139,7 @@ def test_a_self_check_has_no_reference_so_the_test_limit_holds(tmp_path, capsys)
 
 
 def test_the_reference_time_is_measured_once_and_a_failing_reference_gives_no_limit(tmp_path):
-    from grader.grading.manifest import Manifest
+    from grader.judge.manifest import Manifest
     from grader.judge.state import GradingState
 
     manifest = Manifest(course=str(Path(__file__).resolve().parents[2]), assignments=["value_ops"], jobs=[],

@@ -163,7 +163,7 @@ def test_a_judge_that_dies_withholds_its_submissions_scores(tmp_path, capsys, mo
         log.parent.mkdir(parents=True, exist_ok=True)
         log.write_text("killed\n")
         manifest.dump(path)
-        from grader.grading.claims import ClaimQueue
+        from grader.judge.claims import ClaimQueue
 
         ClaimQueue(Path(manifest.queue), manifest.jobs, manifest.claimant).claim()  # it took one, then died
         return -9

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from grader.cli import main
-from grader.outputs.inert import code_span, csv_cell, fence, markdown, terminal
+from grader.inert import code_span, csv_cell, fence, markdown, terminal
 from grader.testing import describe_error
 
 ROOT = Path(__file__).resolve().parents[2]

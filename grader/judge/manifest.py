@@ -48,7 +48,7 @@ class Job:
         fingerprint: SHA-256 of what was read from the submission; stored in
             results.json so a re-run knows whether a result is for this content.
         origin: For a submission read from git at a deadline, the commit graded
-            (:class:`grader.intake.submission.Origin` as a dict); empty otherwise.
+            (:class:`grader.intake.entry.Origin` as a dict); empty otherwise.
 
     Only the assignments in ``parts`` are graded: a re-run grades again only the
     assignments whose kept result no longer stands.
@@ -78,9 +78,9 @@ class Manifest:
         hide: Folders sandbox workers must not see (course, submissions, output, working folder).
         out: The output folder: the judge writes each submission's results.json
             and feedback.md there as soon as the submission is graded ("" to skip).
-        queue: A :class:`grader.grading.claims.ClaimQueue` folder shared with other
+        queue: A :class:`grader.judge.claims.ClaimQueue` folder shared with other
             judges: the judge grades, in ``slots`` slots per assignment, the work
-            units (one assignment of one submission, :func:`grader.grading.claims.work_units`)
+            units (one assignment of one submission, :func:`grader.judge.claims.work_units`)
             of ``jobs`` it claims there. "" grades every job of ``jobs``.
         slots: Most work units of each assignment the judge claims (with ``queue``).
         claimant: The judge's name, written into its claims.

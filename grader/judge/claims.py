@@ -18,7 +18,7 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
-from grader.grading.manifest import Job
+from grader.judge.manifest import Job
 
 
 def work_units(jobs: list[Job]) -> list[Job]:
