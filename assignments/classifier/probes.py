@@ -31,12 +31,10 @@ layer, neuron by neuron, each neuron's weights then its bias.
 from __future__ import annotations
 
 import random
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, TypedDict
 
-from assignments.shared.probes.nn_probes import swapped
+from assignments.shared.probes.nn_probes import engine_in_use, stand_ins, swapped
+from assignments.shared.probes.nn_probes import rebound as shared_rebound
 from probekit import (
     MAX_ITEMS,
     Context,
@@ -47,7 +45,6 @@ from probekit import (
     flag,
     number,
     numbers,
-    part,
     record,
     short_repr,
     text,
@@ -64,37 +61,15 @@ MAX_EVENTS = 40
 
 # --- the grader's engine in place of the student's ----------------------------------------------------------------
 
-def student_modules(mg: Any) -> list[Any]:
-    """The modules of the student's code: ``engine``, ``classifier`` and those its functions were defined in."""
-    modules = {id(m): m for m in (mg.engine, mg.classifier)}
-    for name in NAMES:
-        module = sys.modules.get(getattr(getattr(mg.classifier, name, None), "__module__", None) or "")
-        if module is not None:
-            modules.setdefault(id(module), module)
-    return list(modules.values())
-
-
 def rebound(mg: Any, theirs: Any, ours: Any) -> list[tuple[Any, str, Any]]:
-    """The swaps that bind ``ours`` to every global name of the student's modules bound to ``theirs``."""
-    return [(module, name, ours) for module in student_modules(mg)
-            for name, obj in list(vars(module).items()) if obj is theirs]
+    """The swaps that bind ``ours`` to every global name of the student's modules (``engine``, ``classifier`` and
+    those its functions were defined in) bound to ``theirs``."""
+    return shared_rebound(mg, theirs, ours, "classifier", NAMES)
 
 
-def stand_ins() -> Any:
-    """The grader's own ``Value``, ``Neuron``, ``Layer`` and ``MLP`` (the part ``stand_ins``), or None without them."""
-    return part("stand_ins")
-
-
-@contextmanager
-def grader_engine(mg: Any, engine: str) -> Iterator[type]:
-    """With ``engine == "grader"`` (and the grader's parts), the grader's ``Value`` in place of the student's;
-    yields the class in use."""
-    theirs, ours = mg.engine.Value, stand_ins()
-    if engine != "grader" or ours is None:
-        yield theirs
-        return
-    with swapped(rebound(mg, theirs, ours.Value)):
-        yield ours.Value
+def grader_engine(mg: Any, engine: str) -> Any:
+    """With ``engine == "grader"`` (and the grader's parts), the grader's ``Value`` in place of the student's."""
+    return engine_in_use(mg, engine == "grader", "classifier", NAMES)
 
 
 # --- plain forms --------------------------------------------------------------------------------------------------

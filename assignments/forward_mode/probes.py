@@ -44,21 +44,13 @@ import math
 from collections.abc import Callable
 from typing import Any, TypedDict
 
+from assignments.shared.probes.engine_probes import FORWARD as ENGINE_FORWARD
 from probekit import Context, MalformedAnswer, Number, ProbeError, count, number, numbers, record, short_repr
 
 FORWARD: dict[str, Callable[..., float]] = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "truediv": lambda a, b: a / b,
-    "pow": lambda a, b: a**b,
-    "neg": lambda a: -a,
+    **{op: ENGINE_FORWARD[op] for op in ("add", "sub", "mul", "truediv", "pow", "neg", "exp", "log", "tanh", "sum")},
     "sin": math.sin,
     "cos": math.cos,
-    "exp": math.exp,
-    "log": math.log,
-    "tanh": math.tanh,
-    "sum": lambda *xs: math.fsum(xs),
 }
 """What each operation of the vocabulary computes on plain floats (the value of a node the probe makes)."""
 

@@ -32,7 +32,6 @@ counts as the student's functions give them.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypedDict
@@ -46,7 +45,7 @@ from assignments.shared.probes.engine_probes import (
     grader_node,
     order_children,
 )
-from assignments.shared.probes.nn_probes import stand_ins, swapped
+from assignments.shared.probes.nn_probes import engine_in_use
 from probekit import Context, MalformedAnswer, Number, ProbeError, count, flag, number, numbers, record, short_repr
 
 FUNCTIONS = ("numerical_grad", "analytic_grad", "gradcheck", "count_ops")
@@ -57,26 +56,11 @@ MAX_COUNT = 10**9
 """The largest operation count an answer may hold (a wrong count may be large, never this large)."""
 
 
-@contextmanager
-def grader_engine(mg: Any) -> Iterator[type]:
-    """While the block runs, the grader's own ``Value`` in place of the student's (hidden grading); yields the class
-    in use. Every global name bound to the student's ``Value`` in ``engine``, ``gradcheck`` and the module the
-    functions were defined in (a notebook's code lives in one module) is rebound; without the grader's parts (a
-    self-check) nothing changes."""
-    theirs = mg.engine.Value
-    ours = stand_ins()
-    if ours is None:
-        yield theirs
-        return
-    modules = {id(mg.engine): mg.engine, id(mg.gradcheck): mg.gradcheck}
-    for name in FUNCTIONS:
-        module = sys.modules.get(getattr(getattr(mg.gradcheck, name, None), "__module__", None) or "")
-        if module is not None:
-            modules.setdefault(id(module), module)
-    swaps = [(module, name, ours.Value) for module in modules.values()
-             for name, obj in list(vars(module).items()) if obj is theirs]
-    with swapped(swaps):
-        yield ours.Value
+def grader_engine(mg: Any) -> Any:
+    """While the block runs, the grader's own ``Value`` in place of the student's (hidden grading) in ``engine``,
+    ``gradcheck`` and the module its functions were defined in (a notebook's code lives in one module); yields the
+    class in use. Without the grader's parts (a self-check) nothing changes."""
+    return engine_in_use(mg, True, "gradcheck", FUNCTIONS)
 
 
 def expression(spec: dict[str, Any], index: int = -1) -> str:

@@ -14,6 +14,31 @@ def test_every_probe_declares_its_modules_and_has_an_answer_schema():
     assert all(modules and all(m.startswith("micrograd.") for m in modules) for modules in NEEDS.values())
 
 
+def test_a_probe_module_without_a_schema_or_with_a_taken_name_is_refused():
+    """The registry is what lets the judge parse every answer with bounds: a probe without an answer schema, or one
+    that would replace another module's probe of the same name, is a course error at load time, never a probe
+    whose answers go unchecked."""
+    import types
+
+    import pytest
+
+    from grader.sandbox.probes import RegistryError, register
+
+    def module(name: str, probes: dict, answers: dict) -> types.ModuleType:
+        made = types.ModuleType(name)
+        made.PROBES, made.ANSWERS = probes, answers  # type: ignore[attr-defined]
+        return made
+
+    def probe(mg, ctx):
+        return {}
+
+    with pytest.raises(RegistryError, match="no ANSWERS entry"):
+        register(module("assignments.demo.probes", {"demo_probe": probe}, {}))
+    with pytest.raises(RegistryError, match="taken by"):
+        register(module("assignments.demo.probes", {"graph": probe}, {"graph": lambda value, spec: value}))
+    assert "demo_probe" not in PROBES and PROBES["graph"].__module__ == "assignments.shared.probes.engine_probes"
+
+
 def test_specs_strategies_and_probes_share_one_operation_vocabulary():
     assert set(FUNCTIONS) == set(UNARY) | set(BINARY) | {"sum"}
     assert set(ALL_OPS) == set(UNARY) | set(BINARY)

@@ -84,19 +84,21 @@ def swapped(swaps: Sequence[tuple[Any, str, Any]]) -> Iterator[None]:
             setattr(module, name, obj)
 
 
-def rebound(mg: Any, theirs: Any, ours: Any) -> list[tuple[Any, str, Any]]:
+def rebound(mg: Any, theirs: Any, ours: Any, module: str = "nn",
+            names: Sequence[str] = (*KINDS, "Module")) -> list[tuple[Any, str, Any]]:
     """The swaps that bind ``ours`` to every global name of the student's modules bound to ``theirs``.
 
-    The modules are ``engine``, ``nn`` and those the network's classes were
-    defined in (a notebook's code lives in one module of its own).
+    The modules are ``engine``, ``mg.<module>`` and those its ``names`` (classes, functions) were defined in (a
+    notebook's code lives in one module of its own). Later assignments pass their own module and names
+    (``"classifier"`` and its functions).
     """
-    modules = {id(m): m for m in (mg.engine, mg.nn)}
-    for kind in (*KINDS, "Module"):
-        module = sys.modules.get(getattr(getattr(mg.nn, kind, None), "__module__", None) or "")
-        if module is not None:
-            modules.setdefault(id(module), module)
-    return [(module, name, ours) for module in modules.values()
-            for name, obj in list(vars(module).items()) if obj is theirs]
+    graded = getattr(mg, module)
+    modules = {id(m): m for m in (mg.engine, graded)}
+    for name in names:
+        found = sys.modules.get(getattr(getattr(graded, name, None), "__module__", None) or "")
+        if found is not None:
+            modules.setdefault(id(found), found)
+    return [(m, name, ours) for m in modules.values() for name, obj in list(vars(m).items()) if obj is theirs]
 
 
 def stand_ins() -> Any:
@@ -105,15 +107,23 @@ def stand_ins() -> Any:
 
 
 @contextmanager
-def grader_engine(mg: Any, spec: dict[str, Any]) -> Iterator[type]:
-    """With ``"engine": "grader"``, the grader's ``Value`` in place of the student's; yields the class in use."""
+def engine_in_use(mg: Any, grader: bool, module: str = "nn", names: Sequence[str] = (*KINDS, "Module")
+                  ) -> Iterator[type]:
+    """With ``grader`` (and the grader's parts), the grader's ``Value`` in place of the student's in the student's
+    modules (:func:`rebound`) while the block runs; yields the class in use. Without the parts (a self-check),
+    the student's own."""
     theirs = mg.engine.Value
     ours = stand_ins()
-    if spec.get("engine", "student") != "grader" or ours is None:
+    if not grader or ours is None:
         yield theirs
         return
-    with swapped(rebound(mg, theirs, ours.Value)):
+    with swapped(rebound(mg, theirs, ours.Value, module, names)):
         yield ours.Value
+
+
+def grader_engine(mg: Any, spec: dict[str, Any]) -> Any:
+    """With ``"engine": "grader"`` in ``spec``, the grader's ``Value`` in place of the student's (:func:`engine_in_use`)."""
+    return engine_in_use(mg, spec.get("engine", "student") == "grader")
 
 
 def _call(spec: dict[str, Any]) -> str:
