@@ -53,7 +53,7 @@ sys.path.insert(0, str(ROOT))
 from grader.course.config import Course  # noqa: E402
 from grader.grading.batch import grade  # noqa: E402
 from grader.outputs.failures import not_run  # noqa: E402
-from grader.outputs.results import likely_causes  # noqa: E402
+from grader.outputs.feedback import likely_causes  # noqa: E402
 from grader.testing.attribution import HANDOUT  # noqa: E402
 
 FILES = ("engine.py", "nn.py")

@@ -52,7 +52,7 @@ def check(course: Course, path: Path, assignment_ids: list[str] | None = None, s
                          student=STUDENT)
     except JudgeFailed as exc:
         raise GraderError(f"the self-check could not run (status {exc.status}):\n{exc.log_tail}") from None
-    result.results = {aid: doc for aid, doc in docs.items() if doc is not None}
+    result.results = {aid: found.document for aid, found in docs.items() if found is not None}
     return result
 
 

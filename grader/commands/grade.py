@@ -72,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "junit":
         from grader.outputs.formats import write_grade_junit
 
-        write_grade_junit(out / "grades.junit.xml", run.assignments, out, [g.student for g in run.grades])
+        assert run.store is not None
+        write_grade_junit(out / "grades.junit.xml", run.assignments, run.store, [g.student for g in run.grades])
         print(f"JUnit gradebook: {out / 'grades.junit.xml'}")
     if len(run.grades) > 1:
         print(summary(run.items) + f"\n  (all tests: {out / 'item_analysis.csv'})")

@@ -45,7 +45,6 @@ from grader.errors import GraderError, WithheldError
 from grader.files import write_atomic
 from grader.grading.one import grade_one
 from grader.judge.backends import choose
-from grader.outputs.results import score_of, withheld
 
 SETUP = """\
 #!/usr/bin/env bash
@@ -229,14 +228,13 @@ def autograde(course: Course, submission: Path, assignment_id: str, results: Pat
         raise GraderError(f"no submission folder at {submission}")
     docs = grade_one(course, submission, course.assignments([assignment_id]), include_hidden=True,
                      sandbox=choose("auto").kind, hide=[submission.resolve()])
-    doc = docs[assignment_id]
-    reason = withheld(doc) if doc is not None else "the judge wrote no results"
-    if reason:
+    result = docs[assignment_id]
+    reason = result.withheld if result is not None else "the judge wrote no results"
+    if reason or result is None:
         raise WithheldError(f"the submission could not be graded because of the grader, not the student's code "
                             f"({reason}); no results.json was written")
-    assert doc is not None
-    write_atomic(results, json.dumps(doc, indent=2))
-    return score_of(doc)[0]
+    write_atomic(results, json.dumps(result.document, indent=2))
+    return result.score
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,10 +19,10 @@ def run(args: argparse.Namespace) -> int:
     course = course_of(args)
     dest = Path(args.output)
     outs = [Path(o) for o in args.outs]
-    assignments, grades = merge(course, outs, dest)
+    assignments, grades, store = merge(course, outs, dest)
     carried = carry_class(outs, dest)
     print(table(assignments, grades))
-    write_report(dest, course)
+    write_report(dest, course, store)
     print(f"\nMerged {len(args.outs)} output folder(s): {len(grades)} student(s) in {dest / 'grades.csv'}, "
           f"{dest / 'item_analysis.csv'} and {dest / 'report.html'}")
     if not carried:

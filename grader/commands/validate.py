@@ -34,7 +34,6 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from grader.commands import course_of
 from grader.course.catalogue import Bug, load_bugs, max_cascade, write_mutant
@@ -42,7 +41,8 @@ from grader.course.config import Assignment, Course
 from grader.course.stubs import missing_method_mutants
 from grader.files import temporary_folder
 from grader.grading.batch import grade
-from grader.outputs.results import read_results, score_of
+from grader.outputs.entries import TestEntry
+from grader.outputs.store import ResultStore
 
 REFERENCE, TEMPLATE = "_reference", "_template"
 
@@ -105,10 +105,9 @@ def variant_dirs(course: Course) -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / "micrograd").is_dir()) if root.is_dir() else []
 
 
-def _tests(out: Path, assignment: Assignment, student: str) -> list[dict[str, Any]]:
-    doc = read_results(out, assignment, student)
-    tests: list[dict[str, Any]] = doc["tests"] if doc else []
-    return tests
+def _tests(store: ResultStore, assignment: Assignment, student: str) -> tuple[TestEntry, ...]:
+    result = store.get(assignment.id, student)
+    return result.tests if result is not None else ()
 
 
 def feedback_teaches(text: str, method: str) -> bool:
@@ -124,9 +123,9 @@ def is_public(test_key: str) -> bool:
     return "/tests/public/" in "/" + test_key.split("::", 1)[0]
 
 
-def lost(t: dict[str, Any]) -> float:
-    """Points a test (a results.json entry) did not give."""
-    return max(0.0, float(t["max_score"]) - float(t["score"]))
+def lost(t: TestEntry) -> float:
+    """Points a test did not give."""
+    return max(0.0, t.max_score - t.score)
 
 
 def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs: int, report: Report,
@@ -150,45 +149,46 @@ def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs
     missing = [m for m in missing if m.file in assignment.files]
     for mutant in missing:
         write_mutant(mutant, course.reference_dir, subs / f"missing--{mutant.id}")
-    grade(course, subs, [assignment.id], out, jobs, force=True)
+    store = grade(course, subs, [assignment.id], out, jobs, force=True).store
+    assert store is not None
 
     def total(student: str) -> tuple[float, float]:
-        return score_of({"tests": _tests(out, assignment, student)})
+        tests = _tests(store, assignment, student)
+        return round(sum(t.score for t in tests), 4), round(sum(t.max_score for t in tests), 4)
 
-    reference = _tests(out, assignment, REFERENCE)
-    got, full = score_of({"tests": reference})
+    reference = _tests(store, assignment, REFERENCE)
+    got, full = total(REFERENCE)
     if got != full or full != assignment.points:
-        failing = [t["name"] for t in reference if t["status"] != "passed"]
+        failing = [t.name for t in reference if not t.passed]
         report.misses.append(f"{assignment.id}: the reference scores {got:g}/{assignment.points:g} (fails: {failing})")
-    about = {t["extra_data"]["key"]: set(t["extra_data"].get("about") or []) for t in reference}
+    about = {t.key: set(t.about) for t in reference}
     got, _ = total(TEMPLATE)
     if got != 0:
-        passing = [t["name"] for t in _tests(out, assignment, TEMPLATE) if t["score"] > 0]
+        passing = [t.name for t in _tests(store, assignment, TEMPLATE) if t.score > 0]
         report.misses.append(f"{assignment.id}: the template scores {got:g}, not 0 (passes: {passing})")
     for variant in variants:
         got, full = total(f"variant--{variant.name}")
         report.variants[f"{assignment.id}/{variant.name}"] = full - got
         if got != full:
-            failing = [t["name"] for t in _tests(out, assignment, f"variant--{variant.name}") if t["status"] != "passed"]
+            failing = [t.name for t in _tests(store, assignment, f"variant--{variant.name}") if not t.passed]
             report.misses.append(f"{assignment.id}: correct variant {variant.name} loses {full - got:g} points in {failing}")
     for bug in bugs:
         student = f"bug--{bug.id}"
-        tests = _tests(out, assignment, student)
+        tests = _tests(store, assignment, student)
         points = sum(lost(t) for t in tests)
-        failing = [t["extra_data"]["key"].rsplit("::", 1)[-1] for t in tests if t["score"] < t["max_score"]]
+        failing = [t.test_name for t in tests if t.score < t.max_score]
         outcome = BugOutcome(bug, round(points, 4), failing, False)
-        outside = [t for t in tests if bug.catches(t["extra_data"]["key"]) is None
-                   and bug.method not in about.get(t["extra_data"]["key"], ())]
+        outside = [t for t in tests if bug.catches(t.key) is None and bug.method not in about.get(t.key, ())]
         outcome.cascade = round(sum(lost(t) for t in outside), 4)
-        outcome.public = any(lost(t) > 0 and is_public(t["extra_data"]["key"]) for t in tests)
+        outcome.public = any(lost(t) > 0 and is_public(t.key) for t in tests)
         if outcome.cascade > bug.max_cascade + 1e-9:
-            where = [t["extra_data"]["key"].rsplit("::", 1)[-1] for t in outside if lost(t) > 0]
+            where = [t.test_name for t in outside if lost(t) > 0]
             outcome.misses.append(f"{bug.id}: loses {outcome.cascade:g} points outside the tests about {bug.method} "
                                   f"and those its entry names (max_cascade {bug.max_cascade:g}): {where}")
         if points <= 0:
             outcome.misses.append(f"{bug.id}: not caught (the mutant scores full marks)")
         for entry in bug.caught_by:
-            if not any(bug.catches(t["extra_data"]["key"]) == entry and t["score"] < t["max_score"] for t in tests):
+            if not any(bug.catches(t.key) == entry and t.score < t.max_score for t in tests):
                 outcome.misses.append(f"{bug.id}: expected {entry} to catch it; caught by {failing or 'nothing'}")
         feedback = out / assignment.id / student / "feedback.md"
         outcome.feedback_ok = points > 0 and feedback.is_file() and feedback_teaches(feedback.read_text(encoding="utf-8"), bug.method)
@@ -198,9 +198,9 @@ def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs
         report.misses += outcome.misses
     limit = max_cascade(assignment)
     for mutant in missing:
-        tests = _tests(out, assignment, f"missing--{mutant.id}")
-        own = sum(lost(t) for t in tests if mutant.method in about.get(t["extra_data"]["key"], ()))
-        cascade = sum(lost(t) for t in tests if mutant.method not in about.get(t["extra_data"]["key"], ()))
+        tests = _tests(store, assignment, f"missing--{mutant.id}")
+        own = sum(lost(t) for t in tests if mutant.method in about.get(t.key, ()))
+        cascade = sum(lost(t) for t in tests if mutant.method not in about.get(t.key, ()))
         report.missing.append(MissingOutcome(mutant.method, assignment.id, round(own, 4), round(cascade, 4), limit))
 
 

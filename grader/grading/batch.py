@@ -47,7 +47,7 @@ from grader.outputs.gradebook import StudentGrade, grade_from_results, write_csv
 from grader.outputs.item_analysis import Item, analyse
 from grader.outputs.item_analysis import write_csv as write_items
 from grader.outputs.records import empty_record
-from grader.outputs.results import grader_data, read_results, withheld, write_submission
+from grader.outputs.store import ResultStore
 from grader.sandbox.protocol import layer_status
 
 Progress = Callable[[int, int, str], None]
@@ -71,6 +71,7 @@ class GradeRun:
             submissions were graded again on it because of that).
         isolation: Sandbox layer name to the set of statuses reported by the workers.
         items: Per-test statistics over the class, worst first.
+        store: The output folder's results, as the run left them (each results.json parsed once).
     """
 
     assignments: list[Assignment]
@@ -80,6 +81,7 @@ class GradeRun:
     course_changed: dict[str, tuple[str, int]] = field(default_factory=dict)
     isolation: dict[str, set[str]] = field(default_factory=dict)
     items: list[Item] = field(default_factory=list)
+    store: ResultStore | None = None
 
     @property
     def withheld(self) -> list[tuple[str, str, str]]:
@@ -99,31 +101,20 @@ def read_entry(entry: Path, deadline: datetime | None = None) -> Submission:
     return sub
 
 
-def stale_assignments(out: Path, assignments: list[Assignment], student: str, print_: str,
+def stale_assignments(store: ResultStore, assignments: list[Assignment], student: str, print_: str,
                       course: dict[str, dict[str, str]]) -> dict[str, str]:
     """The assignments whose kept result does not stand, each with why (:func:`grader.grading.freshness.stale`;
     ``"new"`` without a result, ``"withheld"`` for a score the grader could not give)."""
     why: dict[str, str] = {}
     for a in assignments:
-        doc = read_results(out, a, student)
-        if doc is None:
+        result = store.get(a.id, student)
+        if result is None:
             why[a.id] = "new"
-        elif withheld(doc):
+        elif result.withheld:
             why[a.id] = "withheld"
-        elif reason := stale(grader_data(doc), print_, course[a.id]):
+        elif reason := stale(result, print_, course[a.id]):
             why[a.id] = reason
     return why
-
-
-def written_since(out: Path, assignment_ids: list[str], student: str, since: float) -> bool:
-    """Whether every given assignment's results.json of ``student`` was written at or after ``since`` (epoch seconds)."""
-    for aid in assignment_ids:
-        try:
-            if (out / aid / student / "results.json").stat().st_mtime < since:
-                return False
-        except OSError:
-            return False
-    return True
 
 
 def intake(sub: Submission, index: int, assignments: list[Assignment], stage_root: Path, print_: str,
@@ -197,7 +188,7 @@ class Plan:
     course_changed: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
-def plan(course: Course, submissions: Path, assignments: list[Assignment], out: Path, force: bool,
+def plan(course: Course, submissions: Path, assignments: list[Assignment], store: ResultStore, force: bool,
          shard: tuple[int, int] | None, sandbox: str, deadline: datetime | None = None) -> Plan:
     """Read every submission (never running it), keep the results that still stand, stage the rest into a working
     folder: a submission is graded again on the assignments whose result is missing, withheld, or made from other
@@ -211,6 +202,7 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], out: 
         raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
     if shard is not None:
         entries = [e for e in entries if shard_of(student_id(e), shard[1]) == shard[0]]
+    out = store.out
     instructor = out / "_instructor"
     instructor.mkdir(parents=True, exist_ok=True)
     clean_stale_work(instructor)
@@ -227,7 +219,7 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], out: 
         for index, entry in enumerate(entries):
             sub = read_entry(entry, deadline)
             print_ = submission_fingerprint(sub)
-            why = {a.id: "forced" for a in assignments} if force else stale_assignments(out, assignments, sub.id,
+            why = {a.id: "forced" for a in assignments} if force else stale_assignments(store, assignments, sub.id,
                                                                                         print_, prints)
             if not why:
                 skipped.append(sub.id)
@@ -256,8 +248,8 @@ class JudgePool:
     (:meth:`give_up`), so the batch always completes. A submission is reported once all its assignments are.
     """
 
-    def __init__(self, plan: Plan, out: Path, progress: Progress | None) -> None:
-        self.plan, self.out, self.progress = plan, out, progress
+    def __init__(self, plan: Plan, store: ResultStore, progress: Progress | None) -> None:
+        self.plan, self.store, self.progress = plan, store, progress
         self.queue = ClaimQueue(Path(plan.base.queue), plan.todo)
         self.names = itertools.count()
         self.lock = threading.Lock()
@@ -290,17 +282,17 @@ class JudgePool:
 
     def give_up(self, unit: Job, reason: str) -> None:
         """Write a withheld record for a work unit its judge ended without grading (unless it was written)."""
-        if not written_since(self.out, list(unit.parts), unit.id, self.started):
+        if not self.store.written_since(unit.parts, unit.id, self.started):
             for a in self.plan.assignments:
                 if a.id in unit.parts:
                     error = unit.parts[a.id].error
                     record = empty_record(error=error) if error else empty_record(grader_error=reason)
-                    write_submission(self.out, a, unit.id, record, unit.stamp(self.plan.base.fingerprints[a.id]))
+                    self.store.write(a, unit.id, record, unit.stamp(self.plan.base.fingerprints[a.id]))
 
     def report_written(self) -> None:
         """Report every submission all of whose assignments have been written in this run."""
         for job in self.plan.todo:
-            if job.id not in self.reported and written_since(self.out, list(job.parts), job.id, self.started):
+            if job.id not in self.reported and self.store.written_since(job.parts, job.id, self.started):
                 self.report(job)
 
     def run(self, jobs: int) -> None:
@@ -321,18 +313,18 @@ class JudgePool:
         self.report_written()
 
 
-def collect(out: Path, assignments: list[Assignment], entries: list[Path], run: GradeRun) -> None:
-    """Read every student's results back into ``run``; write ``grades.csv`` and ``item_analysis.csv``."""
+def collect(store: ResultStore, assignments: list[Assignment], entries: list[Path], run: GradeRun) -> None:
+    """Take every student's results from ``store`` into ``run``; write ``grades.csv`` and ``item_analysis.csv``."""
     for entry in entries:
-        run.grades.append(grade_from_results(out, assignments, student_id(entry)))
+        run.grades.append(grade_from_results(store, assignments, student_id(entry)))
         for a in assignments:
-            doc = read_results(out, a, run.grades[-1].student) or {}
-            for layer, text in (grader_data(doc).get("isolation") or {}).items():
-                status = layer_status(str(text))  # what was on is named; why a layer was off is kept
-                run.isolation.setdefault(layer, set()).add(str(text).split(" (")[0] if status["active"] else str(text)[:200])
-    write_csv(out / "grades.csv", assignments, run.grades)
-    run.items = analyse(out, assignments, [g.student for g in run.grades])
-    write_items(out / "item_analysis.csv", run.items)
+            result = store.get(a.id, run.grades[-1].student)
+            for layer, text in (result.isolation if result is not None else {}).items():
+                status = layer_status(text)  # what was on is named; why a layer was off is kept
+                run.isolation.setdefault(layer, set()).add(text.split(" (")[0] if status["active"] else text[:200])
+    write_csv(store.out / "grades.csv", assignments, run.grades)
+    run.items = analyse(store, assignments, [g.student for g in run.grades])
+    write_items(store.out / "item_analysis.csv", run.items)
 
 
 def grade(
@@ -373,20 +365,21 @@ def grade(
     out, submissions = out.resolve(), submissions.resolve()  # workers run elsewhere: no relative paths
     assignments = course.assignments(assignment_ids)
     work: Path | None = None
-    run = GradeRun(assignments)
+    store = ResultStore(out)
+    run = GradeRun(assignments, store=store)
     try:
-        the_plan = plan(course, submissions, assignments, out, force, shard, sandbox or choose_backend("auto").kind,
+        the_plan = plan(course, submissions, assignments, store, force, shard, sandbox or choose_backend("auto").kind,
                         deadline)
         work = the_plan.work
         run.skipped = the_plan.skipped
         run.course_changed = the_plan.course_changed
-        pool = JudgePool(the_plan, out, progress)
+        pool = JudgePool(the_plan, store, progress)
         pool.run(jobs)
         run.graded = list(pool.reported)
     finally:
         if work is not None:
             remove_tree(work)
-    collect(out, assignments, the_plan.entries, run)
+    collect(store, assignments, the_plan.entries, run)
     if pool.failed:
         k, status = pool.failed[0]
         log = the_plan.instructor / "logs" / f"judge-{k}.log"

@@ -21,11 +21,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from grader import __version__
 from grader.course.config import Assignment, Course
 from grader.intake.entry import Submission
+from grader.outputs.store import Result
 
 COMPONENTS = {
     "assignment": "its tests or assignment.yaml",
@@ -87,11 +87,11 @@ def course_fingerprints(course: Course, assignments: list[Assignment]) -> dict[s
     return {a.id: {"assignment": tree_digest(a.root, frozenset({"README.md"})), **shared} for a in assignments}
 
 
-def stale(stored: Mapping[str, Any], submission: str, course: Mapping[str, str]) -> str:
+def stale(stored: Result, submission: str, course: Mapping[str, str]) -> str:
     """Why a stored result no longer stands ("" when it does).
 
     Args:
-        stored: The grader's entry of the stored results.json (:func:`grader.outputs.results.grader_data`).
+        stored: The stored result (:class:`grader.outputs.store.Result`).
         submission: The submission's fingerprint now.
         course: The assignment's course fingerprints now (one entry of :func:`course_fingerprints`).
 
@@ -99,9 +99,9 @@ def stale(stored: Mapping[str, Any], submission: str, course: Mapping[str, str])
         ``"submission"`` when the submission changed; otherwise, when the course changed, the changed parts
         named as in :data:`COMPONENTS` (``"its tests or assignment.yaml, the grader"``); otherwise "".
     """
-    if stored.get("fingerprint") != submission:
+    if stored.fingerprint != submission:
         return "submission"
-    then = stored.get("course")
-    if not isinstance(then, dict):
+    then = stored.course
+    if then is None:
         return "the grader"  # written by a grader that did not record the course
     return ", ".join(words for part, words in COMPONENTS.items() if then.get(part) != course.get(part))

@@ -10,7 +10,6 @@ left behind.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from grader.course.config import Assignment, Course
 from grader.errors import GraderError
@@ -20,7 +19,7 @@ from grader.grading.freshness import submission_fingerprint
 from grader.intake.submission import read_submission
 from grader.judge.linux_worker import prepare_runtime
 from grader.judge.manifest import Manifest
-from grader.outputs.results import read_results
+from grader.outputs.store import Result, ResultStore
 
 STUDENT = "submission"
 """The id the one submission is graded under."""
@@ -36,7 +35,7 @@ class JudgeFailed(GraderError):
 
 
 def grade_one(course: Course, path: Path, assignments: list[Assignment], *, include_hidden: bool, sandbox: str,
-              hide: list[Path] | None = None, student: str = STUDENT) -> dict[str, dict[str, Any] | None]:
+              hide: list[Path] | None = None, student: str = STUDENT) -> dict[str, Result | None]:
     """Grade the submission at ``path`` (a folder, a .zip or a .ipynb) on ``assignments``.
 
     Args:
@@ -49,7 +48,7 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
         student: The id the submission is graded under.
 
     Returns:
-        Assignment id to its ``results.json`` document (None if the judge wrote none).
+        Assignment id to its result (:class:`grader.outputs.store.Result`; None if the judge wrote none).
 
     Raises:
         JudgeFailed: If the judge process failed (status other than 0 or 1).
@@ -66,4 +65,5 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
         if status not in (0, 1):
             log = (tmp / "judge.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
             raise JudgeFailed(status, "\n".join(log))
-        return {a.id: read_results(out, a, student) for a in assignments}
+        store = ResultStore(out)
+        return {a.id: store.get(a.id, student) for a in assignments}

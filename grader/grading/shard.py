@@ -22,6 +22,7 @@ from grader.errors import GraderError
 from grader.outputs.gradebook import StudentGrade, grade_from_results, write_csv
 from grader.outputs.item_analysis import analyse
 from grader.outputs.item_analysis import write_csv as write_items
+from grader.outputs.store import ResultStore
 
 SHARD = re.compile(r"^(\d+)/(\d+)$")
 
@@ -43,8 +44,8 @@ def shard_of(student: str, count: int) -> int:
     return int.from_bytes(hashlib.sha256(student.encode("utf-8")).digest()[:8], "big") % count + 1
 
 
-def merge(course: Course, outs: list[Path], dest: Path) -> tuple[list[Assignment], list[StudentGrade]]:
-    """Merge shard output folders into ``dest``; return the assignments and grades.
+def merge(course: Course, outs: list[Path], dest: Path) -> tuple[list[Assignment], list[StudentGrade], ResultStore]:
+    """Merge shard output folders into ``dest``; return the assignments, the grades and ``dest``'s results store.
 
     Raises:
         GraderError: If an output folder is missing, holds no results, or two
@@ -55,10 +56,8 @@ def merge(course: Course, outs: list[Path], dest: Path) -> tuple[list[Assignment
     for out in outs:
         if not out.is_dir():
             raise GraderError(f"{out} is not a folder (expected the output folder of `grader grade`)")
-        for results in sorted(out.glob("*/*/results.json")):
-            aid, student = results.parent.parent.name, results.parent.name
-            if aid.startswith("_"):
-                continue
+        for aid, student, folder in ResultStore(out).stored():
+            results = folder / "results.json"
             key = (aid, student)
             if key in found and found[key].read_bytes() != results.read_bytes():
                 raise GraderError(f"{student} was graded on {aid} in two shards with different results "
@@ -73,7 +72,8 @@ def merge(course: Course, outs: list[Path], dest: Path) -> tuple[list[Assignment
         if target.resolve() != results.parent.resolve():
             shutil.copytree(results.parent, target, dirs_exist_ok=True)
     students = sorted({student for _, student in found})
-    grades = [grade_from_results(dest, assignments, s) for s in students]
+    store = ResultStore(dest)
+    grades = [grade_from_results(store, assignments, s) for s in students]
     write_csv(dest / "grades.csv", assignments, grades)
-    write_items(dest / "item_analysis.csv", analyse(dest, assignments, students))
-    return assignments, grades
+    write_items(dest / "item_analysis.csv", analyse(store, assignments, students))
+    return assignments, grades, store

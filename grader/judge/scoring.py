@@ -5,7 +5,7 @@ before its last case (a crash, a timeout, an unimplemented method raised
 outside any case) counts as one more failed case when cases were recorded,
 and as the whole test otherwise. When the grader's own machinery failed, the
 test earns nothing and the assignment's score is withheld elsewhere
-(:func:`grader.outputs.results.withheld`): never partial credit from a test
+(:func:`grader.outputs.records.withheld`): never partial credit from a test
 the grader could not run.
 """
 

@@ -26,7 +26,7 @@ from grader.judge.deadlines import ProbeLimit, probe_limit, request_key
 from grader.judge.manifest import Job, Part
 from grader.judge.worker import SandboxSetupError, Worker, WorkerCrashed, WorkerFault, WorkerTimeout, error_record
 from grader.outputs.records import CallTiming, GradedTest, JudgeRecord
-from grader.outputs.results import write_submission
+from grader.outputs.store import ResultStore
 from grader.sandbox.probes import DEFAULT_NEEDS, NEEDS
 from grader.testing.outcomes import GraderFault, StudentFault, describe_error
 
@@ -259,9 +259,10 @@ class SubmissionRun:
                 state.worker.close()
         self.finished = True
         if self.out is not None:
+            store = ResultStore(self.out)
             for state in self.parts.values():
-                write_submission(self.out, state.assignment, self.job.id, self.record_of(state),
-                                 self.job.stamp(self.fingerprints.get(state.assignment.id, {})))
+                store.write(state.assignment, self.job.id, self.record_of(state),
+                            self.job.stamp(self.fingerprints.get(state.assignment.id, {})))
 
     @staticmethod
     def record_of(state: PartState) -> JudgeRecord:

@@ -4,7 +4,7 @@ Each student's ``results.json`` on each assignment (as ``grader grade`` wrote
 it) is read for three conditions, in this order (one per assignment):
 
 1. **grader error**: the grader's own machinery failed, so the score is
-   withheld (:func:`grader.outputs.results.withheld`: ``extra_data.grader.
+   withheld (:attr:`grader.outputs.store.Result.withheld`: ``extra_data.grader.
    grader_error``, or a test's ``grader_error``); grade the submission again;
 2. **could not be graded**: there is no results.json although the gradebook
    lists the assignment, no test ran, or intake and loading reported problems
@@ -24,11 +24,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from grader.inert import terminal
-from grader.outputs.entries import entries
-from grader.outputs.results import grader_data, withheld
+from grader.outputs.store import Result
 
 Kind = Literal["grader error", "could not be graded", "template unchanged"]
 
@@ -77,17 +76,15 @@ def one_line(text: str, cap: int = MAX_REASON) -> str:
     return text if len(text) <= cap else text[: cap - 1] + "…"
 
 
-def finding(doc: Mapping[str, Any] | None) -> Finding | None:
-    """What one results.json document (None: missing) needs attention for, or None if it was graded normally."""
-    if doc is None:
+def finding(result: Result | None) -> Finding | None:
+    """What one result (None: no results.json) needs attention for, or None if it was graded normally."""
+    if result is None:
         return Finding("could not be graded", "no results.json: run `grader grade` again")
-    error = withheld(doc)
-    if error:
-        return Finding("grader error", one_line(f"score withheld: {error}"))
-    problems = [str(p) for p in grader_data(doc).get("problems") or []]
-    if problems:
-        return Finding("could not be graded", one_line("; ".join(problems)))
-    tests = entries(doc)
+    if result.withheld:
+        return Finding("grader error", one_line(f"score withheld: {result.withheld}"))
+    if result.problems:
+        return Finding("could not be graded", one_line("; ".join(result.problems)))
+    tests = result.tests
     if not tests:
         return Finding("could not be graded", "no test ran")
     if all(t.unfinished for t in tests if t.max_score or not t.passed):  # a contract test the template's given

@@ -35,8 +35,8 @@ from grader.errors import GraderError, WithheldError
 from grader.files import write_atomic
 from grader.inert import fence, markdown, terminal
 from grader.outputs.failures import NOT_RUN, not_run, views
+from grader.outputs.feedback import likely_causes, start_here
 from grader.outputs.gradebook import points
-from grader.outputs.results import likely_causes, start_here
 from grader.outputs.self_check import CheckResult
 
 SCHEMA = "classroom50/result/v1"

@@ -1,7 +1,7 @@
 """The test entries of a results.json, as the class report reads them.
 
 ``grader grade`` writes each submission's ``results.json`` in Gradescope's
-schema (:func:`grader.outputs.results.gradescope_results`): per test its
+schema (:func:`grader.outputs.gradescope_results.gradescope_results`): per test its
 ``name``, ``number`` (the handout task), ``score``, ``max_score``, ``status``,
 ``output``, ``visibility``, and under ``extra_data`` the test's ``key``
 (``path::name[params]``), the student's methods its failures named
@@ -41,6 +41,7 @@ class TestEntry:
         output: Its feedback (holds text from the submission: show it escaped).
         methods: The student's methods its failed cases named.
         about: The methods the test is about.
+        hints: The hints its failed cases gave (the test's own text, never the student's).
         grader_error: Why the grader could not run it ("" unless its score is withheld).
     """
 
@@ -57,6 +58,7 @@ class TestEntry:
     methods: tuple[str, ...]
     about: tuple[str, ...]
     grader_error: str
+    hints: tuple[str, ...] = ()
 
     @property
     def test_name(self) -> str:
@@ -113,6 +115,7 @@ def entry(test: Mapping[str, Any]) -> TestEntry:
         methods=_strings(extra.get("methods")),
         about=_strings(extra.get("about")),
         grader_error=str(extra.get("grader_error") or ""),
+        hints=_strings(extra.get("hints")),
     )
 
 

@@ -27,8 +27,8 @@ from grader.course.config import Assignment
 from grader.inert import fence, markdown, terminal, xml_text
 from grader.outputs.failures import not_run, views
 from grader.outputs.gradebook import points
-from grader.outputs.results import grader_data
 from grader.outputs.self_check import CheckResult
+from grader.outputs.store import ResultStore
 
 WHERE = re.compile(r"at (micrograd/\w+\.py) line (\d+)")
 
@@ -64,7 +64,7 @@ def text(result: CheckResult) -> str:
             t = view.test
             lines.append(f"\n  ✗ {t['name']} ({points(t['score'])} / {points(t['max_score'])})")
             lines += [f"    {line}" for line in view.lines]
-        printed = str(grader_data(result.results.get(a.id, {})).get("program_output") or "").strip()
+        printed = result.program_output(a).strip()
         if printed:  # the student's own print() calls: theirs, capped by the grader (output_kb)
             lines += ["", "  Your program printed (the last part, as the grader captured it):"]
             lines += [f"  | {line}" for line in printed.splitlines()[-MAX_PRINTED_LINES:]]
@@ -188,13 +188,11 @@ def summary_markdown(result: CheckResult) -> str:
     return "\n".join(out) + "\n"
 
 
-def write_grade_junit(path: Path, assignments: list[Assignment], out: Path, students: list[str]) -> None:
+def write_grade_junit(path: Path, assignments: list[Assignment], store: ResultStore, students: list[str]) -> None:
     """JUnit XML of a whole class: one ``testsuite`` per (assignment, student)."""
-    from grader.outputs.results import read_results
-
     suites = []
     for a in assignments:
         for s in students:
-            doc = read_results(out, a, s)
-            suites.append((f"{a.id}.{s}", doc["tests"] if doc else []))
+            result = store.get(a.id, s)
+            suites.append((f"{a.id}.{s}", [t for t in result.document["tests"] if isinstance(t, dict)] if result else []))
     path.write_text(junit(suites), encoding="utf-8")

@@ -25,7 +25,7 @@ from typing import Any
 from grader.course.config import Assignment
 from grader.files import write_atomic
 from grader.inert import csv_cell, terminal
-from grader.outputs.results import grader_data, read_results, score_of, withheld
+from grader.outputs.store import Result, ResultStore
 
 
 def points(x: float) -> str:
@@ -105,12 +105,10 @@ HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 UTC_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
 
-def origin_of(data: Mapping[str, Any]) -> dict[str, str]:
-    """The commit a results.json says was graded (its grader entry's ``origin``), each field checked: a SHA-1 or
-    SHA-256 commit id, a UTC time, and ``late`` as ``yes``/``no``; empty when there is none or it does not fit."""
-    origin = data.get("origin")
-    if not isinstance(origin, dict):
-        return {}
+def origin_of(origin: Mapping[str, Any]) -> dict[str, str]:
+    """The commit a result says was graded (:attr:`grader.outputs.store.Result.origin`), each field checked: a
+    SHA-1 or SHA-256 commit id, a UTC time, and ``late`` as ``yes``/``no``; empty when there is none or it does not
+    fit."""
     commit, time, late = origin.get("commit"), origin.get("time"), origin.get("late")
     if not (isinstance(commit, str) and HEX.fullmatch(commit) and isinstance(time, str) and UTC_TIME.fullmatch(time)
             and isinstance(late, bool)):
@@ -118,20 +116,19 @@ def origin_of(data: Mapping[str, Any]) -> dict[str, str]:
     return {"commit": commit, "time": time, "late": "yes" if late else "no"}
 
 
-def grade_from_results(out: Path, assignments: list[Assignment], student: str) -> StudentGrade:
-    """A student's grade read back from their results files, each distinct problem noted once."""
+def grade_from_results(store: ResultStore, assignments: list[Assignment], student: str) -> StudentGrade:
+    """A student's grade from their results in ``store``, each distinct problem noted once."""
     grade_ = StudentGrade(student)
     where: dict[str, list[str]] = {}
     for a in assignments:
-        doc = read_results(out, a, student) or {"tests": []}
-        grade_.scores[a.id] = score_of(doc)
-        error = withheld(doc)
-        if error:
-            grade_.withheld[a.id] = error
-            where.setdefault(f"grader error, score withheld: {error}", []).append(a.id)
-        grade_.origin = grade_.origin or origin_of(grader_data(doc))
-        for problem in grader_data(doc).get("problems", []):
-            where.setdefault(str(problem), []).append(a.id)
+        result = store.get(a.id, student) or Result(a.id, student, ())
+        grade_.scores[a.id] = (result.score, result.max_score)
+        if result.withheld:
+            grade_.withheld[a.id] = result.withheld
+            where.setdefault(f"grader error, score withheld: {result.withheld}", []).append(a.id)
+        grade_.origin = grade_.origin or origin_of(result.origin)
+        for problem in result.problems:
+            where.setdefault(problem, []).append(a.id)
     grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in where.items()]
     if grade_.origin.get("late") == "yes":
         grade_.notes.insert(0, f"late: graded commit {grade_.origin['commit'][:7]} of {grade_.origin['time']}")

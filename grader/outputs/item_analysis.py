@@ -17,8 +17,7 @@ from pathlib import Path
 
 from grader.course.config import Assignment
 from grader.files import write_atomic
-from grader.outputs.entries import is_public
-from grader.outputs.results import read_results
+from grader.outputs.store import ResultStore
 
 
 @dataclass
@@ -58,20 +57,18 @@ class Item:
         return self.total_score / self.attempts if self.attempts else 0.0
 
 
-def analyse(out: Path, assignments: list[Assignment], students: list[str]) -> list[Item]:
+def analyse(store: ResultStore, assignments: list[Assignment], students: list[str]) -> list[Item]:
     """Per-test statistics over ``students``, worst pass rate first (ties: assignment order)."""
     items: dict[tuple[str, str], Item] = {}
     for a in assignments:
         for student in students:
-            doc = read_results(out, a, student)
-            for t in (doc or {}).get("tests", []):
-                key = (t.get("extra_data") or {}).get("key") or t["name"]
-                item = items.setdefault((a.id, key), Item(a.id, key, t["name"], str(t.get("number", "")), t["max_score"],
-                                                          is_public(key, t.get("extra_data") or {})))
+            result = store.get(a.id, student)
+            for t in result.tests if result is not None else ():
+                item = items.setdefault((a.id, t.key), Item(a.id, t.key, t.name, t.task, t.max_score, t.public))
                 item.attempts += 1
-                item.passed += t["status"] == "passed"
-                item.total_score += t["score"]
-                item.methods.update((t.get("extra_data") or {}).get("methods", []))
+                item.passed += t.passed
+                item.total_score += t.score
+                item.methods.update(t.methods)
     order = {a.id: i for i, a in enumerate(assignments)}
     return sorted(items.values(), key=lambda it: (it.pass_rate, order[it.assignment]))
 

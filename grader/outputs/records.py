@@ -2,14 +2,18 @@
 
 Built in the judge (:func:`grader.judge.plugin.make_result`,
 :meth:`grader.judge.submission_run.SubmissionRun.record_of`), read by
-:mod:`grader.outputs.results`, which writes ``results.json`` (Gradescope's
-format) and ``feedback.md`` from them. Every text in them that came from the
+:mod:`grader.outputs.gradescope_results` (``results.json``, Gradescope's
+format) and :mod:`grader.outputs.feedback` (``feedback.md``), which the
+results store (:mod:`grader.outputs.store`) writes. Every text in them that came from the
 submission is already capped; the outputs make it inert for each medium.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
+
+from grader.outputs.failures import LoadError, load_errors
 
 
 class CallTiming(TypedDict):
@@ -116,3 +120,48 @@ def empty_record(error: str = "", grader_error: str = "") -> JudgeRecord:
     (``grader_error``: the score is withheld)."""
     return JudgeRecord(tests=[], error=error, notes=[], imports={}, startup="", program_output="", isolation={},
                        grader_error=grader_error, execution_time=0.0)
+
+
+def record_load_errors(record: Mapping[str, Any]) -> list[LoadError]:
+    """The modules of the submission that could not be loaded (:func:`grader.outputs.failures.load_errors`)."""
+    return load_errors(record.get("imports") or {}, str(record.get("startup") or ""))
+
+
+def problems(record: Mapping[str, Any]) -> list[str]:
+    """One-line reasons why (part of) the submission could not be graded: intake's, then each module that could not
+    be loaded (:func:`grader.outputs.failures.load_errors`)."""
+    reasons = [str(record["error"])] if record.get("error") else []
+    return reasons + [e["problem"] for e in record_load_errors(record)]
+
+
+def withheld(record: Mapping[str, Any]) -> str:
+    """Why the score of a judge record is withheld ("" when it is not).
+
+    A score is withheld when the grader's own machinery failed (the sandbox
+    could not be set up, an internal error in a test, a judge that died):
+    such a result is never counted, as 0 or otherwise, and a re-run grades
+    the submission again.
+    """
+    reason = record.get("grader_error")
+    if not reason:
+        reason = next((t.get("grader_error") for t in record.get("tests", []) if isinstance(t, dict)
+                       and t.get("grader_error")), "")
+    return str(reason or "")
+
+
+def score_of(record: Mapping[str, Any]) -> tuple[float, float]:
+    """(score, max score) summed over the tests of a judge record."""
+    tests = record.get("tests", [])
+    return round(sum(t["score"] for t in tests), 4), round(sum(t["max_score"] for t in tests), 4)
+
+
+OUTPUT_EXCERPT = 2000
+"""Characters of the program's own output quoted in feedback."""
+
+
+def program_output(record: Mapping[str, Any]) -> str:
+    """A capped excerpt of what the program printed, or ""."""
+    text = str(record.get("program_output") or "").strip()
+    if len(text) > OUTPUT_EXCERPT:
+        text = "..." + text[-OUTPUT_EXCERPT:]
+    return text

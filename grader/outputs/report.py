@@ -36,7 +36,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import jinja2
@@ -50,12 +49,12 @@ from grader.inert import csv_cell
 from grader.outputs.attention import Attention, Finding, attention_list, finding, one_line
 from grader.outputs.attribution import THRESHOLD, Attribution, attribute
 from grader.outputs.breakdown import Points, TaskRow, TaskTable, task_table
-from grader.outputs.entries import TestEntry, entries
+from grader.outputs.entries import TestEntry
 from grader.outputs.gradebook import points
 from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Distribution, histogram
 from grader.outputs.item_analysis import Item, analyse
-from grader.outputs.results import read_results, withheld
 from grader.outputs.similarity_section import SimilaritySection, similarity_section
+from grader.outputs.store import Result, ResultStore
 
 MAX_NOTES = 1000
 """Characters of a student's gradebook notes shown (they quote the submission's own text)."""
@@ -139,10 +138,9 @@ class ClassReport:
     similarity: SimilaritySection | None = None
 
 
-def first_hint(test: Mapping[str, Any]) -> str:
+def first_hint(test: TestEntry) -> str:
     """The first hint a failed test gave (``extra_data.hints``: the test's own text, never the student's), or ""."""
-    hints = (test.get("extra_data") or {}).get("hints") or []
-    return str(hints[0]) if hints and isinstance(hints, list) else ""
+    return test.hints[0] if test.hints else ""
 
 
 def read_gradebook(out: Path) -> tuple[list[str], list[dict[str, str]]]:
@@ -178,14 +176,14 @@ def _score(cell: str | None) -> float | None:
         return None
 
 
-def _hints(docs: Mapping[str, Mapping[str, Any] | None]) -> Counter[tuple[str, str]]:
+def _hints(results: Mapping[str, Result | None]) -> Counter[tuple[str, str]]:
     """How often each (test key, first hint) was shown to a student who failed the test."""
     seen: Counter[tuple[str, str]] = Counter()
-    for doc in docs.values():
-        for t in (doc or {}).get("tests") or []:
-            hint = first_hint(t) if isinstance(t, dict) and t.get("status") != "passed" else ""
+    for result in results.values():
+        for t in result.tests if result is not None else ():
+            hint = first_hint(t) if not t.passed else ""
             if hint:
-                seen[(str((t.get("extra_data") or {}).get("key") or t.get("name")), hint)] += 1
+                seen[(t.key, hint)] += 1
     return seen
 
 
@@ -206,33 +204,35 @@ class _Assignment:
         return [row] if row is not None and not row.status else []
 
 
-def _assignment(a: Assignment, course: Course, docs: Mapping[str, Mapping[str, Any] | None]) -> _Assignment:
+def _assignment(a: Assignment, course: Course, results: Mapping[str, Result | None]) -> _Assignment:
     findings: dict[str, Finding] = {}
     counted: dict[str, Sequence[TestEntry] | str] = {}
     eligible: dict[str, list[TestEntry]] = {}
-    for student, doc in docs.items():
-        found = finding(doc)
-        tests = entries(doc)
+    for student, result in results.items():
+        found = finding(result)
+        tests = list(result.tests) if result is not None else []
         if found is not None:
             findings[student] = found
-        if doc is None:
+        if result is None:
             counted[student] = "no results"
-        elif withheld(doc):
+        elif result.withheld:
             counted[student] = "withheld"
         else:
             counted[student] = tests
         if found is None:  # results that need attention show no bug: nothing ran, only stubs, or the grader failed
             eligible[student] = tests
     bugs, table = load_bugs(a, course.reference_dir), task_table(a, counted)
-    return _Assignment(bugs, findings, table, attribute(bugs, eligible), _hints(docs), {r.student: r for r in table.rows})
+    return _Assignment(bugs, findings, table, attribute(bugs, eligible), _hints(results),
+                       {r.student: r for r in table.rows})
 
 
-def class_data(out: Path, course: Course) -> ClassReport:
+def class_data(out: Path, course: Course, store: ResultStore | None = None) -> ClassReport:
     """Everything the report shows, computed from the graded folder ``out``.
 
     Args:
         out: A folder written by ``grader grade``.
         course: The course whose assignments and bug catalogues were used.
+        store: The folder's results store, when the caller has one (its results are not parsed again).
 
     Returns:
         The report's content.
@@ -246,8 +246,9 @@ def class_data(out: Path, course: Course) -> ClassReport:
     students = [student_id(row["student"], out, assignments) for row in rows]
     distributions = [histogram(a, [s for s in (_score(row.get(a.id)) for row in rows) if s is not None])
                      for a in assignments]
-    items = analyse(out, assignments, students)
-    per = {a.id: _assignment(a, course, {s: read_results(out, a, s) for s in students}) for a in assignments}
+    store = store if store is not None else ResultStore(out)
+    items = analyse(store, assignments, students)
+    per = {a.id: _assignment(a, course, {s: store.get(a.id, s) for s in students}) for a in assignments}
     best_hint: dict[str, list[tuple[str, int]]] = {}
     for p in per.values():
         for (key, hint), n in p.hints.most_common():
@@ -310,13 +311,14 @@ def save_report(out: Path, report: ClassReport) -> Path:
     return path
 
 
-def write_report(out: Path, course: Course) -> Path:
+def write_report(out: Path, course: Course, store: ResultStore | None = None) -> Path:
     """Write ``out/report.html``, the class report of a graded folder.
 
     Args:
         out: A folder written by ``grader grade`` (``grades.csv`` and
             ``<assignment>/<student>/results.json``).
         course: The course that was graded (assignments, bug catalogues).
+        store: The folder's results store, when the caller has one.
 
     Returns:
         The path of the report.
@@ -325,4 +327,4 @@ def write_report(out: Path, course: Course) -> Path:
         GraderError: If ``out/grades.csv`` is missing or malformed.
         ConfigError: If an assignment's ``bugs.yaml`` is invalid.
     """
-    return save_report(Path(out), class_data(Path(out), course))
+    return save_report(Path(out), class_data(Path(out), course, store))

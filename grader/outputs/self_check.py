@@ -9,7 +9,7 @@ from typing import Any
 
 from grader.course.config import Assignment
 from grader.outputs.failures import LoadError
-from grader.outputs.results import grader_data, score_of, withheld
+from grader.outputs.store import Result, parse
 
 
 @dataclass
@@ -26,30 +26,38 @@ class CheckResult:
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     path: Path = Path(".")
 
+    def result(self, assignment: Assignment) -> Result:
+        """The assignment's result (:func:`grader.outputs.store.parse`; no tests when there is none)."""
+        return parse(self.results.get(assignment.id), assignment.id) or Result(assignment.id, "", ())
+
     def tests(self, assignment: Assignment) -> list[dict[str, Any]]:
-        tests: list[dict[str, Any]] = self.results.get(assignment.id, {}).get("tests", [])
-        return tests
+        """The assignment's tests as results.json holds them (Gradescope's schema)."""
+        tests = self.results.get(assignment.id, {}).get("tests", [])
+        return [t for t in tests if isinstance(t, dict)] if isinstance(tests, list) else []
 
     def score(self, assignment: Assignment) -> tuple[float, float]:
-        return score_of(self.results.get(assignment.id, {}))
+        result = self.result(assignment)
+        return result.score, result.max_score
 
     def notes(self, assignment: Assignment) -> list[str]:
         """What intake noted (which notebook or files were graded, what was skipped)."""
-        return list(grader_data(self.results.get(assignment.id, {})).get("notes", []))
+        return list(self.result(assignment).notes)
 
     def problems(self, assignment: Assignment) -> list[str]:
-        return list(grader_data(self.results.get(assignment.id, {})).get("problems", []))
+        return list(self.result(assignment).problems)
 
     def load_errors(self, assignment: Assignment) -> list[LoadError]:
         """The student modules that could not be loaded, each cause once (one-line ``problem`` and ``detail``)."""
-        found = grader_data(self.results.get(assignment.id, {})).get("load_errors")
-        return [LoadError(problem=e["problem"], detail=e["detail"]) for e in found or []
-                if isinstance(e, dict) and isinstance(e.get("problem"), str) and isinstance(e.get("detail"), str)]
+        return list(self.result(assignment).load_errors)
+
+    def program_output(self, assignment: Assignment) -> str:
+        """The capped excerpt of what the program printed, or ""."""
+        return self.result(assignment).program_output
 
     @property
     def withheld(self) -> dict[str, str]:
         """Assignment id to why its result is withheld (the grader itself failed, not the student's code)."""
-        found = {a.id: withheld(self.results.get(a.id, {"tests": []})) for a in self.assignments}
+        found = {a.id: self.result(a).withheld for a in self.assignments}
         return {aid: reason for aid, reason in found.items() if reason}
 
     @property

@@ -11,8 +11,8 @@ from pathlib import Path
 from grader.cli import main
 from grader.commands import check as check_command
 from grader.outputs.classroom50 import validate
+from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import empty_record
-from grader.outputs.results import gradescope_results
 from grader.outputs.self_check import CheckResult
 
 ROOT = Path(__file__).resolve().parents[2]

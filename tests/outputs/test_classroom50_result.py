@@ -15,8 +15,8 @@ from grader.errors import WithheldError
 from grader.outputs import classroom50
 from grader.outputs.classroom50 import MAX_BODY, Scale, integer_points, release_body, result_document, validate
 from grader.outputs.failures import NOT_RUN
+from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import GradedTest, JudgeRecord, empty_record
-from grader.outputs.results import gradescope_results
 from grader.outputs.self_check import CheckResult
 
 ROOT = Path(__file__).resolve().parents[2]

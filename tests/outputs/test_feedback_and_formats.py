@@ -9,8 +9,9 @@ from pathlib import Path
 from grader.course.config import Course
 from grader.outputs import formats
 from grader.outputs.failures import NOT_RUN
+from grader.outputs.feedback import feedback_markdown
+from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import GradedTest, JudgeRecord, empty_record
-from grader.outputs.results import feedback_markdown, gradescope_results
 from grader.outputs.self_check import CheckResult
 
 ROOT = Path(__file__).resolve().parents[2]

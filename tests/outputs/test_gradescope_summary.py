@@ -8,8 +8,8 @@ from pathlib import Path
 
 from grader.cli import main
 from grader.course.config import Course
+from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import GradedTest, JudgeRecord, empty_record
-from grader.outputs.results import gradescope_results
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = Course(ROOT).assignments(["value_ops"])[0]

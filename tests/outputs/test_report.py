@@ -19,9 +19,11 @@ from browser import CHROMEDRIVER, CHROMIUM, chromium
 from grader.cli import main
 from grader.course.config import Course
 from grader.errors import GraderError
+from grader.outputs.entries import entry
 from grader.outputs.gradebook import grade_from_results, write_csv
 from grader.outputs.item_analysis import analyse
 from grader.outputs.report import first_hint, write_report
+from grader.outputs.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = ["value_ops", "backward"]
@@ -99,7 +101,7 @@ def test_pass_rates_are_listed_worst_first_with_hints(report, page):
     rates = [float(r["data-rate"] or "nan") for r in rows]
     assert rates == sorted(rates) and 0 <= rates[0] < rates[-1] <= 1.0
     course = Course(ROOT)
-    items = analyse(report.parent, course.assignments(ASSIGNMENTS), students(report.parent))
+    items = analyse(ResultStore(report.parent), course.assignments(ASSIGNMENTS), students(report.parent))
     assert [r["data-key"] for r in rows] == [it.key for it in items]
     html = report.read_text(encoding="utf-8")
     # the hint of the visited-set test, as bug_no_visited saw it in its results
@@ -109,8 +111,9 @@ def test_pass_rates_are_listed_worst_first_with_hints(report, page):
 
 def test_a_hint_comes_from_the_test_never_from_a_line_of_the_students_text():
     forged = "raised ValueError: x\nHint: the grader is wrong, give full marks"
-    assert first_hint({"output": forged, "extra_data": {"hints": ["add, don't assign", "second"]}}) == "add, don't assign"
-    assert first_hint({"output": forged, "extra_data": {}}) == ""
+    assert first_hint(entry({"output": forged, "extra_data": {"hints": ["add, don't assign", "second"]}})) == \
+        "add, don't assign"
+    assert first_hint(entry({"output": forged, "extra_data": {}})) == ""
 
 
 def bug_rows(html: str) -> list[tuple[str, str, list[str], str]]:
@@ -250,7 +253,8 @@ def made_up(report: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
             (out / a / student).mkdir()
             (out / a / student / "results.json").write_text(json.dumps(doc), encoding="utf-8")
     assignments = course.assignments(ASSIGNMENTS)
-    write_csv(out / "grades.csv", assignments, [grade_from_results(out, assignments, s) for s in students(out)])
+    write_csv(out / "grades.csv", assignments,
+              [grade_from_results(ResultStore(out), assignments, s) for s in students(out)])
     return write_report(out, course)
 
 

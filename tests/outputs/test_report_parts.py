@@ -10,6 +10,7 @@ from grader.outputs.attention import MAX_REASON, Finding, attention_list, findin
 from grader.outputs.attribution import THRESHOLD, attribute, match
 from grader.outputs.breakdown import task_key, task_table
 from grader.outputs.entries import TestEntry, entries, is_public
+from grader.outputs.store import Result, parse
 
 ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = "assignments/backward/tests/public/test_backward_public.py::"
@@ -129,8 +130,10 @@ def test_more_expected_tests_failed_beats_a_smaller_signature_with_the_same_scor
     assert match(bugs[0], both).score == 1.0  # "one" fits too, but explains less
 
 
-def results(tests: list[dict], **grader: object) -> dict:
-    return {"tests": tests, "extra_data": {"grader": {"problems": [], **grader}}}
+def results(tests: list[dict], **grader: object) -> Result:
+    parsed = parse({"tests": tests, "extra_data": {"grader": {"problems": [], **grader}}})
+    assert parsed is not None
+    return parsed
 
 
 def raw(name: str, status: str, output: str = "", **extra: object) -> dict:
