@@ -508,7 +508,7 @@ def rates(roster: list[Student], flagged_class: set[tuple[str, frozenset[str]]],
 
 def sweep(roster: list[Student], subs: Path, corpus: Path, jobs: int) -> None:
     """The shares at other thresholds and floors, from every pair's score."""
-    from grader.similarity.scoring import score_class
+    from grader.similarity.class_pairs import score_class
 
     scored = score_class(Course(ROOT), subs, corpora=[corpus], jobs=jobs)
     assignments = sorted({d.assignment.id for d in scored.distributions})

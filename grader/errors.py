@@ -42,8 +42,3 @@ class WithheldError(GraderError):
 
 class SubmissionError(Exception):
     """A submission that cannot be graded; the message is shown to the student."""
-
-
-GRADER_ERROR = 3
-"""Exit status when some score was withheld because the grader itself failed (0: done, 1: a check the
-command was asked to make failed, 2: an instructor error)."""

@@ -13,8 +13,8 @@ import pytest
 from grader.cli import main
 from grader.course.config import Limits
 from grader.judge.backends import Sandbox, WorkerSpec
-from grader.judge.linux_worker import SandboxWorker, prepare_runtime
-from grader.judge.portable_worker import PortableWorker
+from grader.judge.linux_handle import SandboxWorker, prepare_runtime
+from grader.judge.portable_handle import PortableWorker
 from grader.sandbox import course_code, own_parts, probes
 
 ROOT = Path(__file__).resolve().parent.parent

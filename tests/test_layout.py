@@ -140,3 +140,42 @@ def test_every_folder_level_import_runs_downward():
                 elif here != -1 and there <= here and seg[1] != parts[0]:
                     upward.append(f"{path.relative_to(ROOT)} imports {name}")
     assert upward == []
+
+
+def test_no_two_modules_of_the_grader_share_a_name():
+    """A module's name says what it owns: two ``worker.py`` (or ``release.py``) with different meanings make a reader
+    open both to know which is meant."""
+    seen: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path.name not in ("__init__.py", "__main__.py"):
+            seen.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {name: where for name, where in seen.items() if len(where) > 1} == {}
+
+
+def test_every_command_is_thin_declares_its_options_and_typed_arguments_and_the_parser_is_a_loop():
+    """Each ``commands/<name>.py`` has ``NAME``, ``HELP``, ``add_arguments``, a frozen ``Args`` dataclass and ``run``,
+    and holds no other class (records and library code live in the concern folders); every module is a subcommand."""
+    import dataclasses
+    import importlib
+
+    from grader.cli import build_parser
+    from grader.commands import COMMANDS, CourseArgs
+
+    modules = sorted(p.stem for p in (PACKAGE / "commands").glob("*.py") if p.stem != "__init__")
+    assert sorted(COMMANDS) == modules
+    names = []
+    for name in COMMANDS:
+        command = importlib.import_module(f"grader.commands.{name}")
+        assert callable(command.add_arguments) and callable(command.run) and command.HELP
+        assert dataclasses.is_dataclass(command.Args) and issubclass(command.Args, CourseArgs)
+        assert command.Args.__dataclass_params__.frozen
+        tree = ast.parse((PACKAGE / "commands" / f"{name}.py").read_text(encoding="utf-8"))
+        assert [n.name for n in tree.body if isinstance(n, ast.ClassDef)] == ["Args"], name
+        names.append(command.NAME)
+    actions = [a for a in build_parser()._actions if a.dest == "command"]
+    assert list(actions[0].choices) == names  # type: ignore[union-attr]
+    for name in COMMANDS:  # every option parsed is a typed field, and every field an option
+        command = importlib.import_module(f"grader.commands.{name}")
+        parser = actions[0].choices[command.NAME]  # type: ignore[index]
+        options = {a.dest for a in parser._actions if a.dest != "help"}
+        assert options | {"course"} == {f.name for f in dataclasses.fields(command.Args)}, name

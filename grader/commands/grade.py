@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass
 from datetime import timezone
 from pathlib import Path
 
-from grader.commands import course_of
-from grader.errors import GRADER_ERROR
+from grader.commands import CourseArgs, ExitCode, course_of, jobs_option, sandbox_option
 from grader.grading.batch import grade
 from grader.grading.progress import Progress
 from grader.grading.shard import parse_shard
@@ -20,6 +20,43 @@ from grader.outputs.gradebook import table
 from grader.outputs.item_analysis import summary
 from grader.sandbox.protocol import layer_status
 from grader.similarity.graded_class import record_class
+
+NAME = "grade"
+HELP = "grade a folder of submissions"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("submissions", metavar="SUBMISSIONS",
+                   help="folder with one entry per student (folder, .zip or .ipynb)")
+    p.add_argument("-a", "--assignment", action="append", metavar="ID",
+                   help="assignment to grade (repeatable; default: all)")
+    p.add_argument("-o", "--output", default="grading-output", metavar="OUT", help="output folder (default: %(default)s)")
+    jobs_option(p, "parallel judges")
+    p.add_argument("--force", action="store_true", help="re-grade submissions that already have complete results in OUT")
+    p.add_argument("--deadline", metavar="TIME",
+                   help="grade each student git repository in SUBMISSIONS at its latest submit/* tag (or, without "
+                   "tags, commit) at or before TIME (ISO 8601, e.g. 2026-11-30T23:59 local time or "
+                   "2026-11-30T22:59Z); a repository with nothing before TIME is graded at its latest and marked late")
+    p.add_argument("--format", choices=["csv", "junit"], default="csv",
+                   help="gradebook: grades.csv (always) and, with junit, grades.junit.xml for other CI systems")
+    p.add_argument("--shard", metavar="K/N", help="grade only shard K of N (by a hash of the student id); "
+                   "combine the shards' outputs with `grader merge`")
+    sandbox_option(p)
+
+
+@dataclass(frozen=True)
+class Args(CourseArgs):
+    """``grader grade``'s arguments (see :func:`add_arguments`)."""
+
+    submissions: str
+    assignment: list[str] | None
+    output: str
+    jobs: int
+    force: bool
+    deadline: str | None
+    format: str
+    shard: str | None
+    sandbox: str
 
 
 def withheld_message(withheld: list[tuple[str, str, str]]) -> str:
@@ -40,7 +77,7 @@ def course_changed_line(changed: dict[str, tuple[str, int]]) -> str:
     return f"Course content changed since the kept results, graded again: {'; '.join(parts)}."
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: Args) -> ExitCode:
     """``grader grade``: grade a class, print the gradebook, the hardest tests and the sandbox's layers."""
     course = course_of(args)
     out = Path(args.output)
@@ -80,8 +117,8 @@ def run(args: argparse.Namespace) -> int:
     print(isolation_summary(run.isolation))
     if run.withheld:
         print(withheld_message(run.withheld), file=sys.stderr)
-        return GRADER_ERROR
-    return 0
+        return ExitCode.GRADER_FAULT
+    return ExitCode.OK
 
 
 def isolation_summary(layers: dict[str, set[str]]) -> str:

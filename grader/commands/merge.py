@@ -4,17 +4,34 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from grader.commands import course_of
+from grader.commands import CourseArgs, ExitCode, course_of
 from grader.errors import GraderError
 from grader.grading.shard import merge
+from grader.outputs.class_report import write_report
 from grader.outputs.gradebook import table
-from grader.outputs.report import write_report
 from grader.similarity.graded_class import record_class, recorded_class
 
+NAME = "merge"
+HELP = "merge the output folders of sharded `grader grade --shard K/N` runs"
 
-def run(args: argparse.Namespace) -> int:
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("outs", nargs="+", metavar="OUT", help="output folders of the shards")
+    p.add_argument("-o", "--output", required=True, metavar="MERGED", help="folder for the merged outputs")
+
+
+@dataclass(frozen=True)
+class Args(CourseArgs):
+    """``grader merge``'s arguments: the shards' output folders and the merged folder."""
+
+    outs: list[str]
+    output: str
+
+
+def run(args: Args) -> ExitCode:
     """``grader merge OUT... -o MERGED``."""
     course = course_of(args)
     dest = Path(args.output)
@@ -28,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     if not carried:
         print("Note: the shards did not all record the same submissions folder, so `grader similarity` on the merged "
               "folder needs --submissions DIR", file=sys.stderr)
-    return 0
+    return ExitCode.OK
 
 
 def carry_class(outs: list[Path], dest: Path) -> bool:

@@ -3,12 +3,32 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
-from grader.commands import course_of
+from grader.commands import CourseArgs, ExitCode, course_of
 from grader.course.scaffold import scaffold
 
+NAME = "new-assignment"
+HELP = ("scaffold a new assignment: assignment.yaml, handout, probes, tests, bug catalogue (and a reference "
+        "module)")
 
-def run(args: argparse.Namespace) -> int:
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("id", metavar="ID", help="the assignment's id (its folder under assignments/), e.g. forward_mode")
+    p.add_argument("--module", metavar="NAME", help="the student's module, micrograd/NAME.py (default: the id)")
+    p.add_argument("--title", metavar="TEXT", help="the assignment's title")
+
+
+@dataclass(frozen=True)
+class Args(CourseArgs):
+    """``grader new-assignment``'s arguments: the id, the student's module (None: the id), the title."""
+
+    id: str
+    module: str | None
+    title: str | None
+
+
+def run(args: Args) -> ExitCode:
     """``grader new-assignment ID``: write the folder, then say what to do next."""
     course = course_of(args)
     written = scaffold(course, args.id, args.module, args.title)
@@ -16,4 +36,4 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {path.relative_to(course.root)}")
     print(f"next: edit the handout, probes.py and the tests, add bugs to bugs.yaml, then run `grader template` "
           f"and `grader validate -a {args.id}` (see docs/writing-an-assignment.md)")
-    return 0
+    return ExitCode.OK

@@ -3,17 +3,35 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
-from grader.commands import course_of
-from grader.course.classroom50 import build_classroom50
+from grader.commands import CourseArgs, ExitCode, course_of
+from grader.course.classroom50_autograders import build_classroom50
 from grader.course.leaks import bodies_in
-from grader.course.release import WORKFLOW_NAME, build_release
+from grader.course.student_release import WORKFLOW_NAME, build_release
 from grader.errors import GraderError
 from grader.files import remove_tree, require_new_folder
 
+NAME = "release"
+HELP = "build what students receive (template, notebooks, handouts, public tests)"
 
-def run(args: argparse.Namespace) -> int:
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help="new folder for the release")
+    p.add_argument("--classroom50", metavar="DIR", help="new folder for the Classroom 50 autograders of the "
+                   "teacher's config repository (default: OUT-classroom50)")
+
+
+@dataclass(frozen=True)
+class Args(CourseArgs):
+    """``grader release``'s arguments: the release folder and the Classroom 50 folder (None: OUT-classroom50)."""
+
+    output: str
+    classroom50: str | None
+
+
+def run(args: Args) -> ExitCode:
     """``grader release -o OUT``: the student release in OUT, the Classroom 50 autograders in DIR (OUT-classroom50)."""
     course = course_of(args)
     out = Path(args.output)
@@ -33,4 +51,4 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote the Classroom 50 autograders to {teacher}: autograders/<slug>/ for "
           f"{', '.join(bundle.slugs.values())} and runtime.json (Python {bundle.lock.python_minor}); "
           f"copy them into your classroom50 config repository (see {teacher / 'README.md'})")
-    return 0
+    return ExitCode.OK

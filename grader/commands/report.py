@@ -7,12 +7,15 @@ made inert for the terminal) and how many likely bugs were found.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from pathlib import Path
 
-from grader.commands import course_of
+from grader.commands import CourseArgs, ExitCode, course_of
 from grader.inert import terminal
-from grader.outputs.report import ClassReport, class_data, save_report
+from grader.outputs.class_report import ClassReport, class_data, save_report
 
+NAME = "report"
+HELP = "write GRADED/report.html, the class report of a graded folder"
 SHOWN = 10
 """Lines of the "needs attention" list printed (the page has them all)."""
 
@@ -34,7 +37,18 @@ def summary(report: ClassReport) -> list[str]:
     return lines
 
 
-def run(args: argparse.Namespace) -> int:
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("graded", metavar="GRADED", help="the output folder of `grader grade`")
+
+
+@dataclass(frozen=True)
+class Args(CourseArgs):
+    """``grader report``'s argument: the graded folder."""
+
+    graded: str
+
+
+def run(args: Args) -> ExitCode:
     """``grader report GRADED``."""
     course = course_of(args)
     report = class_data(Path(args.graded), course)
@@ -42,4 +56,4 @@ def run(args: argparse.Namespace) -> int:
     print("\n".join(summary(report)))
     print(f"wrote {path}: one self-contained page (needs attention, score distributions, scores per task, "
           "tests by pass rate, likely bugs, students)")
-    return 0
+    return ExitCode.OK

@@ -12,17 +12,52 @@ import argparse
 import csv
 import importlib.util
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from grader.commands import course_of
+from grader.commands import CourseArgs, ExitCode, course_of, jobs_option, percentage, positive_float
 from grader.errors import GraderError
 from grader.inert import terminal
 from grader.similarity.graded_class import CLASS_FILE, GradedClass, recorded_class
-from grader.similarity.ranking import Settings
-from grader.similarity.records import SimilarityReport
+from grader.similarity.ranking import FLOOR, IDENTICAL, THRESHOLD, Settings
+from grader.similarity.similarity_json import SimilarityReport
 
+NAME = "similarity"
+HELP = ("similarity evidence for a graded class: unusually alike pairs, for a person to review (never changes a "
+        "score)")
 SHOWN = 10
 """Flagged pairs printed per assignment (the report and similarity.json have them all)."""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("graded", metavar="OUT", help="the output folder of `grader grade`")
+    p.add_argument("--corpus", action="append", metavar="DIR", help="also compare every submission with the code in "
+                   "DIR: submissions in the class's layouts, or plain .py files (repeatable; e.g. last term's class)")
+    p.add_argument("--submissions", metavar="DIR", help="the class's submissions (default: the folder `grader grade` "
+                   "recorded in OUT/_instructor/class.json)")
+    p.add_argument("-a", "--assignment", action="append", metavar="ID",
+                   help="assignment to compare (repeatable; default: those graded in OUT)")
+    p.add_argument("--threshold", type=positive_float, default=THRESHOLD, metavar="SCORE",
+                   help="flag pairs whose robust z-score against the class reaches SCORE (default: %(default)s)")
+    p.add_argument("--floor", type=percentage, default=FLOOR * 100, metavar="PERCENT",
+                   help="... and whose similarity reaches PERCENT (default: %(default)s)")
+    p.add_argument("--identical", type=percentage, default=IDENTICAL * 100, metavar="PERCENT",
+                   help="also flag every pair whose similarity reaches PERCENT, whatever its score (default: %(default)s)")
+    jobs_option(p, "processes that tokenise")
+
+
+@dataclass(frozen=True)
+class Args(CourseArgs):
+    """``grader similarity``'s arguments (see :func:`add_arguments`; ``floor`` and ``identical`` in percent)."""
+
+    graded: str
+    corpus: list[str] | None
+    submissions: str | None
+    assignment: list[str] | None
+    threshold: float
+    floor: float
+    identical: float
+    jobs: int
 
 
 def _who(side_id: str, origin: str) -> str:
@@ -54,7 +89,7 @@ def summary(report: SimilarityReport) -> list[str]:
     return lines
 
 
-def _class(args: argparse.Namespace, out: Path) -> GradedClass:
+def _class(args: Args, out: Path) -> GradedClass:
     """The submissions to compare: ``--submissions``, else the folder ``grader grade`` recorded (with its deadline)."""
     if not args.submissions:
         return recorded_class(out)
@@ -79,7 +114,7 @@ def graded_assignments(out: Path, known: list[str]) -> list[str] | None:
     return [a for a in known if a in header] or None
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: Args) -> ExitCode:
     """``grader similarity OUT``.
 
     Raises:
@@ -108,10 +143,10 @@ def run(args: argparse.Namespace) -> int:
     pages = sum(1 for p in report.pairs if p.evidence)
     written = [f"{out / 'similarity.json'}", f"{pages} evidence page(s) in {out / 'similarity'}"]
     if (out / "grades.csv").is_file():
-        from grader.outputs.report import write_report
+        from grader.outputs.class_report import write_report
 
         written.append(f"{write_report(out, course)} (section \"Similar submissions\")")
     else:
         written.append(f"no report.html ({out / 'grades.csv'} is missing: run `grader report` after grading)")
     print(f"Compared in {report.seconds:.1f} s. Wrote {'; '.join(written)}.")
-    return 0
+    return ExitCode.OK

@@ -4,12 +4,28 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 
-from grader.commands import course_of
-from grader.course import template
+from grader.commands import CourseArgs, ExitCode, course_of
+from grader.course import student_template as template
+
+NAME = "template"
+HELP = "generate student_template/ from reference/ (solution markers)"
 
 
-def run(args: argparse.Namespace) -> int:
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--check", action="store_true",
+                   help="only check that student_template/ is up to date (exit 1 if not)")
+
+
+@dataclass(frozen=True)
+class Args(CourseArgs):
+    """``grader template``'s argument: only check (True) or write."""
+
+    check: bool
+
+
+def run(args: Args) -> ExitCode:
     """``grader template [--check]``."""
     course = course_of(args)
     generated = template.generate(course.reference_dir)
@@ -21,9 +37,9 @@ def run(args: argparse.Namespace) -> int:
                 "run `grader template` to regenerate it",
                 file=sys.stderr,
             )
-            return 1
+            return ExitCode.CHECK_FAILED
         print("student_template/ matches the reference's solution markers")
-        return 0
+        return ExitCode.OK
     template.write(generated, course.template_dir)
     print(f"wrote {len(generated)} file(s) to {course.template_dir / 'micrograd'}")
-    return 0
+    return ExitCode.OK

@@ -41,7 +41,7 @@ from grader.intake.git_history import is_repository, read_at_deadline
 from grader.intake.submission import discover, read_submission, stage, student_id
 from grader.judge.backends import choose as choose_backend
 from grader.judge.claims import ClaimQueue
-from grader.judge.linux_worker import prepare_runtime
+from grader.judge.linux_handle import prepare_runtime
 from grader.judge.manifest import Job, Manifest, Part
 from grader.outputs.gradebook import StudentGrade, grade_from_results, write_csv
 from grader.outputs.item_analysis import Item, analyse

@@ -1,4 +1,5 @@
-"""Grading one submission with one judge: what ``grader check`` and ``grader autograde`` run.
+"""Grading one submission with one judge: a student's self-check (:func:`self_check`, ``grader check``) and
+Gradescope's run (:func:`autograde`, ``grader autograde``).
 
 The same intake (:func:`grader.grading.batch.intake`) and judge
 (:func:`grader.grading.batch.run_judge`) as a class, without the queue:
@@ -9,20 +10,25 @@ left behind.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from grader.course.config import Assignment, Course
-from grader.errors import GraderError
-from grader.files import temporary_folder
+from grader.errors import GraderError, WithheldError
+from grader.files import temporary_folder, write_atomic
 from grader.grading.batch import intake, run_judge
 from grader.grading.freshness import submission_fingerprint
 from grader.intake.submission import read_submission
-from grader.judge.linux_worker import prepare_runtime
+from grader.judge.backends import choose
+from grader.judge.linux_handle import prepare_runtime
 from grader.judge.manifest import Manifest
+from grader.outputs.self_check import CheckResult
 from grader.outputs.store import Result, ResultStore
 
 STUDENT = "submission"
 """The id the one submission is graded under."""
+SELF_CHECK = "self-check"
+"""The id a student's self-check is graded under."""
 
 
 class JudgeFailed(GraderError):
@@ -67,3 +73,52 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
             raise JudgeFailed(status, "\n".join(log))
         store = ResultStore(out)
         return {a.id: store.get(a.id, student) for a in assignments}
+
+
+def autograde(course: Course, submission: Path, assignment_id: str, results: Path) -> float:
+    """Grade Gradescope's submission folder and write its results.json; return the score.
+
+    Raises:
+        GraderError: If the submission folder does not exist.
+        WithheldError: If the grader's own machinery failed (the sandbox could
+            not start, an internal error): no results.json is written, so
+            Gradescope reports a failed autograder run (which the instructor
+            can re-run) instead of recording a score the student did not earn.
+    """
+    if not submission.is_dir():
+        raise GraderError(f"no submission folder at {submission}")
+    docs = grade_one(course, submission, course.assignments([assignment_id]), include_hidden=True,
+                     sandbox=choose("auto").kind, hide=[submission.resolve()])
+    result = docs[assignment_id]
+    reason = result.withheld if result is not None else "the judge wrote no results"
+    if reason or result is None:
+        raise WithheldError(f"the submission could not be graded because of the grader, not the student's code "
+                            f"({reason}); no results.json was written")
+    write_atomic(results, json.dumps(result.document, indent=2))
+    return result.score
+
+
+def self_check(course: Course, path: Path, assignment_ids: list[str] | None = None, sandbox: str | None = None
+               ) -> CheckResult:
+    """Run the public tests of the chosen assignments (default: all) on the submission at ``path``.
+
+    Args:
+        course: The course (the release, for a student).
+        path: A folder holding ``micrograd/`` (or flat files), a ``.zip`` or a ``.ipynb``.
+        assignment_ids: Assignments to check; None for all.
+        sandbox: The sandbox backend, ``"linux"`` or ``"portable"``; None picks it (:func:`grader.judge.backends.choose`).
+
+    Raises:
+        GraderError: If ``path`` does not exist, or the judge fails.
+    """
+    if not path.exists():
+        raise GraderError(f"{path} does not exist (give the folder holding micrograd/, a .zip or a .ipynb)")
+    assignments = course.assignments(assignment_ids)
+    result = CheckResult(assignments, path=path)
+    try:
+        docs = grade_one(course, path, assignments, include_hidden=False, sandbox=sandbox or choose("auto").kind,
+                         student=SELF_CHECK)
+    except JudgeFailed as exc:
+        raise GraderError(f"the self-check could not run (status {exc.status}):\n{exc.log_tail}") from None
+    result.results = {aid: found.document for aid, found in docs.items() if found is not None}
+    return result

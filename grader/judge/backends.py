@@ -1,6 +1,6 @@
 """Choosing the sandbox backend by feature detection, and the judge's handle on it.
 
-Two backends run sandbox workers (see :mod:`grader.judge.worker`):
+Two backends run sandbox workers (see :mod:`grader.judge.worker_handle`):
 
 * ``linux``: workers forked from a pre-imported fork server, with
   namespaces, a separate user, Landlock and resource limits where the host
@@ -20,7 +20,7 @@ refuses: when a worker reports that setting up a layer failed before any
 student code ran, the layer is turned off for the rest of the judge's
 session (with the reason in every later isolation report) and the worker
 is started again. Only when the sandbox cannot start even with every
-optional layer off does :class:`~grader.judge.worker.SandboxSetupError` reach the
+optional layer off does :class:`~grader.judge.worker_handle.SandboxSetupError` reach the
 test, which withholds the score (a grader error, never the student's).
 """
 
@@ -39,9 +39,9 @@ from typing import Any
 from grader.course.config import Limits
 from grader.errors import GraderError
 from grader.judge.forkserver_client import ForkServer
-from grader.judge.linux_worker import SandboxWorker
-from grader.judge.portable_worker import PortableWorker
-from grader.judge.worker import SandboxSetupError, Worker
+from grader.judge.linux_handle import SandboxWorker
+from grader.judge.portable_handle import PortableWorker
+from grader.judge.worker_handle import SandboxSetupError, Worker
 from grader.sandbox.own_parts import RUNTIME_FOLDER as PARTS_FOLDER
 
 CHOICES = ("auto", "linux", "portable")
@@ -120,7 +120,7 @@ def choose(requested: str = "auto") -> Choice:
 
 @dataclass(frozen=True)
 class WorkerSpec:
-    """What one worker runs: a staged submission for one assignment (see :class:`grader.judge.worker.Worker`).
+    """What one worker runs: a staged submission for one assignment (see :class:`grader.judge.worker_handle.Worker`).
 
     Attributes:
         code_dir: The staged submission (holds ``micrograd/``).
@@ -146,7 +146,7 @@ class Sandbox:
 
     Args:
         kind: ``"linux"`` or ``"portable"`` (see :func:`choose`).
-        runtime: The folder prepared by :func:`grader.judge.linux_worker.prepare_runtime`.
+        runtime: The folder prepared by :func:`grader.judge.linux_handle.prepare_runtime`.
     """
 
     def __init__(self, kind: str, runtime: Path) -> None:

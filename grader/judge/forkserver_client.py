@@ -62,7 +62,7 @@ class ForkServer:
     """A running fork server for one runtime folder; started on first use, restarted if it dies.
 
     Args:
-        runtime: Folder prepared by :func:`grader.judge.linux_worker.prepare_runtime`.
+        runtime: Folder prepared by :func:`grader.judge.linux_handle.prepare_runtime`.
     """
 
     def __init__(self, runtime: Path) -> None:

@@ -71,7 +71,7 @@ class Manifest:
 
     Attributes:
         course: The course directory (holds ``assignments/`` and ``reference/``).
-        runtime: Folder prepared by :func:`grader.judge.linux_worker.prepare_runtime`.
+        runtime: Folder prepared by :func:`grader.judge.linux_handle.prepare_runtime`.
         assignments: Assignment ids to grade, in order.
         include_hidden: Run hidden tests too (False for a student self-check).
         jobs: The submissions.

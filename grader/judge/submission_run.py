@@ -24,7 +24,14 @@ from grader.judge.answers import parse as parse_answer
 from grader.judge.backends import Sandbox, WorkerSpec, choose
 from grader.judge.deadlines import ProbeLimit, probe_limit, request_key
 from grader.judge.manifest import Job, Part
-from grader.judge.worker import SandboxSetupError, Worker, WorkerCrashed, WorkerFault, WorkerTimeout, error_record
+from grader.judge.worker_handle import (
+    SandboxSetupError,
+    Worker,
+    WorkerCrashed,
+    WorkerFault,
+    WorkerTimeout,
+    error_record,
+)
 from grader.outputs.records import CallTiming, GradedTest, JudgeRecord
 from grader.outputs.store import ResultStore
 from grader.sandbox.probes import DEFAULT_NEEDS, NEEDS

@@ -1,6 +1,6 @@
 """What the class report shows of ``OUT/similarity.json``: the "Similar submissions" section.
 
-:func:`similarity_section` reads the records (:func:`grader.similarity.records.load`) and lays out, for
+:func:`similarity_section` reads the records (:func:`grader.similarity.similarity_json.load`) and lays out, for
 each distribution (an assignment's class pairs, or the class against a corpus folder), a histogram of
 the pairs' similarity on a logarithmic count axis (the few unusual pairs stay visible next to tens of
 thousands of ordinary ones), with the flag cutoff marked, and lists the flagged pairs with links to
@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Bar
-from grader.similarity.records import FILE, DistributionRecord, NoteRecord, PairRecord, Settings, SimilarityError, load
+from grader.similarity.similarity_json import (
+    FILE,
+    DistributionRecord,
+    NoteRecord,
+    PairRecord,
+    Settings,
+    SimilarityError,
+    load,
+)
 
 MAX_NOTES = 200
 """Notes on submissions not compared listed in the report (similarity.json has them all)."""

@@ -1,6 +1,6 @@
 """The portable sandbox worker: a fresh interpreter per worker, for hosts without the Linux fast path.
 
-Started by the judge (``grader.judge.portable_worker``) as an ordinary subprocess::
+Started by the judge (``grader.judge.portable_handle``) as an ordinary subprocess::
 
     python -s -S -B [-P] -c BOOT RUNTIME
 

@@ -4,7 +4,7 @@ One message per line: a JSON object encoded as UTF-8, terminated by ``\\n``
 (JSON text never contains a raw newline). Only data crosses; nothing is ever
 unpickled or evaluated. Messages larger than :data:`MAX_MESSAGE_BYTES` are a
 protocol error. The records below type each message; the judge still parses
-every field with bounds (:mod:`grader.judge.worker`, :mod:`grader.judge.answers`),
+every field with bounds (:mod:`grader.judge.worker_handle`, :mod:`grader.judge.answers`),
 because student code shares the worker's process and may send anything.
 
 The judge first sends the worker its configuration (:class:`WorkerConfig`).

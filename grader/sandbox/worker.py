@@ -1,7 +1,7 @@
 """The sandbox worker: imports one submission and runs probes on request.
 
 Forked by the fork server (:mod:`.forkserver`) on the judge's order, with the
-configuration written by ``grader.judge.linux_worker``. It isolates itself (:mod:`.isolation`) before any student code runs, imports the
+configuration written by ``grader.judge.linux_handle``. It isolates itself (:mod:`.isolation`) before any student code runs, imports the
 student's modules (``micrograd.engine`` then ``micrograd.nn``, each also
 reachable under its short name so ``from engine import Value`` in ``nn.py``
 gets the same class), sends a hello message with the import results, then

@@ -17,11 +17,11 @@ Modules, one concern each:
   matched regions;
 * :mod:`~grader.similarity.ranking`: pairwise similarity and the class statistics (robust z-score, percentile,
   flags, histogram);
-* :mod:`~grader.similarity.scoring`: every pair of a class scored (read, tokenise, fingerprint, compare, rank);
-* :mod:`~grader.similarity.records`: the typed records of ``similarity.json`` (what the class report reads);
+* :mod:`~grader.similarity.class_pairs`: every pair of a class scored (read, tokenise, fingerprint, compare, rank);
+* :mod:`~grader.similarity.similarity_json`: the typed records of ``similarity.json`` (what the class report reads);
 * :mod:`~grader.similarity.evidence`: the side-by-side evidence pages;
 * :mod:`~grader.similarity.run`: one ``grader similarity`` run, from the scores to the files it writes.
 
-Only :mod:`~grader.similarity.records` and :mod:`~grader.similarity.graded_class` are light: the report and
+Only :mod:`~grader.similarity.similarity_json` and :mod:`~grader.similarity.graded_class` are light: the report and
 ``grader grade`` import them; the rest imports copydetect (numpy, Pygments, matplotlib).
 """

@@ -24,7 +24,7 @@ from grader import __version__
 from grader.files import write_atomic
 from grader.inert import terminal
 from grader.similarity.fingerprints import Region
-from grader.similarity.records import DistributionRecord, PairRecord
+from grader.similarity.similarity_json import DistributionRecord, PairRecord
 from grader.similarity.sources import Document
 
 FOLDER = "similarity"

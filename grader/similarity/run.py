@@ -1,9 +1,9 @@
 """One ``grader similarity`` run: score the class, then write ``similarity.json`` and the evidence pages.
 
-:func:`compare_class` scores every pair (:func:`grader.similarity.scoring.score_class`), keeps every
+:func:`compare_class` scores every pair (:func:`grader.similarity.class_pairs.score_class`), keeps every
 flagged pair and, for context, the most unusual unflagged ones of each distribution, works out their
 matched regions, writes one side-by-side page per flagged pair (:mod:`grader.similarity.evidence`)
-and ``OUT/similarity.json`` (:mod:`grader.similarity.records`). It reads no result and writes no score.
+and ``OUT/similarity.json`` (:mod:`grader.similarity.similarity_json`). It reads no result and writes no score.
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from pathlib import Path
 
 from grader.course.config import Course
 from grader.errors import GraderError
-from grader.similarity import records as R
+from grader.similarity import similarity_json as R
+from grader.similarity.class_pairs import score_class
 from grader.similarity.evidence import Evidence, write_pages
 from grader.similarity.fingerprints import GUARANTEE, NOISE, Region, matched_regions
 from grader.similarity.ranking import Settings
-from grader.similarity.scoring import score_class
 
 CONTEXT = 10
 """Unflagged pairs kept in ``similarity.json`` per distribution, the most unusual (for context)."""

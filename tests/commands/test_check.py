@@ -134,7 +134,7 @@ def test_classroom50_format_writes_no_result_when_the_grader_failed(tmp_path, ca
                           for a in result.assignments}
         return result
 
-    monkeypatch.setattr(check_command, "check", withheld)
+    monkeypatch.setattr(check_command, "self_check", withheld)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "result.json").write_text('{"score": 10, "max-score": 10}')  # committed, or left by an earlier run
     status, out = run(capsys, ".", "-a", "value_ops", "--format", "classroom50")

@@ -1,4 +1,4 @@
-"""Tests of course configuration (grader.course.config) and template generation (grader.course.template)."""
+"""Tests of course configuration (grader.course.config) and template generation (grader.course.student_template)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.course import template
+from grader.course import student_template as template
 from grader.course.config import FILE, VISIBILITIES, Course, Limits, find_course, load_assignment
 from grader.errors import ConfigError, GraderError
 

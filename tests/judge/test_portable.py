@@ -24,7 +24,7 @@ import pytest
 
 from grader.cli import main
 from grader.course.config import Limits
-from grader.judge.worker import WorkerCrashed, WorkerTimeout
+from grader.judge.worker_handle import WorkerCrashed, WorkerTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
 ADD_SPEC = {"leaves": [2.0, 3.0], "nodes": [["add", 0, 1]], "mode": "backward", "backward": [-1]}

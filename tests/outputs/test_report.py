@@ -1,4 +1,4 @@
-"""The instructor's class report (`grader.outputs.report`), on a class graded for real, checked in a real Chromium."""
+"""The instructor's class report (`grader.outputs.class_report`), on a class graded for real, checked in a real Chromium."""
 
 from __future__ import annotations
 
@@ -19,10 +19,10 @@ from browser import CHROMEDRIVER, CHROMIUM, chromium
 from grader.cli import main
 from grader.course.config import Course
 from grader.errors import GraderError
+from grader.outputs.class_report import first_hint, write_report
 from grader.outputs.entries import entry
 from grader.outputs.gradebook import grade_from_results, write_csv
 from grader.outputs.item_analysis import analyse
-from grader.outputs.report import first_hint, write_report
 from grader.outputs.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,9 +7,9 @@ from pathlib import Path
 from grader.course.catalogue import Bug
 from grader.course.config import Course
 from grader.outputs.attention import MAX_REASON, Finding, attention_list, finding
-from grader.outputs.attribution import THRESHOLD, attribute, match
 from grader.outputs.breakdown import task_key, task_table
 from grader.outputs.entries import TestEntry, entries, is_public
+from grader.outputs.likely_bugs import THRESHOLD, attribute, match
 from grader.outputs.store import Result, parse
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import pytest
 from hostile_submissions import processes_named
 
 from grader.course.config import Limits
-from grader.judge.linux_worker import SandboxWorker, prepare_runtime
+from grader.judge.linux_handle import SandboxWorker, prepare_runtime
 
 pytestmark = pytest.mark.linux_only  # the Linux backend, /proc, namespaces or Linux process semantics
 

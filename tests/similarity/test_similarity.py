@@ -25,7 +25,7 @@ from browser import chromium
 from grader.cli import main
 from grader.errors import GraderError
 from grader.similarity.graded_class import CLASS_FILE, recorded_class
-from grader.similarity.records import load
+from grader.similarity.similarity_json import load
 from grader.similarity.sources import MAX_DOCUMENT_CHARS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -263,7 +263,7 @@ def test_scores_are_the_same_in_every_process_whatever_its_string_hashes():
     """copydetect hashes with Python's string hash, which differs between processes: every k-gram is kept (no
     winnowing choice), so only which are shared counts, and that does not depend on the hash."""
     code = ("import json, sys; from pathlib import Path; from grader.course.config import Course; "
-            "from grader.similarity.scoring import score_class; "
+            "from grader.similarity.class_pairs import score_class; "
             "s = score_class(Course(Path(sys.argv[1])), Path(sys.argv[2]), assignment_ids=['value_ops']); "
             "print(json.dumps([(p.a, p.b, p.shared) for p in s.distributions[0].pairs]))")
     runs = [subprocess.run([sys.executable, "-c", code, str(ROOT), str(ROOT / "examples" / "submissions")],

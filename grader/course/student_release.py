@@ -33,7 +33,7 @@ Classroom 50 assignment, or of any GitHub organisation) holding:
   was shut down on 28 August 2026).
 
 The Classroom 50 autograders, for the teacher's config repository, are built
-next to it (:mod:`grader.course.classroom50`).
+next to it (:mod:`grader.course.classroom50_autograders`).
 
 Nothing of ``reference/``, of the hidden tests, of ``bugs.yaml`` or of
 ``assignments/shared/parts`` is copied.

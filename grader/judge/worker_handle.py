@@ -1,9 +1,9 @@
 """The judge's handle on one sandbox worker, whatever the backend: errors, start-up handshake, requests.
 
 Two backends implement :class:`Worker`: the Linux fast path
-(:class:`grader.judge.linux_worker.SandboxWorker`, forked from a fork server,
+(:class:`grader.judge.linux_handle.SandboxWorker`, forked from a fork server,
 namespaces, Landlock) and the portable one
-(:class:`grader.judge.portable_worker.PortableWorker`, a fresh interpreter per
+(:class:`grader.judge.portable_handle.PortableWorker`, a fresh interpreter per
 worker, for macOS, Windows and restricted hosts). Both speak the protocol
 of :mod:`grader.sandbox.protocol`; a backend supplies only how to launch,
 read with a deadline, write with a deadline, and kill.
@@ -137,7 +137,7 @@ class Worker:
     """One running sandbox worker for one submission and assignment (backend-independent part).
 
     Args:
-        runtime: Directory prepared by :func:`grader.judge.linux_worker.prepare_runtime`.
+        runtime: Directory prepared by :func:`grader.judge.linux_handle.prepare_runtime`.
         code_dir: Staged submission (holds ``micrograd/``).
         scratch: Empty writable directory: the worker's cwd, HOME and TMPDIR.
         modules: Student modules to import, in order (``micrograd.engine``...).

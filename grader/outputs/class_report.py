@@ -16,7 +16,7 @@ and outputs are untrusted text):
    failing students saw (:mod:`grader.outputs.item_analysis`);
 5. the *likely bugs*: for each student and assignment at most one catalogued
    bug (``assignments/<id>/bugs.yaml``), the one their failed tests match best,
-   with how strongly (:mod:`grader.outputs.attribution`), most common first;
+   with how strongly (:mod:`grader.outputs.likely_bugs`), most common first;
 6. the gradebook, with each student's public and hidden points, likely bugs
    and relative links to their ``feedback.md``;
 7. when ``grader similarity`` has run (``similarity.json``), the *similar
@@ -47,12 +47,12 @@ from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell
 from grader.outputs.attention import Attention, Finding, attention_list, finding, one_line
-from grader.outputs.attribution import THRESHOLD, Attribution, attribute
 from grader.outputs.breakdown import Points, TaskRow, TaskTable, task_table
 from grader.outputs.entries import TestEntry
 from grader.outputs.gradebook import points
 from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Distribution, histogram
 from grader.outputs.item_analysis import Item, analyse
+from grader.outputs.likely_bugs import THRESHOLD, Attribution, attribute
 from grader.outputs.similarity_section import SimilaritySection, similarity_section
 from grader.outputs.store import Result, ResultStore
 

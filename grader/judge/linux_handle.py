@@ -12,7 +12,7 @@ On a timeout, a crash or a protocol violation the worker (with its PID
 namespace, or its process group) is killed and marked dead; the caller starts a new one for the
 next test, so one bad method costs only the tests that call it. The start-up
 handshake and the split between student faults and setup failures are
-shared with the portable backend (:mod:`grader.judge.worker`).
+shared with the portable backend (:mod:`grader.judge.worker_handle`).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.judge.forkserver_client import ForkServer, ForkServerError
-from grader.judge.worker import SandboxSetupError, Worker, WorkerProtocolError, worker_environment
+from grader.judge.worker_handle import SandboxSetupError, Worker, WorkerProtocolError, worker_environment
 from grader.sandbox import course_code, protocol
 from grader.sandbox.own_parts import RUNTIME_FOLDER as PARTS_FOLDER
 from grader.sandbox.protocol import WorkerConfig
@@ -78,12 +78,12 @@ def prepare_runtime(dest: Path, parts: Path | None = None, course: Path | None =
 
 
 class SandboxWorker(Worker):
-    """One worker of the Linux backend (see :class:`grader.judge.worker.Worker` for the arguments).
+    """One worker of the Linux backend (see :class:`grader.judge.worker_handle.Worker` for the arguments).
 
     Args:
         forkserver: The judge's fork server; None starts a private one for
             this worker (and stops it when the worker is killed).
-        (the rest): See :class:`grader.judge.worker.Worker`; ``hide`` is covered by a
+        (the rest): See :class:`grader.judge.worker_handle.Worker`; ``hide`` is covered by a
             mount namespace where available, and outside Landlock's allowlist.
     """
 

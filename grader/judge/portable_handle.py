@@ -41,7 +41,7 @@ from typing import IO, Any
 import psutil
 
 from grader.judge.forkserver_client import INTERPRETER_FLAGS
-from grader.judge.worker import SandboxSetupError, Worker, WorkerCrashed, worker_environment
+from grader.judge.worker_handle import SandboxSetupError, Worker, WorkerCrashed, worker_environment
 from grader.sandbox import protocol
 from grader.sandbox.portable_worker import BOOT
 from grader.sandbox.protocol import WorkerConfig
@@ -103,7 +103,7 @@ def kill_tree(popen: subprocess.Popen[bytes], root: psutil.Process | None) -> No
 
 
 class PortableWorker(Worker):
-    """One worker of the portable backend; the arguments are :class:`grader.judge.worker.Worker`'s."""
+    """One worker of the portable backend; the arguments are :class:`grader.judge.worker_handle.Worker`'s."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
