@@ -18,7 +18,7 @@ from grader.intake.git_history import parse_deadline
 from grader.judge.backends import PORTABLE_WARNING, choose
 from grader.outputs.gradebook import table
 from grader.outputs.item_analysis import summary
-from grader.sandbox.protocol import layer_status
+from grader.sandbox.protocol import BACKEND
 from grader.similarity.graded_class import record_class
 
 NAME = "grade"
@@ -121,17 +121,18 @@ def run(args: Args) -> ExitCode:
     return ExitCode.OK
 
 
-def isolation_summary(layers: dict[str, set[str]]) -> str:
-    """One line naming the sandbox backend, the layers that were on, and why any was off."""
+def isolation_summary(layers: dict[str, set[tuple[bool, str]]]) -> str:
+    """One line naming the sandbox backend, the layers that were on, and why any was off
+    (``layers``: :attr:`grader.grading.batch.GradeRun.isolation`)."""
     layers = dict(layers)
-    backends = sorted(layers.pop("sandbox", set()))
+    backends = sorted(shown for _, shown in layers.pop(BACKEND, set()))
     if not layers:
         return "Sandbox isolation: no sandbox was started in this run."
-    on = [name for name, states in layers.items() if states and all(layer_status(s)["active"] for s in states)]
+    on = [name for name, states in layers.items() if states and all(active for active, _ in states)]
     reasons: dict[str, list[str]] = {}  # layers that were off for the same reasons are named together
     for name, states in layers.items():
         if name not in on:
-            reasons.setdefault("; ".join(sorted(s for s in states if not layer_status(s)["active"])), []).append(name)
+            reasons.setdefault("; ".join(sorted(s for active, s in states if not active)), []).append(name)
     off = [f"{', '.join(names)} ({why})" for why, names in reasons.items()]
     line = f"Sandbox ({', '.join(backends) or 'linux'}) isolation: {', '.join(on) or 'none'}."
     return line + (f" Not active: {'; '.join(off)}." if off else "")

@@ -48,7 +48,7 @@ from grader.outputs.item_analysis import Item, analyse
 from grader.outputs.item_analysis import write_csv as write_items
 from grader.outputs.records import empty_record
 from grader.outputs.store import ResultStore
-from grader.sandbox.protocol import layer_status
+from grader.sandbox.protocol import BACKEND, layer_text
 
 Progress = Callable[[int, int, str], None]
 PROGRESS_POLL_SECONDS = 0.5
@@ -69,7 +69,9 @@ class GradeRun:
         skipped: Student ids whose complete results were kept from an earlier run.
         course_changed: Assignment id to (what of the course changed since its kept results, how many
             submissions were graded again on it because of that).
-        isolation: Sandbox layer name to the set of statuses reported by the workers.
+        isolation: Sandbox layer name to the (active, shown) pairs the workers reported: for an active layer, how
+            the summary names it (``"on"``; the backend, ``"linux"``, for :data:`~grader.sandbox.protocol.BACKEND`),
+            for one that was off, its status line (``"off: reason"``, capped).
         items: Per-test statistics over the class, worst first.
         store: The output folder's results, as the run left them (each results.json parsed once).
     """
@@ -79,7 +81,7 @@ class GradeRun:
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     course_changed: dict[str, tuple[str, int]] = field(default_factory=dict)
-    isolation: dict[str, set[str]] = field(default_factory=dict)
+    isolation: dict[str, set[tuple[bool, str]]] = field(default_factory=dict)
     items: list[Item] = field(default_factory=list)
     store: ResultStore | None = None
 
@@ -319,9 +321,10 @@ def collect(store: ResultStore, assignments: list[Assignment], entries: list[Pat
         run.grades.append(grade_from_results(store, assignments, student_id(entry)))
         for a in assignments:
             result = store.get(a.id, run.grades[-1].student)
-            for layer, text in (result.isolation if result is not None else {}).items():
-                status = layer_status(text)  # what was on is named; why a layer was off is kept
-                run.isolation.setdefault(layer, set()).add(text.split(" (")[0] if status["active"] else text[:200])
+            for layer, status in (result.isolation if result is not None else {}).items():
+                text = layer_text(status)  # what was on is named; why a layer was off is kept
+                shown = (text.split(" (")[0] if layer == BACKEND else "on") if status["active"] else text[:200]
+                run.isolation.setdefault(layer, set()).add((status["active"], shown))
     write_csv(store.out / "grades.csv", assignments, run.grades)
     run.items = analyse(store, assignments, [g.student for g in run.grades])
     write_items(store.out / "item_analysis.csv", run.items)

@@ -35,6 +35,7 @@ from grader.judge.worker_handle import (
 from grader.outputs.records import CallTiming, GradedTest, JudgeRecord
 from grader.outputs.store import ResultStore
 from grader.sandbox.probes import DEFAULT_NEEDS, NEEDS
+from grader.sandbox.protocol import LayerStatus
 from grader.testing.outcomes import GraderFault, StudentFault, describe_error
 
 MAX_RESTARTS_PER_TEST = 3
@@ -81,7 +82,7 @@ class PartState:
     started: float | None = None
     results: list[GradedTest] = field(default_factory=list)
     output: str = ""
-    isolation: dict[str, str] = field(default_factory=dict)
+    isolation: dict[str, LayerStatus] = field(default_factory=dict)
     contracts: dict[str, Any] = field(default_factory=dict)
     """What each contract's probe found (:class:`grader.testing.contracts.Blocker`), measured once."""
 

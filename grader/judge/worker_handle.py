@@ -36,7 +36,7 @@ from typing import Any
 from grader.course.config import Limits
 from grader.judge.forkserver_client import ENV as POSIX_ENV
 from grader.sandbox import protocol
-from grader.sandbox.protocol import ErrorReport, Where, WorkerConfig
+from grader.sandbox.protocol import ErrorReport, LayerStatus, ProtocolError, Where, WorkerConfig, layer_statuses
 
 FAULTS_ENV = "GRADER_SANDBOX_FAULTS"
 """Comma-separated isolation steps to fail on purpose (tests emulating refusing hosts; see grader.sandbox.isolation)."""
@@ -176,7 +176,7 @@ class Worker:
         self.off = dict(off or {})
         self.parts = list(parts or [])
         self.imports: dict[str, Any] = {}
-        self.isolation: dict[str, str] = {}
+        self.isolation: dict[str, LayerStatus] = {}
         self._output = -1
         """The capture file of what the program prints: a descriptor only the judge opened (no path)."""
         self._next_id = 0
@@ -217,7 +217,7 @@ class Worker:
         return WorkerConfig(
             code_dir=str(self.code_dir), scratch=str(self.scratch), runtime=str(self.runtime),
             limits=self.limits.for_worker(), modules=list(self.modules), hide=list(self.hide), network=self.network,
-            off=dict(self.off), faults=injected_faults(), parts=list(self.parts),
+            off=dict(self.off), faults=injected_faults(), parts=list(self.parts), processes_in_use=None,
         )
 
     def start(self) -> dict[str, Any]:
@@ -236,12 +236,13 @@ class Worker:
         try:
             self._launched(deadline)
             report = self._setup_message(self._read(deadline, "starting the sandbox")).get("isolation")
-            if not isinstance(report, dict):
-                raise WorkerProtocolError("no isolation report")
+            try:
+                self.isolation = layer_statuses(report)
+            except ProtocolError as exc:
+                raise WorkerProtocolError(f"no isolation report ({exc})") from None
         except WorkerFault as exc:
             self.kill()
             raise SandboxSetupError("", f"the sandbox did not start ({exc})") from None
-        self.isolation = {str(k)[:100]: str(v)[:MAX_REASON] for k, v in list(report.items())[:30]}
         hello = self._setup_message(self._read(deadline, "importing your code"))
         imports = hello.get("imports")
         if hello.get("hello") != 1 or not isinstance(imports, dict):

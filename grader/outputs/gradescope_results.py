@@ -21,6 +21,7 @@ from grader.course.config import Assignment
 from grader.outputs.failures import not_run
 from grader.outputs.feedback import likely_causes, start_here, task_scores
 from grader.outputs.records import JudgeRecord, Stamp, problems, program_output, record_load_errors, score_of, withheld
+from grader.sandbox.protocol import layer_text
 
 
 def gradescope_results(assignment: Assignment, record: JudgeRecord, stamp: Stamp | None = None) -> dict[str, Any]:
@@ -77,7 +78,7 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, stamp: Stamp
                 **({"origin": stamp["origin"]} if stamp and stamp["origin"] else {}),
                 "problems": problems(record),
                 "load_errors": record_load_errors(record),
-                "isolation": record.get("isolation") or {},
+                "isolation": {layer: layer_text(s) for layer, s in (record.get("isolation") or {}).items()},
                 "program_output": excerpt,
                 "notes": [str(n) for n in record.get("notes", [])],
                 **({"grader_error": error} if error else {}),

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 from grader.outputs.failures import LoadError, load_errors
+from grader.sandbox.protocol import LayerStatus
 
 
 class CallTiming(TypedDict):
@@ -82,7 +83,7 @@ class JudgeRecord(TypedDict):
         imports: Student module to None (imported) or its import error.
         startup: Why the code could not be loaded (a crash or hang at import), or "".
         program_output: The last part of what the program printed (capped).
-        isolation: Isolation layer to its status, as the worker reported it.
+        isolation: Isolation layer to its status, as the worker reported it (:class:`~grader.sandbox.protocol.LayerStatus`).
         grader_error: Why the grader's own machinery failed (the score is then withheld), or "".
         execution_time: Wall-clock time from the first probe to the end, in seconds.
     """
@@ -93,7 +94,7 @@ class JudgeRecord(TypedDict):
     imports: dict[str, Any]
     startup: str
     program_output: str
-    isolation: dict[str, str]
+    isolation: dict[str, LayerStatus]
     grader_error: str
     execution_time: float
 

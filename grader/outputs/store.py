@@ -31,6 +31,7 @@ from grader.outputs.failures import LoadError
 from grader.outputs.feedback import feedback_markdown
 from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import JudgeRecord, Stamp
+from grader.sandbox.protocol import LayerStatus, read_layer
 
 MAX_RESULTS_BYTES = 64 * 1024 * 1024
 """Largest results.json read back, in bytes (a file above it reads as no result)."""
@@ -63,7 +64,8 @@ class Result:
         origin: The git commit graded (``commit``, ``time``, ``late``...), as recorded (unchecked); empty if none.
         problems: One-line reasons why (part of) the submission could not be graded.
         load_errors: The student modules that could not be loaded (problem and detail).
-        isolation: Isolation layer to its reported status text (``"on (...)"``, ``"off: reason"``).
+        isolation: Isolation layer to its status (stored as ``"on (...)"``, ``"off: reason"``:
+            :func:`grader.sandbox.protocol.read_layer`).
         notes: Intake's notes (files chosen, names escaped...).
         program_output: A capped excerpt of what the program printed.
         document: The whole document (Gradescope's schema), for what copies or converts it.
@@ -78,7 +80,7 @@ class Result:
     origin: dict[str, Any] = field(default_factory=dict)
     problems: tuple[str, ...] = ()
     load_errors: tuple[LoadError, ...] = ()
-    isolation: dict[str, str] = field(default_factory=dict)
+    isolation: dict[str, LayerStatus] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     program_output: str = ""
     document: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -113,7 +115,8 @@ def parse(doc: Any, assignment: str = "", student: str = "") -> Result | None:
         fingerprint=str(data.get("fingerprint") or ""),
         course=_text_map(course) if isinstance(course, dict) else None,
         origin=dict(origin) if isinstance(origin, dict) else {},
-        problems=_strings(data.get("problems")), load_errors=errors, isolation=_text_map(data.get("isolation")),
+        problems=_strings(data.get("problems")), load_errors=errors,
+        isolation={layer: read_layer(layer, text) for layer, text in _text_map(data.get("isolation")).items()},
         notes=_strings(data.get("notes")), program_output=str(data.get("program_output") or ""), document=doc,
     )
 

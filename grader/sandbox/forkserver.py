@@ -29,7 +29,7 @@ import signal
 import socket
 import sys
 
-from . import isolation
+from . import isolation, protocol
 from . import worker as worker_module
 
 MAX_ORDER_BYTES = 1 << 20
@@ -73,8 +73,12 @@ def main(argv: list[str]) -> None:
     os.chdir(spec["cwd"])
     os.environ.clear()
     os.environ.update(spec["env"])
-    cfg = dict(spec["config"], request_fd=request_fd, response_fd=response_fd, status_fd=status_fd, parent=me)
-    worker_module.main(cfg)
+    try:
+        config = protocol.worker_config(spec["config"])
+    except protocol.ProtocolError:
+        os._exit(1)  # the judge sees the worker end before its first message: a sandbox that did not start
+    worker_module.main(protocol.LaunchedConfig(**config, request_fd=request_fd, response_fd=response_fd,
+                                               status_fd=status_fd, parent=me))
     os._exit(0)
 
 

@@ -51,6 +51,8 @@ import os
 import sys
 from typing import Any
 
+from .protocol import LayerStatus, off, on
+
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
@@ -161,15 +163,15 @@ def _write_proc(name: str, text: str) -> None:
         f.write(text)
 
 
-def enter_namespaces(network: bool, off: str = "") -> tuple[dict[str, str], bool]:
+def enter_namespaces(network: bool, turned_off: str = "") -> tuple[dict[str, LayerStatus], bool]:
     """Unshare PID, mount, network (unless ``network``) and, when not root, user namespaces.
 
     Args:
         network: Keep the network (no network namespace).
-        off: Why namespaces are turned off for this worker ("" to try them).
+        turned_off: Why namespaces are turned off for this worker ("" to try them).
 
     Returns:
-        (layers, user_ns): a report ``{layer: "on" | "off: reason"}`` and
+        (layers, user_ns): a report ``{layer: status}`` (:class:`~.protocol.LayerStatus`) and
         whether a user namespace was created (capabilities must then be
         dropped after mounting).
 
@@ -178,18 +180,18 @@ def enter_namespaces(network: bool, off: str = "") -> tuple[dict[str, str], bool
             refused: this process is stuck in it and must not run student
             code (the judge starts the worker again with namespaces off).
     """
-    report: dict[str, str] = {}
+    report: dict[str, LayerStatus] = {}
     root = LINUX and os.geteuid() == 0
     layers = NAMESPACE_LAYERS if root else ("user namespace", *NAMESPACE_LAYERS)
-    if not LINUX or off:
-        return {layer: f"off: {off or 'not Linux'}" for layer in layers}, False
+    if not LINUX or turned_off:
+        return {layer: off(layer, turned_off or "not Linux") for layer in layers}, False
     flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC | (0 if network else CLONE_NEWNET)
     uid, gid = os.geteuid(), os.getegid()
     try:
         unshare(flags | (0 if root else CLONE_NEWUSER))
     except OSError as exc:
         for layer in layers:
-            report[layer] = f"off: unshare was refused ({reason(exc)})"
+            report[layer] = off(layer, f"unshare was refused ({reason(exc)})")
         return report, False
     if not root:
         for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
@@ -201,11 +203,12 @@ def enter_namespaces(network: bool, off: str = "") -> tuple[dict[str, str], bool
                     f"writing the user namespace's {name} was refused ({reason(exc)}); unprivileged user "
                     "namespaces are restricted here (e.g. by Ubuntu 24.04's AppArmor policy)",
                 ) from None
-        report["user namespace"] = "on"
-    report["pid namespace"] = "on"
-    report["mount namespace"] = "on"
-    report["network namespace"] = "off: the course allows network" if network else "on"
-    report["ipc namespace"] = "on (SysV IPC objects and POSIX message queues die with the worker)"
+        report["user namespace"] = on("user namespace")
+    report["pid namespace"] = on("pid namespace")
+    report["mount namespace"] = on("mount namespace")
+    report["network namespace"] = (off("network namespace", "the course allows network") if network
+                                   else on("network namespace"))
+    report["ipc namespace"] = on("ipc namespace", "SysV IPC objects and POSIX message queues die with the worker")
     return report, not root
 
 
@@ -340,6 +343,6 @@ def drop_user(uid: int) -> None:
     os.setuid(uid)
 
 
-def status(report: dict[str, Any]) -> dict[str, str]:
-    """Normalise a layer report to plain strings."""
-    return {str(k): str(v) for k, v in report.items()}
+def status(report: dict[str, LayerStatus]) -> dict[str, LayerStatus]:
+    """The layer report as sent to the judge: each entry keyed by its own layer, fields as their types say."""
+    return {layer: LayerStatus(layer=layer, active=bool(s["active"]), reason=str(s["reason"])) for layer, s in report.items()}

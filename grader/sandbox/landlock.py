@@ -12,6 +12,7 @@ import ctypes
 import os
 
 from .isolation import LINUX, PR_SET_NO_NEW_PRIVS, _check, _libc, inject, prctl, python_paths
+from .protocol import LayerStatus, on
 
 SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
 LANDLOCK_CREATE_RULESET_VERSION = 1
@@ -43,7 +44,7 @@ class _PathBeneath(ctypes.Structure):
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
-def landlock(read: list[str], write: list[str], network: bool) -> str:
+def landlock(read: list[str], write: list[str], network: bool) -> LayerStatus:
     """Restrict this process (and its children) to the given folders.
 
     Args:
@@ -52,7 +53,7 @@ def landlock(read: list[str], write: list[str], network: bool) -> str:
         network: Leave TCP alone (otherwise bind/connect are denied, ABI >= 4).
 
     Returns:
-        A report such as ``"on (ABI 7: files, tcp, signals)"``.
+        The ``landlock`` layer's status, e.g. on, ``"ABI 7: files, tcp, signals"``.
 
     Raises:
         OSError: If Landlock is unavailable or a syscall fails.
@@ -91,7 +92,7 @@ def landlock(read: list[str], write: list[str], network: bool) -> str:
     finally:
         os.close(ruleset)
     what = ["files"] + (["tcp"] if net else []) + (["signals"] if scoped else [])
-    return f"on (ABI {abi}: {', '.join(what)})"
+    return on("landlock", f"ABI {abi}: {', '.join(what)}")
 
 
 def system_read_paths() -> list[str]:

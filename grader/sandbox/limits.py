@@ -11,6 +11,10 @@ import os
 import sys
 
 from .isolation import inject, reason
+from .protocol import LayerStatus, off, on
+
+LAYER = "resource limits"
+"""The layer this module reports."""
 
 STACK_BYTES = 8 << 20
 """C stack of the worker: a runaway C recursion overflows it at once instead of filling memory."""
@@ -31,7 +35,7 @@ def count_processes(uid: int) -> int:
     return count
 
 
-def apply_limits(limits: dict[str, int], own_user: bool, in_use: int | None = None) -> str:
+def apply_limits(limits: dict[str, int], own_user: bool, in_use: int | None = None) -> LayerStatus:
     """Apply POSIX resource limits to this process and its children.
 
     Each limit is set on its own: one the host refuses is reported and the
@@ -49,12 +53,13 @@ def apply_limits(limits: dict[str, int], own_user: bool, in_use: int | None = No
             (hosts without ``/proc``); None counts them here.
 
     Returns:
-        A report such as ``"on (memory_bytes, cpu_seconds, ...)"`` or ``"off: reason"``.
+        The ``resource limits`` layer's status: on, with the limits set (``"memory_bytes, cpu_seconds, ..."``
+        and any not set), or off with the reasons.
     """
     try:
         import resource
     except ImportError:
-        return "off: this OS has no POSIX resource limits (deadlines and the process-tree kill still apply)"
+        return off(LAYER, "this OS has no POSIX resource limits (deadlines and the process-tree kill still apply)")
     table = {
         "memory_bytes": resource.RLIMIT_AS,
         "cpu_seconds": resource.RLIMIT_CPU,
@@ -91,5 +96,5 @@ def apply_limits(limits: dict[str, int], own_user: bool, in_use: int | None = No
         except (OSError, ValueError) as exc:
             failed.append(f"{key} ({reason(exc)})")
     if not done:
-        return "off: " + "; ".join(failed)
-    return "on (" + ", ".join(done) + ")" + (f"; not set: {'; '.join(failed)}" if failed else "")
+        return off(LAYER, "; ".join(failed))
+    return on(LAYER, ", ".join(done) + (f"; not set: {'; '.join(failed)}" if failed else ""))

@@ -26,13 +26,15 @@ import os
 import sys
 
 from . import isolation, limits, own_parts, protocol
+from .protocol import BACKEND, LayerStatus, off
 from .worker import PARTS_LAYER, load_parts, serve_submission
 
 BOOT = ("import sys; sys.path[:] = [p for p in sys.path if p]; sys.path.insert(0, sys.argv[1]); "
         "from _grader_sandbox.portable_worker import main; main()")
 """The ``-c`` program: the runtime copy first on ``sys.path``, the working folder ('') never on it."""
 
-OFF = "off: not available in the portable sandbox"
+UNAVAILABLE = "not available in the portable sandbox"
+
 
 
 def _private_protocol() -> tuple[object, object]:
@@ -50,13 +52,20 @@ def main() -> None:
     """Entry point (see the module docstring); returns when the judge closes the request pipe."""
     sys.stdout.flush()
     rfile, wfile = _private_protocol()
-    cfg = protocol.decode(rfile.readline(protocol.MAX_MESSAGE_BYTES + 1))  # type: ignore[attr-defined]
-    isolation.FAULTS = frozenset(str(f) for f in cfg.get("faults", ()))
+    try:
+        cfg = protocol.worker_config(protocol.decode(rfile.readline(protocol.MAX_MESSAGE_BYTES + 1)))  # type: ignore[attr-defined]
+    except protocol.ProtocolError as exc:
+        wfile.write(protocol.encode({"setup_failed": {"layer": "", "reason": str(exc)}}))  # type: ignore[attr-defined]
+        wfile.flush()  # type: ignore[attr-defined]
+        return
+    isolation.FAULTS = frozenset(cfg["faults"])
     isolation.inject("launcher")  # (tests: a sandbox that cannot start at all)
-    report = {
-        "sandbox": "portable (a plain worker process: deadlines, crash handling, process-tree kill, OS limits)",
-        **{layer: OFF for layer in ("pid namespace", "mount namespace", "network namespace", "ipc namespace",
-                                    "separate user", "landlock", "host sockets", "scratch budget")},
+    report: dict[str, LayerStatus] = {
+        BACKEND: protocol.on(BACKEND, "portable (a plain worker process: deadlines, crash handling, process-tree "
+                             "kill, OS limits)"),
+        **{layer: off(layer, UNAVAILABLE) for layer in ("pid namespace", "mount namespace", "network namespace",
+                                                        "ipc namespace", "separate user", "landlock", "host sockets",
+                                                        "scratch budget")},
     }
     try:
         load_parts(cfg)
@@ -64,10 +73,8 @@ def main() -> None:
         wfile.write(protocol.encode({"setup_failed": {"layer": "", "reason": str(exc)}}))  # type: ignore[attr-defined]
         wfile.flush()  # type: ignore[attr-defined]
         return
-    if cfg.get("parts"):
-        report[PARTS_LAYER] = ("off: the portable sandbox cannot close files to the worker, so it could read the "
-                               "grader's parts (grade a class on Linux)")
-    in_use = cfg.get("processes_in_use")
-    report["resource limits"] = limits.apply_limits(
-        cfg["limits"], own_user=False, in_use=in_use if isinstance(in_use, int) else None)
+    if cfg["parts"]:
+        report[PARTS_LAYER] = off(PARTS_LAYER, "the portable sandbox cannot close files to the worker, so it could "
+                                  "read the grader's parts (grade a class on Linux)")
+    report["resource limits"] = limits.apply_limits(cfg["limits"], own_user=False, in_use=cfg["processes_in_use"])
     serve_submission(rfile, wfile, cfg, os.path.abspath(cfg["code_dir"]), report)

@@ -11,7 +11,8 @@ The judge first sends the worker its configuration (:class:`WorkerConfig`).
 Before any request, the worker then sends, in order:
 
 1. on the Linux backend, ``{"launcher": {...}}`` (:class:`LauncherMessage`): the pids the judge kills;
-2. ``{"isolation": {layer: status}}`` (:class:`IsolationMessage`), before any student code runs;
+2. ``{"isolation": {layer: {"layer", "active", "reason"}}}`` (:class:`IsolationMessage`, :class:`LayerStatus`),
+   before any student code runs;
 3. ``{"hello": 1, "imports": {module: None | error}}`` (:class:`Hello`), after importing the submission.
 
 Any of them may be ``{"setup_failed": {"layer": ..., "reason": ...}}`` (:class:`SetupFailedMessage`)
@@ -29,8 +30,22 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 
-class WorkerConfig(TypedDict, total=False):
-    """What the judge tells a worker (paths are absolute; limits in bytes and seconds)."""
+class WorkerConfig(TypedDict):
+    """What the judge tells a worker (paths are absolute; limits in bytes and seconds).
+
+    Attributes:
+        code_dir: The staged submission.
+        scratch: The worker's writable folder.
+        runtime: The runtime folder (the grader's parts and the course's probe modules).
+        limits: Resource limit name to its value (:mod:`grader.sandbox.limits`).
+        modules: The student modules to import, in order.
+        hide: Folders the worker must not see.
+        network: Whether the course allows network.
+        off: Isolation layer the judge turned off (after an earlier failure) to the reason.
+        faults: Steps to fail on purpose (tests emulating refusing hosts).
+        parts: The grader's parts to load before student code.
+        processes_in_use: Processes the grader's user already runs (portable backend; None: unknown).
+    """
 
     code_dir: str
     scratch: str
@@ -42,9 +57,59 @@ class WorkerConfig(TypedDict, total=False):
     off: dict[str, str]
     faults: list[str]
     parts: list[str]
-    processes_in_use: int
-    parent: int
+    processes_in_use: int | None
+
+
+class LaunchedConfig(WorkerConfig):
+    """A :class:`WorkerConfig` as the fork server hands it to a Linux worker: with its pipes and its parent.
+
+    Attributes:
+        request_fd: The pipe the judge's requests arrive on.
+        response_fd: The pipe the worker answers on.
+        status_fd: The pipe the launcher reports the worker's exit status on (only it holds it).
+        parent: The fork server's pid (the launcher dies with it).
+    """
+
+    request_fd: int
+    response_fd: int
     status_fd: int
+    parent: int
+
+
+def worker_config(data: Any) -> WorkerConfig:
+    """The judge's configuration as a worker receives it, every field checked.
+
+    Raises:
+        ProtocolError: If a field is missing or of the wrong type.
+    """
+    if not isinstance(data, dict):
+        raise ProtocolError("the worker configuration is not an object")
+
+    def field(name: str, kind: type | tuple[type, ...]) -> Any:
+        value = data.get(name)
+        if not isinstance(value, kind) or isinstance(value, bool) and kind is int:
+            raise ProtocolError(f"the worker configuration's {name!r} is not a {kind}")
+        return value
+
+    def texts(name: str) -> list[str]:
+        value = field(name, list)
+        if not all(isinstance(v, str) for v in value):
+            raise ProtocolError(f"the worker configuration's {name!r} holds a non-string")
+        return list(value)
+
+    def table(name: str, kind: type) -> dict[str, Any]:
+        value = field(name, dict)
+        if not all(isinstance(k, str) and isinstance(v, kind) and not isinstance(v, bool) for k, v in value.items()):
+            raise ProtocolError(f"the worker configuration's {name!r} holds a value that is not a {kind.__name__}")
+        return dict(value)
+
+    in_use = data.get("processes_in_use")
+    return WorkerConfig(
+        code_dir=field("code_dir", str), scratch=field("scratch", str), runtime=field("runtime", str),
+        limits=table("limits", int), modules=texts("modules"), hide=texts("hide"), network=field("network", bool),
+        off=table("off", str), faults=texts("faults"), parts=texts("parts"),
+        processes_in_use=in_use if isinstance(in_use, int) and not isinstance(in_use, bool) else None,
+    )
 
 
 class Where(TypedDict):
@@ -92,7 +157,7 @@ class LauncherMessage(TypedDict):
 
 
 class IsolationMessage(TypedDict):
-    isolation: dict[str, str]
+    isolation: dict[str, LayerStatus]
 
 
 class Hello(TypedDict):
@@ -101,23 +166,73 @@ class Hello(TypedDict):
 
 
 class LayerStatus(TypedDict):
-    """One isolation layer, as the judge reads a worker's report: active or not, and why or how."""
+    """One isolation layer's status, as the worker reports it and the judge records it.
 
-    active: bool
-    detail: str
-
-
-def layer_status(text: str) -> LayerStatus:
-    """Read a layer's reported status, the one place its text is interpreted.
-
-    A worker reports ``"on"``, ``"on (detail)"``, ``"dropped"`` (capabilities)
-    or ``"off: reason"``; the report's ``"sandbox"`` entry names the backend
-    (``"linux (detail)"``) and reads as active.
+    Attributes:
+        layer: The layer (``"pid namespace"``, ``"landlock"``...; :data:`BACKEND` names the sandbox backend).
+        active: Whether it holds.
+        reason: How it holds (``"ABI 7: files, tcp, signals"``; may be "") or why it is off; for :data:`BACKEND`,
+            the backend and how it runs (``"linux (forked from a pre-imported fork server)"``).
     """
+
+    layer: str
+    active: bool
+    reason: str
+
+
+BACKEND = "sandbox"
+"""The report's entry naming the sandbox backend (always active)."""
+MAX_REASON = 1000
+"""Most characters of a layer's reason the judge keeps."""
+
+
+def on(layer: str, how: str = "") -> LayerStatus:
+    """``layer`` holds (``how``: in what form, or "")."""
+    return LayerStatus(layer=layer, active=True, reason=how)
+
+
+def off(layer: str, why: str) -> LayerStatus:
+    """``layer`` does not hold, because ``why``."""
+    return LayerStatus(layer=layer, active=False, reason=why)
+
+
+def layer_text(status: LayerStatus) -> str:
+    """The status as one line of the isolation report (``results.json``, the summary): ``"on"``,
+    ``"on (how)"``, ``"off: why"``, or the backend's own line. :func:`read_layer` reads it back."""
+    if status["layer"] == BACKEND:
+        return status["reason"]
+    if status["active"]:
+        return f"on ({status['reason']})" if status["reason"] else "on"
+    return f"off: {status['reason']}" if status["reason"] else "off"
+
+
+def read_layer(layer: str, text: str) -> LayerStatus:
+    """A line of an isolation report (as :func:`layer_text` writes it, in a stored results.json) as a status."""
+    if layer == BACKEND:
+        return on(layer, text)
     if text.startswith("off"):
-        return LayerStatus(active=False, detail=text.removeprefix("off").lstrip(": ").strip())
+        return off(layer, text.removeprefix("off").lstrip(": ").strip())
     head, _, rest = text.partition(" (")
-    return LayerStatus(active=True, detail=rest.removesuffix(")") if rest else "")
+    return on(layer, rest.removesuffix(")") if rest else "")
+
+
+def layer_statuses(report: Any) -> dict[str, LayerStatus]:
+    """A worker's isolation report (``{layer: {"layer", "active", "reason"}}``) read with bounds: at most 64
+    layers, each reason capped at :data:`MAX_REASON` characters.
+
+    Raises:
+        ProtocolError: If it is not such a report.
+    """
+    if not isinstance(report, dict) or len(report) > 64:
+        raise ProtocolError("the isolation report is not an object of at most 64 layers")
+    found: dict[str, LayerStatus] = {}
+    for layer, status in report.items():
+        if not (isinstance(status, dict) and status.get("layer") == layer and isinstance(status.get("active"), bool)
+                and isinstance(status.get("reason"), str)):
+            raise ProtocolError(f"the isolation report's entry for {str(layer)[:80]!r} is not a layer status")
+        found[layer[:200]] = LayerStatus(layer=layer[:200], active=status["active"],
+                                         reason=status["reason"][:MAX_REASON])
+    return found
 
 
 class SetupFailure(TypedDict):

@@ -24,6 +24,7 @@ from . import course_code, ipc, isolation, landlock, limits, own_parts, protocol
 from .plain import exception_info, text
 from .probekit import Context, ModuleUnavailable
 from .probes import PROBES
+from .protocol import BACKEND, LaunchedConfig, LayerStatus, WorkerConfig, off, on
 
 
 class Micrograd:
@@ -161,7 +162,7 @@ def _kill_orphans() -> None:
                 pass
 
 
-def main(cfg: dict[str, Any]) -> None:  # one function on purpose: the order of its steps is the isolation argument
+def main(cfg: LaunchedConfig) -> None:  # one function on purpose: the order of its steps is the isolation argument
     """Entry point, in a process forked by the fork server: ``cfg`` is the judge's configuration.
 
     Process tree (see :mod:`.isolation`): the *launcher* (started by the
@@ -181,39 +182,41 @@ def main(cfg: dict[str, Any]) -> None:  # one function on purpose: the order of 
     message, before any student code exists in this process tree.
     """
     code_dir = os.path.abspath(cfg["code_dir"])
-    rfd, wfd, status_fd = int(cfg["request_fd"]), int(cfg["response_fd"]), int(cfg["status_fd"])
-    isolation.die_with_parent(int(cfg["parent"]))
-    isolation.FAULTS = frozenset(str(f) for f in cfg.get("faults", ()))
+    rfd, wfd, status_fd = cfg["request_fd"], cfg["response_fd"], cfg["status_fd"]
+    isolation.die_with_parent(cfg["parent"])
+    isolation.FAULTS = frozenset(cfg["faults"])
     isolation.inject("launcher")  # (tests: a sandbox that cannot start at all)
-    off = cfg["off"] = {str(k): str(v) for k, v in (cfg.get("off") or {}).items()}
+    turned_off = cfg["off"]
     host_root = os.geteuid() == 0
-    report: dict[str, str] = {"sandbox": "linux (forked from a pre-imported fork server)"}
+    report: dict[str, LayerStatus] = {BACKEND: on(BACKEND, "linux (forked from a pre-imported fork server)")}
     try:
         load_parts(cfg)  # while this process is still the judge's user and sees the runtime folder
     except own_parts.PartsError as exc:
         _stop_before_student_code(wfd, isolation.SetupFailed("", str(exc)))
     try:
-        ns_report, user_ns = isolation.enter_namespaces(bool(cfg.get("network")), off.get("namespaces", ""))
+        ns_report, user_ns = isolation.enter_namespaces(cfg["network"], turned_off.get("namespaces", ""))
     except isolation.SetupFailed as exc:
         _stop_before_student_code(wfd, exc)
     report.update(ns_report)
-    report["host sockets"] = "off: without a mount namespace the host's UNIX sockets (under /run...) are reachable"
-    report["scratch budget"] = "off: needs the mount namespace (each file is still limited)"
-    in_pid_ns = report.get("pid namespace") == "on"
+    report["host sockets"] = off("host sockets", "without a mount namespace the host's UNIX sockets (under /run...) "
+                                 "are reachable")
+    report["scratch budget"] = off("scratch budget", "needs the mount namespace (each file is still limited)")
+    in_pid_ns = _active(report, "pid namespace")
     if not in_pid_ns:
         isolation.prctl(isolation.PR_SET_CHILD_SUBREAPER, 1)
-        report["process reaper"] = "on (orphans are killed when the worker ends)"
+        report["process reaper"] = on("process reaper", "orphans are killed when the worker ends")
     worker_uid = None
     if not host_root:
-        report["separate user"] = "off: the grader does not run as root"
-    elif off.get("separate user"):
-        report["separate user"] = f"off: {off['separate user']}"
+        report["separate user"] = off("separate user", "the grader does not run as root")
+    elif turned_off.get("separate user"):
+        report["separate user"] = off("separate user", turned_off["separate user"])
     else:
         worker_uid = 10_000_000 + os.getpid()
     if not _active(report, "ipc namespace"):
-        report["ipc namespace"] = report.get("ipc namespace", "off") + (
-            "; its SysV IPC objects are removed when it ends" if worker_uid is not None
-            else "; SysV IPC objects it creates may outlive it")
+        why = report["ipc namespace"]["reason"] if "ipc namespace" in report else ""
+        fate = ("its SysV IPC objects are removed when it ends" if worker_uid is not None
+                else "SysV IPC objects it creates may outlive it")
+        report["ipc namespace"] = off("ipc namespace", f"{why}; {fate}" if why else fate)
     sync_r, sync_w = os.pipe()
     launcher = os.getpid()
     child = os.fork()
@@ -266,7 +269,7 @@ def load_course(runtime: str) -> None:
         raise own_parts.PartsError(str(exc)) from None
 
 
-def load_parts(cfg: dict[str, Any]) -> None:
+def load_parts(cfg: WorkerConfig) -> None:
     """Import the course's probe modules, then the grader's own parts that ``cfg["parts"]`` names, from the
     runtime folder (before any student code).
 
@@ -274,18 +277,18 @@ def load_parts(cfg: dict[str, Any]) -> None:
         own_parts.PartsError: If one is missing or fails to import (the grader's fault: the score is withheld).
     """
     load_course(cfg["runtime"])
-    names = [str(n) for n in cfg.get("parts") or []]
+    names = cfg["parts"]
     if names:
         own_parts.use(os.path.join(cfg["runtime"], own_parts.RUNTIME_FOLDER))
         for name in names:
             own_parts.load(name)
 
 
-def parts_hidden(report: dict[str, str], cfg: dict[str, Any], worker_uid: int | None) -> str:
+def parts_hidden(report: dict[str, LayerStatus], cfg: WorkerConfig, worker_uid: int | None) -> LayerStatus:
     """Whether the worker can still open the files of the grader's parts (the runtime copy and the course's own),
     which it imported before the student's code: the report's :data:`PARTS_LAYER` entry."""
     runtime = os.path.realpath(cfg["runtime"])
-    course_files = [os.path.realpath(str(p)) for p in cfg.get("hide") or []]
+    course_files = [os.path.realpath(p) for p in cfg["hide"]]
     allowed = [os.path.realpath(p) for p in landlock.system_read_paths()]
 
     def inside(path: str, folder: str) -> bool:
@@ -297,16 +300,16 @@ def parts_hidden(report: dict[str, str], cfg: dict[str, Any], worker_uid: int | 
     if _active(report, "mount namespace"):
         by.append("the mount namespace")
     if by:
-        return f"on (imported before your code ran; their files are closed to it: {', '.join(by)})"
+        return on(PARTS_LAYER, f"imported before your code ran; their files are closed to it: {', '.join(by)}")
     if worker_uid is not None:
-        return ("off: only a separate user guards them (the runtime copy is the grader's own; the course folder "
-                "may be readable by others)")
-    return "off: neither Landlock nor a mount namespace is available, so the worker could read their files"
+        return off(PARTS_LAYER, "only a separate user guards them (the runtime copy is the grader's own; the course "
+                   "folder may be readable by others)")
+    return off(PARTS_LAYER, "neither Landlock nor a mount namespace is available, so the worker could read their files")
 
 
-def _active(report: dict[str, str], layer: str) -> bool:
-    """Whether ``layer`` is on so far (read through :func:`.protocol.layer_status`, like the judge reads it)."""
-    return layer in report and protocol.layer_status(report[layer])["active"]
+def _active(report: dict[str, LayerStatus], layer: str) -> bool:
+    """Whether ``layer`` is on so far."""
+    return layer in report and report[layer]["active"]
 
 
 def _stop_before_student_code(wfd: int, failure: isolation.SetupFailed) -> None:
@@ -315,7 +318,7 @@ def _stop_before_student_code(wfd: int, failure: isolation.SetupFailed) -> None:
     os._exit(0)
 
 
-def _give_scratch(cfg: dict[str, Any], report: dict[str, str], worker_uid: int | None) -> int | None:
+def _give_scratch(cfg: WorkerConfig, report: dict[str, LayerStatus], worker_uid: int | None) -> int | None:
     """Hand the scratch folder to the worker's own user; return the user id, or None if that failed."""
     if worker_uid is None:
         return None
@@ -324,33 +327,35 @@ def _give_scratch(cfg: dict[str, Any], report: dict[str, str], worker_uid: int |
         os.chown(cfg["scratch"], worker_uid, worker_uid)
         return worker_uid
     except OSError as exc:
-        report["separate user"] = f"off: its scratch folder could not be handed over ({isolation.reason(exc)})"
+        report["separate user"] = off("separate user",
+                                      f"its scratch folder could not be handed over ({isolation.reason(exc)})")
         return None
 
 
-def _namespace_init(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_uid: int | None,
+def _namespace_init(cfg: WorkerConfig, report: dict[str, LayerStatus], code_dir: str, worker_uid: int | None,
                     rfd: int, wfd: int) -> int | None:
     """As PID 1 of the new namespace: mount, fork the worker, and wait (returns in the worker, with its user id)."""
     try:
         keep = {code_dir: False, cfg["scratch"]: True}  # not the runtime: all of it is imported already
         keep.update({p: False for p in isolation.python_paths()})
-        isolation.hide_paths(list(cfg.get("hide", [])), keep)
-        report["mount namespace"] = "on (private /tmp and /run; course, submissions and output hidden)"
-        report["host sockets"] = "on (the UNIX sockets under /run, /tmp and the home folder are hidden)"
+        isolation.hide_paths(list(cfg["hide"]), keep)
+        report["mount namespace"] = on("mount namespace", "private /tmp and /run; course, submissions and output hidden")
+        report["host sockets"] = on("host sockets", "the UNIX sockets under /run, /tmp and the home folder are hidden")
     except OSError as exc:
-        report["mount namespace"] = f"off: {isolation.reason(exc)}"
-    budget = int(cfg["limits"].get("scratch_bytes", 0))
+        report["mount namespace"] = off("mount namespace", isolation.reason(exc))
+    budget = cfg["limits"].get("scratch_bytes", 0)
     if _active(report, "mount namespace") and budget:
         try:
             isolation.scratch_tmpfs(cfg["scratch"], budget)
             os.chdir(cfg["scratch"])
-            report["scratch budget"] = f"on ({budget // (1024 * 1024)} MiB for everything the worker writes)"
+            report["scratch budget"] = on("scratch budget", f"{budget // (1024 * 1024)} MiB for everything the worker "
+                                          "writes")
         except OSError as exc:
-            report["scratch budget"] = f"off: {isolation.reason(exc)} (each file is still limited)"
+            report["scratch budget"] = off("scratch budget", f"{isolation.reason(exc)} (each file is still limited)")
     try:
         isolation.mount_proc()
     except OSError as exc:
-        report["pid namespace"] = f"on (its own /proc could not be mounted: {isolation.reason(exc)})"
+        report["pid namespace"] = on("pid namespace", f"its own /proc could not be mounted: {isolation.reason(exc)}")
     worker_uid = _give_scratch(cfg, report, worker_uid)
     child = os.fork()
     if child:
@@ -361,47 +366,50 @@ def _namespace_init(cfg: dict[str, Any], report: dict[str, str], code_dir: str, 
     return worker_uid
 
 
-def _worker(cfg: dict[str, Any], report: dict[str, str], code_dir: str, worker_uid: int | None, user_ns: bool,
+def _worker(cfg: WorkerConfig, report: dict[str, LayerStatus], code_dir: str, worker_uid: int | None, user_ns: bool,
             rfd: int, wfd: int) -> None:
     """Drop privileges, restrict, report, then import the submission and serve probes."""
-    network = bool(cfg.get("network"))
+    network = cfg["network"]
     if worker_uid is not None and not all(isolation.readable_by_others(p) for p in isolation.python_paths()):
-        report["separate user"] = "off: the Python installation is not readable by other users"
+        report["separate user"] = off("separate user", "the Python installation is not readable by other users")
         worker_uid = None
     elif worker_uid is not None:
-        if report.get("pid namespace") != "on":
+        if not _active(report, "pid namespace"):  # in one, the namespace's init handed the scratch folder over
             worker_uid = _give_scratch(cfg, report, worker_uid)
         if worker_uid is not None:
             try:
                 isolation.drop_user(worker_uid)
-                report["separate user"] = "on (a user id of its own, no access to the grader's files)"
+                report["separate user"] = on("separate user", "a user id of its own, no access to the grader's files")
             except OSError as exc:
-                report["separate user"] = f"off: the host refused the change of user ({isolation.reason(exc)})"
+                report["separate user"] = off("separate user",
+                                              f"the host refused the change of user ({isolation.reason(exc)})")
                 worker_uid = None
     if user_ns:
         try:
             isolation.drop_capabilities()
-            report["capabilities"] = "dropped"
+            report["capabilities"] = on("capabilities", "all dropped")
         except OSError as exc:
-            report["capabilities"] = f"off: {isolation.reason(exc)}"
+            report["capabilities"] = off("capabilities", isolation.reason(exc))
             if _active(report, "mount namespace"):  # the mounts could be undone: hiding is void
-                report["mount namespace"] = "off: capabilities could not be dropped, so the hiding mounts are not binding"
+                report["mount namespace"] = off("mount namespace", "capabilities could not be dropped, so the hiding "
+                                                "mounts are not binding")
     isolation.prctl(isolation.PR_SET_PDEATHSIG, 9)  # (again) a change of user clears it
     if cfg["off"].get("landlock"):
-        report["landlock"] = f"off: {cfg['off']['landlock']}"
+        report["landlock"] = off("landlock", cfg["off"]["landlock"])
     else:
         try:
             read = landlock.system_read_paths() + [code_dir]  # not the runtime: all of it is imported already
             report["landlock"] = landlock.landlock(read, [cfg["scratch"], "/dev"], network)
         except OSError as exc:
-            report["landlock"] = f"off: {isolation.reason(exc)}"
-    if cfg.get("parts"):
+            report["landlock"] = off("landlock", isolation.reason(exc))
+    if cfg["parts"]:
         report[PARTS_LAYER] = parts_hidden(report, cfg, worker_uid)
     report["resource limits"] = limits.apply_limits(cfg["limits"], own_user=worker_uid is not None)
     serve_submission(os.fdopen(rfd, "rb"), os.fdopen(wfd, "wb"), cfg, code_dir, report)
 
 
-def serve_submission(rfile: Any, wfile: Any, cfg: dict[str, Any], code_dir: str, report: dict[str, str]) -> None:
+def serve_submission(rfile: Any, wfile: Any, cfg: WorkerConfig, code_dir: str, report: dict[str, LayerStatus]
+                     ) -> None:
     """Report the isolation layers, import the submission, say hello, then answer probes (both backends).
 
     Args:

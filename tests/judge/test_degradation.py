@@ -85,7 +85,8 @@ def test_a_refused_unshare_turns_the_namespaces_off_in_place():
 
     result = in_child(attempt)
     assert result["user_ns"] is False
-    assert all(result["report"][layer].startswith("off: unshare was refused") for layer in isolation.NAMESPACE_LAYERS)
+    assert all(not result["report"][layer]["active"] and result["report"][layer]["reason"].startswith(
+        "unshare was refused") for layer in isolation.NAMESPACE_LAYERS)
 
 
 def grade_one(tmp_path: Path, faults: str, *extra: str) -> tuple[int, dict[str, str], dict]:

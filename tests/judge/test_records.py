@@ -3,6 +3,8 @@ schemas, and the operations of graph specs, strategies and probes."""
 
 from __future__ import annotations
 
+import pytest
+
 from assignments.shared.checks.graphs import FUNCTIONS
 from assignments.shared.checks.strategies import ALL_OPS
 from assignments.shared.probes.engine_probes import BINARY, UNARY
@@ -44,10 +46,32 @@ def test_specs_strategies_and_probes_share_one_operation_vocabulary():
     assert set(ALL_OPS) == set(UNARY) | set(BINARY)
 
 
-def test_a_layer_status_is_read_in_one_place():
-    from grader.sandbox.protocol import layer_status
+def test_a_layer_status_crosses_the_pipe_as_data_and_its_stored_line_reads_back():
+    from grader.sandbox.protocol import (
+        BACKEND,
+        ProtocolError,
+        layer_statuses,
+        layer_text,
+        off,
+        on,
+        read_layer,
+        worker_config,
+    )
 
-    assert layer_status("on") == {"active": True, "detail": ""}
-    assert layer_status("on (private /tmp and /run)") == {"active": True, "detail": "private /tmp and /run"}
-    assert layer_status("dropped")["active"]
-    assert layer_status("off: unshare was refused (EPERM)") == {"active": False, "detail": "unshare was refused (EPERM)"}
+    for status in (on("pid namespace"), on("mount namespace", "private /tmp and /run"),
+                   off("landlock", "unshare was refused (EPERM)"), on(BACKEND, "linux (forked from a fork server)")):
+        assert read_layer(status["layer"], layer_text(status)) == status  # results.json keeps the line: one reader
+    assert layer_text(off("landlock", "no ABI")) == "off: no ABI" and layer_text(on("pid namespace")) == "on"
+    report = {"landlock": {"layer": "landlock", "active": True, "reason": "x" * 5000}}
+    assert len(layer_statuses(report)["landlock"]["reason"]) == 1000  # bounded, like every message
+    for broken in ("on", {"landlock": "on (ABI 7)"}, {"landlock": {"layer": "pid namespace", "active": True,
+                                                                   "reason": ""}},
+                   {"landlock": {"layer": "landlock", "active": "yes", "reason": ""}}, {str(i): {} for i in range(65)}):
+        with pytest.raises(ProtocolError):
+            layer_statuses(broken)
+    good = {"code_dir": "/c", "scratch": "/s", "runtime": "/r", "limits": {"memory_bytes": 1}, "modules": ["engine"],
+            "hide": [], "network": False, "off": {}, "faults": [], "parts": [], "processes_in_use": None}
+    assert worker_config(good) == good
+    for key, value in (("limits", {"memory_bytes": "1"}), ("network", 0), ("modules", [1]), ("code_dir", None)):
+        with pytest.raises(ProtocolError):
+            worker_config({**good, key: value})

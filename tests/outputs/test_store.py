@@ -61,4 +61,4 @@ def test_mistyped_values_read_as_empty_and_withheld_comes_from_any_level():
     result = parse(doc, "value_ops", "alice")
     assert result is not None and result.score == 0 and result.max_score == 2
     assert result.withheld == "internal error" and result.problems == () and result.course is None
-    assert result.isolation == {"pid namespace": "on"}
+    assert result.isolation == {"pid namespace": {"layer": "pid namespace", "active": True, "reason": ""}}
