@@ -38,9 +38,9 @@ def test_a_correct_engine_answers_plain_numbers_and_reports_the_backend(worker_f
     assert worker.start() == {"micrograd.engine": None}
     assert worker.request("graph", [ADD_SPEC], 5.0, "test")["value"] == {"data": [2.0, 3.0, 5.0],
                                                                          "grad": [1.0, 1.0, 1.0]}
-    assert worker.isolation["sandbox"].startswith("portable")
-    assert worker.isolation["landlock"].startswith("off") and worker.isolation["pid namespace"].startswith("off")
-    assert worker.isolation["resource limits"].startswith("on")
+    assert worker.isolation["sandbox"]["reason"].startswith("portable")
+    assert not worker.isolation["landlock"]["active"] and not worker.isolation["pid namespace"]["active"]
+    assert worker.isolation["resource limits"]["active"]
 
 
 @pytest.mark.parametrize("worker_factory", ["portable"], indirect=True)
