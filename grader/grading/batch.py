@@ -43,12 +43,12 @@ from grader.judge.backends import choose as choose_backend
 from grader.judge.claims import ClaimQueue
 from grader.judge.linux_handle import prepare_runtime
 from grader.judge.manifest import Job, Manifest, Part
-from grader.outputs.gradebook import StudentGrade, grade_from_results, write_csv
-from grader.outputs.item_analysis import Item, analyse
-from grader.outputs.item_analysis import write_csv as write_items
+from grader.outputs.class_outputs import ClassOutputs, Isolation, write_class_outputs
+from grader.outputs.gradebook import StudentGrade
+from grader.outputs.item_analysis import Item
 from grader.outputs.records import empty_record
 from grader.outputs.store import ResultStore
-from grader.sandbox.protocol import BACKEND, layer_text
+from grader.similarity.graded_class import record_class
 
 Progress = Callable[[int, int, str], None]
 PROGRESS_POLL_SECONDS = 0.5
@@ -69,11 +69,10 @@ class GradeRun:
         skipped: Student ids whose complete results were kept from an earlier run.
         course_changed: Assignment id to (what of the course changed since its kept results, how many
             submissions were graded again on it because of that).
-        isolation: Sandbox layer name to the (active, shown) pairs the workers reported: for an active layer, how
-            the summary names it (``"on"``; the backend, ``"linux"``, for :data:`~grader.sandbox.protocol.BACKEND`),
-            for one that was off, its status line (``"off: reason"``, capped).
+        isolation: What the workers reported of each sandbox layer (:data:`grader.outputs.class_outputs.Isolation`).
         items: Per-test statistics over the class, worst first.
         store: The output folder's results, as the run left them (each results.json parsed once).
+        outputs: The class's outputs (``grades.csv``, ``item_analysis.csv``, the JUnit gradebook if asked for).
     """
 
     assignments: list[Assignment]
@@ -81,9 +80,10 @@ class GradeRun:
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     course_changed: dict[str, tuple[str, int]] = field(default_factory=dict)
-    isolation: dict[str, set[tuple[bool, str]]] = field(default_factory=dict)
+    isolation: Isolation = field(default_factory=dict)
     items: list[Item] = field(default_factory=list)
     store: ResultStore | None = None
+    outputs: ClassOutputs | None = None
 
     @property
     def withheld(self) -> list[tuple[str, str, str]]:
@@ -315,21 +315,6 @@ class JudgePool:
         self.report_written()
 
 
-def collect(store: ResultStore, assignments: list[Assignment], entries: list[Path], run: GradeRun) -> None:
-    """Take every student's results from ``store`` into ``run``; write ``grades.csv`` and ``item_analysis.csv``."""
-    for entry in entries:
-        run.grades.append(grade_from_results(store, assignments, student_id(entry)))
-        for a in assignments:
-            result = store.get(a.id, run.grades[-1].student)
-            for layer, status in (result.isolation if result is not None else {}).items():
-                text = layer_text(status)  # what was on is named; why a layer was off is kept
-                shown = (text.split(" (")[0] if layer == BACKEND else "on") if status["active"] else text[:200]
-                run.isolation.setdefault(layer, set()).add((status["active"], shown))
-    write_csv(store.out / "grades.csv", assignments, run.grades)
-    run.items = analyse(store, assignments, [g.student for g in run.grades])
-    write_items(store.out / "item_analysis.csv", run.items)
-
-
 def grade(
     course: Course,
     submissions: Path,
@@ -341,6 +326,7 @@ def grade(
     shard: tuple[int, int] | None = None,
     sandbox: str | None = None,
     deadline: datetime | None = None,
+    junit: bool = False,
 ) -> GradeRun:
     """Grade every submission in ``submissions`` on the chosen assignments: plan, run the judges, collect.
 
@@ -357,6 +343,7 @@ def grade(
         sandbox: The sandbox backend, ``"linux"`` or ``"portable"``; None picks it (:func:`grader.judge.backends.choose`).
         deadline: Grade each git repository of ``submissions`` at its latest ``submit/*`` tag (or commit) at or
             before this instant (:mod:`grader.intake.git_history`); None grades every entry as it is.
+        junit: Also write ``grades.junit.xml`` (for CI systems that read JUnit).
 
     Returns:
         A :class:`GradeRun`.
@@ -382,10 +369,12 @@ def grade(
     finally:
         if work is not None:
             remove_tree(work)
-    collect(store, assignments, the_plan.entries, run)
+    run.outputs = write_class_outputs(store, assignments, [student_id(e) for e in the_plan.entries], junit)
+    run.grades, run.items, run.isolation = run.outputs.grades, run.outputs.items, run.outputs.isolation
     if pool.failed:
         k, status = pool.failed[0]
         log = the_plan.instructor / "logs" / f"judge-{k}.log"
         tail = "\n".join(log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
         raise GraderError(f"{len(pool.failed)} judge process(es) failed (status {status}); see {log}:\n{tail}")
+    record_class(out, submissions, deadline)  # for `grader similarity OUT`; not in any result or gradebook
     return run

@@ -19,9 +19,8 @@ from pathlib import Path
 
 from grader.course.config import Assignment, Course
 from grader.errors import GraderError
-from grader.outputs.gradebook import StudentGrade, grade_from_results, write_csv
-from grader.outputs.item_analysis import analyse
-from grader.outputs.item_analysis import write_csv as write_items
+from grader.outputs.class_outputs import write_class_outputs
+from grader.outputs.gradebook import StudentGrade
 from grader.outputs.store import ResultStore
 
 SHARD = re.compile(r"^(\d+)/(\d+)$")
@@ -73,7 +72,4 @@ def merge(course: Course, outs: list[Path], dest: Path) -> tuple[list[Assignment
             shutil.copytree(results.parent, target, dirs_exist_ok=True)
     students = sorted({student for _, student in found})
     store = ResultStore(dest)
-    grades = [grade_from_results(store, assignments, s) for s in students]
-    write_csv(dest / "grades.csv", assignments, grades)
-    write_items(dest / "item_analysis.csv", analyse(store, assignments, students))
-    return assignments, grades, store
+    return assignments, write_class_outputs(store, assignments, students).grades, store

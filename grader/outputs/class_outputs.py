@@ -1,0 +1,129 @@
+"""A graded class's own outputs, made from the results store in one pass: ``grades.csv``, ``item_analysis.csv``,
+the isolation the workers reported, and what ``grader grade`` prints about them.
+
+:func:`write_class_outputs` takes every student's results from the store (each results.json parsed once: see
+:mod:`grader.outputs.store`) and writes the two tables; :func:`summary_text` and :func:`withheld_message` are the
+terminal's view of a run (student ids and reasons made inert).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.course.config import Assignment
+from grader.inert import terminal
+from grader.outputs.formats import write_grade_junit
+from grader.outputs.gradebook import StudentGrade, grade_from_results, table, write_csv
+from grader.outputs.item_analysis import Item, analyse, summary
+from grader.outputs.item_analysis import write_csv as write_items
+from grader.outputs.store import ResultStore
+from grader.sandbox.protocol import BACKEND, layer_text
+
+Isolation = dict[str, set[tuple[bool, str]]]
+"""Sandbox layer to the (active, shown) pairs the workers reported: for an active layer, how the summary names it
+(``"on"``; the backend, ``"linux"``, for :data:`~grader.sandbox.protocol.BACKEND`), for one that was off, its
+status line (``"off: reason"``, capped at 200 characters)."""
+
+
+@dataclass
+class ClassOutputs:
+    """What :func:`write_class_outputs` made.
+
+    Attributes:
+        grades: One grade per student, in the order given.
+        items: Per-test statistics over the class, worst first.
+        isolation: What the workers reported of each sandbox layer (:data:`Isolation`).
+        junit: The JUnit gradebook, when one was asked for.
+    """
+
+    grades: list[StudentGrade] = field(default_factory=list)
+    items: list[Item] = field(default_factory=list)
+    isolation: Isolation = field(default_factory=dict)
+    junit: Path | None = None
+
+
+def write_class_outputs(store: ResultStore, assignments: list[Assignment], students: list[str], junit: bool = False
+                        ) -> ClassOutputs:
+    """Take every student's results from ``store``; write ``grades.csv`` and ``item_analysis.csv`` in its folder
+    (and, with ``junit``, ``grades.junit.xml``: :func:`grader.outputs.formats.write_grade_junit`)."""
+    made = ClassOutputs()
+    for student in students:
+        made.grades.append(grade_from_results(store, assignments, student))
+        for a in assignments:
+            result = store.get(a.id, student)
+            for layer, status in (result.isolation if result is not None else {}).items():
+                text = layer_text(status)  # what was on is named; why a layer was off is kept
+                shown = (text.split(" (")[0] if layer == BACKEND else "on") if status["active"] else text[:200]
+                made.isolation.setdefault(layer, set()).add((status["active"], shown))
+    write_csv(store.out / "grades.csv", assignments, made.grades)
+    made.items = analyse(store, assignments, [g.student for g in made.grades])
+    write_items(store.out / "item_analysis.csv", made.items)
+    if junit:
+        made.junit = store.out / "grades.junit.xml"
+        write_grade_junit(made.junit, assignments, store, [g.student for g in made.grades])
+    return made
+
+
+def isolation_summary(layers: Isolation) -> str:
+    """One line naming the sandbox backend, the layers that were on, and why any was off."""
+    layers = dict(layers)
+    backends = sorted(shown for _, shown in layers.pop(BACKEND, set()))
+    if not layers:
+        return "Sandbox isolation: no sandbox was started in this run."
+    on = [name for name, states in layers.items() if states and all(active for active, _ in states)]
+    reasons: dict[str, list[str]] = {}  # layers that were off for the same reasons are named together
+    for name, states in layers.items():
+        if name not in on:
+            reasons.setdefault("; ".join(sorted(s for active, s in states if not active)), []).append(name)
+    off = [f"{', '.join(names)} ({why})" for why, names in reasons.items()]
+    line = f"Sandbox ({', '.join(backends) or 'linux'}) isolation: {', '.join(on) or 'none'}."
+    return line + (f" Not active: {'; '.join(off)}." if off else "")
+
+
+def withheld_message(withheld: list[tuple[str, str, str]]) -> str:
+    """The error naming why scores were withheld (one line per distinct cause, at most five)."""
+    causes: dict[str, list[str]] = {}
+    for student, assignment, reason in withheld:
+        causes.setdefault(terminal(reason, keep=""), []).append(terminal(f"{student}/{assignment}", keep=""))
+    lines = [f"grader: error: {len(withheld)} score(s) withheld because the grader itself failed (not the students' "
+             "code); they are empty in grades.csv and a re-run grades them again:"]
+    for reason, where in list(causes.items())[:5]:
+        lines.append(f"  {reason} ({', '.join(where[:3])}{' ...' if len(where) > 3 else ''})")
+    return "\n".join(lines)
+
+
+def course_changed_line(changed: dict[str, tuple[str, int]]) -> str:
+    """One line naming the assignments graded again because the course changed since their kept results."""
+    parts = [f"{aid} ({what}; {count} submission(s))" for aid, (what, count) in changed.items()]
+    return f"Course content changed since the kept results, graded again: {'; '.join(parts)}."
+
+
+def summary_text(assignments: list[Assignment], made: ClassOutputs, out: Path, *, graded: int, kept: int,
+                 course_changed: dict[str, tuple[str, int]], seconds: float, jobs: int) -> str:
+    """What ``grader grade`` prints when it is done: the gradebook table, what the course changed, the counts, where
+    the outputs are, the hardest tests and the sandbox's layers.
+
+    Args:
+        assignments: The assignments graded.
+        made: The class outputs (:func:`write_class_outputs`).
+        out: The output folder.
+        graded: Submissions graded in this run.
+        kept: Submissions whose complete results were kept from an earlier run.
+        course_changed: Assignment id to (what of the course changed, how many submissions were graded again).
+        seconds: How long the run took, in seconds.
+        jobs: Judge processes run in parallel.
+    """
+    lines = [table(assignments, made.grades)]
+    if course_changed:
+        lines.append("\n" + course_changed_line(course_changed))
+    kept_note = f" (kept {kept} complete result(s) from an earlier run; --force re-grades them)" if kept else ""
+    lines.append(f"\nGraded {graded} submission(s) on {len(assignments)} assignment(s) in {seconds:.1f} s "
+                 f"with {jobs} job(s){kept_note}.\nGradebook: {out / 'grades.csv'}; per-student results.json and "
+                 f"feedback.md in {out}/<assignment>/<student>/")
+    if made.junit is not None:
+        lines.append(f"JUnit gradebook: {made.junit}")
+    if len(made.grades) > 1:
+        lines.append(summary(made.items) + f"\n  (all tests: {out / 'item_analysis.csv'})")
+    lines.append(isolation_summary(made.isolation))
+    return "\n".join(lines)
