@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from enum import IntEnum
 from pathlib import Path
@@ -90,26 +91,24 @@ def positive_int(text: str) -> int:
     return value
 
 
-def positive_float(text: str) -> float:
-    """An argparse type: a number above 0."""
+def _number(text: str, fits: Callable[[float], bool], rule: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError("must be a number above 0")
+    if not fits(value):
+        raise argparse.ArgumentTypeError(rule)
     return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a number above 0."""
+    return _number(text, lambda v: 0 < v < float("inf"), "must be a number above 0")
 
 
 def percentage(text: str) -> float:
     """An argparse type: a number from 0 to 100."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError("must be from 0 to 100")
-    return value
+    return _number(text, lambda v: 0 <= v <= 100, "must be from 0 to 100")
 
 
 def jobs_option(p: argparse.ArgumentParser, what: str) -> None:
