@@ -59,7 +59,10 @@ def build(subs: Path, ids: list[str] | None = None) -> None:
             write_mutant(bug, reference, subs / f"bug--{assignment.id}--{bug.id}")
     files = sorted({f for a in course.assignments(ids) for f in a.files})
     for mutant in missing_method_mutants(reference, course.template_dir, files):
-        write_mutant(mutant, reference, subs / f"missing--{mutant.id}")
+        dest = subs / f"missing--{mutant.id}"
+        if dest.exists():  # two modules with a class of one name (nn.Neuron, classifier.Neuron): the file tells them apart
+            dest = subs / f"missing--{Path(mutant.file).stem}--{mutant.id}"
+        write_mutant(mutant, reference, dest)
     for example in sorted((ROOT / "examples" / "submissions").iterdir()):
         target = subs / f"example--{example.name}"
         (shutil.copytree(example, target) if example.is_dir() else shutil.copy(example, target))
