@@ -26,6 +26,7 @@ Subcommands:
 * ``grader report GRADED``: the class report, ``GRADED/report.html``.
 * ``grader similarity OUT [--corpus DIR]... [--submissions DIR] [-a ID]...``: similarity evidence (unusually alike
   pairs, side by side, for a person to review; never a score), in ``OUT/similarity.json`` and the report.
+* ``grader export canvas|moodle|csv OUT --roster CSV [--canvas FILE]``: scores for an LMS, matched through the roster.
 * ``grader gradescope -a ID -o autograder.zip``: a Gradescope autograder;
   ``grader autograde`` is what its ``run_autograder`` calls.
 * ``grader check [PATH] [-a ID]... [--format text|json|junit|github|classroom50] [--sandbox B]``:

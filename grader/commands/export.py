@@ -1,0 +1,86 @@
+"""``grader export canvas|moodle|csv OUT --roster roster.csv``: a graded class's scores for an LMS
+(:mod:`grader.outputs.lms_export`); every student who could not be exported is listed."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.commands import CourseArgs, ExitCode, course_of
+from grader.course.roster import read_roster, read_text
+from grader.errors import GraderError
+from grader.files import write_atomic
+from grader.inert import terminal
+from grader.outputs.lms_export import Export, fill_canvas, moodle_csv, plain_csv, read_gradebook
+
+NAME = "export"
+HELP = "write a graded class's scores for Canvas, Moodle or a plain CSV, matched through the roster"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("lms", choices=["canvas", "moodle", "csv"], help="the format to write")
+    p.add_argument("out", metavar="OUT", help="the file to write (never the Canvas file given)")
+    p.add_argument("--roster", required=True, metavar="CSV", help="the course roster (student, github, email, "
+                   "sis_id, section, name)")
+    p.add_argument("--graded", default="grading-output", metavar="DIR",
+                   help="the output folder of `grader grade` (default: %(default)s)")
+    p.add_argument("--canvas", metavar="CSV", help="canvas: the gradebook exported from Canvas, to fill in")
+    p.add_argument("--column", action="append", metavar="ID=TITLE",
+                   help="canvas: the Canvas column an assignment fills (default: its title, then its id)")
+    p.add_argument("--key", choices=["email", "idnumber"], default="email",
+                   help="moodle: the user field Moodle matches (idnumber: the roster's sis_id; default: %(default)s)")
+
+
+@dataclass(frozen=True)
+class Args(CourseArgs):
+    """``grader export``'s arguments (see :func:`add_arguments`)."""
+
+    lms: str
+    out: str
+    roster: str
+    graded: str
+    canvas: str | None
+    column: list[str] | None
+    key: str
+
+
+def run(args: Args) -> ExitCode:
+    """``grader export canvas|moodle|csv OUT --roster CSV``."""
+    roster = read_roster(Path(args.roster))
+    book = read_gradebook(Path(args.graded) / "grades.csv")
+    out = Path(args.out)
+    prefix = ""
+    if args.lms == "canvas":
+        if not args.canvas:
+            raise GraderError("grader export canvas needs --canvas FILE: the gradebook exported from Canvas")
+        source = Path(args.canvas)
+        if out.resolve() == source.resolve():
+            raise GraderError("OUT is the Canvas file itself: write the filled gradebook to a new file")
+        prefix = "\ufeff" if source.read_bytes()[:3] == b"\xef\xbb\xbf" else ""
+        titles = _titles(args)
+        columns: dict[str, list[str]] = {aid: [titles[aid], aid] if aid in titles else [aid] for aid in book.assignments}
+        for item in args.column or []:
+            aid, sep, title = item.partition("=")
+            if not sep or aid not in book.assignments:
+                raise GraderError(f"--column {item!r}: expected ID=TITLE with ID one of {', '.join(book.assignments)}")
+            columns[aid] = [title]
+        done: Export = fill_canvas(read_text(source, "the Canvas gradebook"), book, roster, columns)
+    elif args.lms == "moodle":
+        done = moodle_csv(book, roster, args.key)
+    else:
+        done = plain_csv(book, roster)
+    write_atomic(out, prefix + done.text)
+    print(f"wrote {out}: {done.filled} score(s) for {len(done.matching.matched)} matched student(s)")
+    for line in done.problems():
+        print(f"  not exported: {terminal(line, keep='')}", file=sys.stderr)
+    return ExitCode.OK
+
+
+def _titles(args: Args) -> dict[str, str]:
+    """Assignment id to title, from the course when there is one (exporting needs only the graded folder)."""
+    try:
+        return {a.id: a.title for a in course_of(args).assignments()}
+    except GraderError:
+        return {}

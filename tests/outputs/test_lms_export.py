@@ -1,0 +1,143 @@
+"""The roster (grader.course.roster) and the LMS exports (grader.outputs.lms_export, ``grader export``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+
+from grader.cli import main
+from grader.course.roster import match, read_roster
+from grader.errors import ConfigError
+from grader.outputs.lms_export import Gradebook, moodle_csv, plain_csv
+
+ROOT = Path(__file__).resolve().parents[2]
+
+ROSTER = ('student,github,email,sis_id,section,name\n'
+          'alice,alice-gh,alice@example.edu,2026001,A,"Liddell, Alice"\n'
+          'bob,Bob-GH,bob@example.edu,2026002,B,Bob Builder\n'
+          'carol,,carol@example.edu,2026003,A,Carol\n'
+          'dave,dave-gh,dave@example.edu,2026004,B,Dave\n')
+
+GRADES = ("student,value_ops,backward,total,notes\n"
+          "alice,40,50,90,\n"
+          "bob-gh,37.05,,37.05,backward: grader error, score withheld: x\n"  # a GitHub name, a withheld score
+          "mallory,10,10,20,\n")  # not on the roster
+
+# Canvas's gradebook export, as its Instructor Guide describes it ("How do I export grades in the Gradebook?"):
+# Student, ID, SIS User ID, SIS Login ID, Section, one column per assignment as "Title (id)", read-only totals;
+# a "Points Possible" row; the Test Student; names with commas quoted; CRLF line ends.
+CANVAS = ('\ufeffStudent,ID,SIS User ID,SIS Login ID,Section,Value operations (1201),Backward (1202),'
+          'Quiz 1 (1300),Current Score,Final Score\r\n'
+          '    Points Possible,,,,,40,50,10,(read only),(read only)\r\n'
+          '"Liddell, Alice",101,2026001,alice@example.edu,A,,,7,88.5,88.5\r\n'
+          'Bob Builder,102,2026002,bob@example.edu,B,12,,8,20,20\r\n'
+          'Carol,103,2026003,carol@example.edu,A,,,9,90,90\r\n'
+          'Eve Outsider,104,2026099,eve@example.edu,C,,,6,60,60\r\n'
+          '"Student, Test",105,,,A,,,,,\r\n')
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8", newline="")
+    return path
+
+
+def book() -> Gradebook:
+    rows = list(csv.DictReader(io.StringIO(GRADES)))
+    return Gradebook(["value_ops", "backward"], {r["student"]: {a: r[a] for a in ("value_ops", "backward")}
+                                                 for r in rows})
+
+
+def test_the_roster_matches_by_id_then_github_name_and_lists_every_mismatch(tmp_path):
+    roster = read_roster(write(tmp_path / "roster.csv", "\ufeff" + ROSTER))  # Excel's "CSV UTF-8" has a BOM
+    assert roster[0].name == "Liddell, Alice" and roster[0].line == 2
+    found = match(roster, ["alice", "BOB-gh", "mallory", "bob"])
+    assert set(found.matched) == {"alice", "BOB-gh", "bob"}
+    assert found.unknown == ["mallory"]
+    assert [s.student for s in found.missing] == ["carol", "dave"]
+    assert found.claimed_twice == {"bob": ["BOB-gh", "bob"]}  # two submissions, one student
+
+
+@pytest.mark.parametrize(("text", "where", "words"), [
+    ("name,email\nAlice,a@x\n", "line 1", "no student column"),
+    ("student,emial\nalice,a@x\n", "line 1, column 2", "unknown column 'emial'"),
+    ("student,email,email\nalice,a,b\n", "line 1, column 3", "appears twice"),
+    ("student,email\nalice,a@x\nbob\n", "line 3", "1 cells for 2 columns"),
+    ("student,email\nalice,a@x\nbob,A@X\n", "line 3, email", "also on line 2"),
+    ("student,email\nalice,a@x\nalice,b@x\n", "line 3, student", "also on line 2"),
+    ("student,name\nalice,=HYPERLINK(\"http://x\")\n", "line 2, name", "spreadsheet formula"),
+    ("student,name\n,Alice\n", "line 2, student", "empty student id"),
+])
+def test_a_malformed_roster_is_one_error_naming_the_file_line_and_column(tmp_path, text, where, words):
+    path = write(tmp_path / "roster.csv", text)
+    with pytest.raises(ConfigError) as caught:
+        read_roster(path)
+    assert caught.value.path == str(path) and caught.value.key == where and words in caught.value.message
+    assert path.read_text(encoding="utf-8") == text  # never changed
+
+
+@pytest.mark.parametrize(("data", "words"), [
+    ("student\nalice\n".encode("utf-16"), "UTF-16"),
+    ("student,name\nzoë,Zoë\n".encode("latin-1"), "not UTF-8"),
+])
+def test_a_roster_in_another_encoding_says_how_to_save_it(tmp_path, data, words):
+    path = tmp_path / "roster.csv"
+    path.write_bytes(data)
+    with pytest.raises(ConfigError, match=words):
+        read_roster(path)
+
+
+def test_moodle_and_plain_csv_write_every_roster_student_and_list_the_rest(tmp_path):
+    roster = read_roster(write(tmp_path / "roster.csv", ROSTER))
+    moodle = moodle_csv(book(), roster)
+    assert moodle.text == "email,value_ops,backward\nalice@example.edu,40,50\nbob@example.edu,37.05,\n"
+    assert moodle_csv(book(), roster, "idnumber").text.splitlines()[1] == "2026001,40,50"
+    problems = moodle.problems()
+    assert "graded but not on the roster: mallory" in problems
+    assert "on the roster with no grades (missing): carol, dave" in problems
+    plain = list(csv.reader(io.StringIO(plain_csv(book(), roster).text)))
+    assert plain[0] == ["student", "name", "email", "sis_id", "section", "github", "value_ops", "backward", "total"]
+    assert plain[1][:2] == ["alice", "Liddell, Alice"] and plain[1][-1] == "90"
+    assert plain[2][-3:] == ["37.05", "", ""]  # a withheld score has no total
+    assert [r[0] for r in plain[1:]] == ["alice", "bob", "carol", "dave"]
+
+
+def test_canvas_export_changes_only_the_assignment_cells_of_matched_students_byte_for_byte(tmp_path, capsys):
+    graded = tmp_path / "graded"
+    graded.mkdir()
+    write(graded / "grades.csv", GRADES)
+    roster = write(tmp_path / "roster.csv", ROSTER)
+    source = tmp_path / "canvas.csv"
+    source.write_bytes(CANVAS.encode("utf-8"))
+    out = tmp_path / "filled.csv"
+    assert main(["--course", str(ROOT), "export", "canvas", str(out), "--roster", str(roster), "--graded",
+                 str(graded), "--canvas", str(source), "--column", "value_ops=Value operations",
+                 "--column", "backward=1202"]) == 0
+    expected = CANVAS.replace('"Liddell, Alice",101,2026001,alice@example.edu,A,,,7',
+                              '"Liddell, Alice",101,2026001,alice@example.edu,A,40,50,7')
+    expected = expected.replace("Bob Builder,102,2026002,bob@example.edu,B,12,,8",
+                                "Bob Builder,102,2026002,bob@example.edu,B,37.05,,8")  # withheld: left as it was
+    assert out.read_bytes() == expected.encode("utf-8")
+    assert source.read_bytes() == CANVAS.encode("utf-8")  # the instructor's file is never changed
+    err = capsys.readouterr().err
+    assert "graded but not on the roster: mallory" in err and "missing): carol, dave" in err
+    assert "in the LMS file but not on the roster: Eve Outsider" in err
+
+
+def test_canvas_export_refuses_to_overwrite_its_input_and_names_the_columns_it_found(tmp_path, capsys):
+    graded = tmp_path / "graded"
+    graded.mkdir()
+    write(graded / "grades.csv", GRADES)
+    roster = write(tmp_path / "roster.csv", ROSTER)
+    source = tmp_path / "canvas.csv"
+    source.write_bytes(CANVAS.encode("utf-8"))
+    base = ["--course", str(ROOT), "export", "canvas"]
+    assert main([*base, str(source), "--roster", str(roster), "--graded", str(graded), "--canvas", str(source)]) == 2
+    assert "OUT is the Canvas file itself" in capsys.readouterr().err
+    assert main([*base, str(tmp_path / "o.csv"), "--roster", str(roster), "--graded", str(graded),
+                 "--canvas", str(source), "--column", "value_ops=Value operations"]) == 2
+    err = capsys.readouterr().err
+    assert "no Canvas column" in err and "Backward (1202)" in err and "--column backward=TITLE" in err
+    assert not (tmp_path / "o.csv").exists()
