@@ -104,13 +104,19 @@ def test_moodle_and_plain_csv_write_every_roster_student_and_list_the_rest(tmp_p
     assert [r[0] for r in plain[1:]] == ["alice", "bob", "carol", "dave"]
 
 
-def test_canvas_export_changes_only_the_assignment_cells_of_matched_students_byte_for_byte(tmp_path, capsys):
+@pytest.fixture
+def term(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A graded folder, a roster and a Canvas export."""
     graded = tmp_path / "graded"
     graded.mkdir()
     write(graded / "grades.csv", GRADES)
-    roster = write(tmp_path / "roster.csv", ROSTER)
     source = tmp_path / "canvas.csv"
     source.write_bytes(CANVAS.encode("utf-8"))
+    return graded, write(tmp_path / "roster.csv", ROSTER), source
+
+
+def test_canvas_export_changes_only_the_assignment_cells_of_matched_students_byte_for_byte(tmp_path, term, capsys):
+    graded, roster, source = term
     out = tmp_path / "filled.csv"
     assert main(["--course", str(ROOT), "export", "canvas", str(out), "--roster", str(roster), "--graded",
                  str(graded), "--canvas", str(source), "--column", "value_ops=Value operations",
@@ -126,13 +132,8 @@ def test_canvas_export_changes_only_the_assignment_cells_of_matched_students_byt
     assert "in the LMS file but not on the roster: Eve Outsider" in err
 
 
-def test_canvas_export_refuses_to_overwrite_its_input_and_names_the_columns_it_found(tmp_path, capsys):
-    graded = tmp_path / "graded"
-    graded.mkdir()
-    write(graded / "grades.csv", GRADES)
-    roster = write(tmp_path / "roster.csv", ROSTER)
-    source = tmp_path / "canvas.csv"
-    source.write_bytes(CANVAS.encode("utf-8"))
+def test_canvas_export_refuses_to_overwrite_its_input_and_names_the_columns_it_found(tmp_path, term, capsys):
+    graded, roster, source = term
     base = ["--course", str(ROOT), "export", "canvas"]
     assert main([*base, str(source), "--roster", str(roster), "--graded", str(graded), "--canvas", str(source)]) == 2
     assert "OUT is the Canvas file itself" in capsys.readouterr().err
