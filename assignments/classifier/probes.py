@@ -33,7 +33,7 @@ from __future__ import annotations
 import random
 from typing import Any, TypedDict
 
-from assignments.shared.probes.nn_probes import engine_in_use, stand_ins, swapped
+from assignments.shared.probes.nn_probes import engine_in_use, parameter_facts, stand_ins, swapped
 from assignments.shared.probes.nn_probes import rebound as shared_rebound
 from probekit import (
     MAX_ITEMS,
@@ -257,15 +257,7 @@ def probe_parameters(mg: Any, ctx: Context, spec: dict[str, Any], x: list[float]
         model, own = make_model(mg, spec, ctx)
         ctx.during = "calling parameters()"
         first, second = list(model.parameters()), list(model.parameters())
-        index = {id(p): i for i, p in enumerate(own)}
-        answer = {
-            "count": len(first),
-            "distinct": len({id(p) for p in first}),
-            "all_values": all(isinstance(p, value_cls) for p in first),
-            "stable": len(first) == len(second) and all(a is b for a, b in zip(first, second)),
-            "data": [number(getattr(p, "data", None)) for p in first],
-            "identity": [index.get(id(p), -1) for p in first],
-        }
+        answer = parameter_facts(first, second, value_cls, list(own))
         ctx.during = f"forward pass on x = {x!r}"
         network = _grader_network(spec) if spec.get("build") == "parts" and stand_ins() is not None else model
         answer["output"] = listed(network(x), MAX_ITEMS)

@@ -19,7 +19,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from assignments.forward_mode.probes import FORWARD, SYMBOL, describe_node, leaf_value, probe_made
+from assignments.forward_mode.probes import FORWARD, leaf_value, probe_made
+from assignments.shared.probes.engine_probes import SYMBOL, describe_node
 from grader.testing import Failure, StudentFault, close, show
 
 REL, ABS = 1e-7, 1e-9

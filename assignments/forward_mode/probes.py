@@ -45,6 +45,7 @@ from collections.abc import Callable
 from typing import Any, TypedDict
 
 from assignments.shared.probes.engine_probes import FORWARD as ENGINE_FORWARD
+from assignments.shared.probes.engine_probes import describe_node
 from probekit import Context, MalformedAnswer, Number, ProbeError, count, number, numbers, record, short_repr
 
 FORWARD: dict[str, Callable[..., float]] = {
@@ -69,7 +70,6 @@ UNARY: dict[str, Callable[[Any], Any]] = {
     "log": lambda a: a.log(),
     "tanh": lambda a: a.tanh(),
 }
-SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
 MAX_CALLS = 1_000_000_000
 """Most calls of ``f`` an answer may report."""
 
@@ -77,28 +77,6 @@ MAX_CALLS = 1_000_000_000
 def leaf_value(leaf: Any) -> float:
     """The value of a leaf: ``[val, dot]`` in an expression spec, a number in a function spec."""
     return float(leaf[0] if isinstance(leaf, list) else leaf)
-
-
-def operand_label(spec: dict[str, Any], operand: Any) -> str:
-    """``x0``, ``n3`` or the constant."""
-    if isinstance(operand, dict):
-        return repr(operand.get("const"))
-    return f"x{operand}" if operand < len(spec["leaves"]) else f"n{operand}"
-
-
-def describe_node(spec: dict[str, Any], index: int) -> str:
-    """The expression of node ``index`` as Python writes it, e.g. ``x0 * 2`` or ``n3.sin()``."""
-    if index < len(spec["leaves"]):
-        return f"x{index}"
-    op, *operands = spec["nodes"][index - len(spec["leaves"])]
-    names = [operand_label(spec, o) for o in operands]
-    if op in SYMBOL:
-        return f"{names[0]} {SYMBOL[op]} {names[1]}"
-    if op == "neg":
-        return f"-{names[0]}"
-    if op == "sum":
-        return f"sum([{', '.join(names)}])"
-    return f"{names[0]}.{op}()"
 
 
 def probe_made(spec: dict[str, Any]) -> set[int]:

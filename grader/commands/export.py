@@ -13,7 +13,7 @@ from grader.course.roster import read_roster, read_text
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import terminal
-from grader.outputs.lms_export import Export, fill_canvas, moodle_csv, plain_csv, read_gradebook
+from grader.outputs.lms_export import Export, fill_canvas, gradebook_of, moodle_csv, plain_csv
 
 NAME = "export"
 HELP = "write a graded class's scores for Canvas, Moodle or a plain CSV, matched through the roster"
@@ -49,7 +49,7 @@ class Args(CourseArgs):
 def run(args: Args) -> ExitCode:
     """``grader export canvas|moodle|csv OUT --roster CSV``."""
     roster = read_roster(Path(args.roster))
-    book = read_gradebook(Path(args.graded) / "grades.csv")
+    book = gradebook_of(Path(args.graded))
     out = Path(args.out)
     prefix = ""
     if args.lms == "canvas":

@@ -43,9 +43,8 @@ from grader.judge.backends import choose as choose_backend
 from grader.judge.claims import ClaimQueue
 from grader.judge.linux_handle import prepare_runtime
 from grader.judge.manifest import Job, Manifest, Part
-from grader.outputs.class_outputs import ClassOutputs, Isolation, write_class_outputs
+from grader.outputs.class_outputs import ClassOutputs, write_class_outputs
 from grader.outputs.gradebook import StudentGrade
-from grader.outputs.item_analysis import Item
 from grader.outputs.records import empty_record
 from grader.outputs.store import ResultStore
 from grader.similarity.graded_class import record_class
@@ -64,26 +63,27 @@ class GradeRun:
 
     Attributes:
         assignments: The assignments graded, in order.
-        grades: One grade per submission (graded now or before).
         graded: Student ids graded in this run.
         skipped: Student ids whose complete results were kept from an earlier run.
         course_changed: Assignment id to (what of the course changed since its kept results, how many
             submissions were graded again on it because of that).
-        isolation: What the workers reported of each sandbox layer (:data:`grader.outputs.class_outputs.Isolation`).
-        items: Per-test statistics over the class, worst first.
         store: The output folder's results, as the run left them (each results.json parsed once).
-        outputs: The class's outputs (``grades.csv``, ``item_analysis.csv``, the JUnit gradebook if asked for).
+        outputs: The class's outputs, made from the store once the judges are done: each submission's grade
+            (``grades.csv``), the per-test statistics (``item_analysis.csv``), the isolation the workers reported,
+            and the JUnit gradebook if asked for.
     """
 
     assignments: list[Assignment]
-    grades: list[StudentGrade] = field(default_factory=list)
     graded: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     course_changed: dict[str, tuple[str, int]] = field(default_factory=dict)
-    isolation: Isolation = field(default_factory=dict)
-    items: list[Item] = field(default_factory=list)
     store: ResultStore | None = None
     outputs: ClassOutputs | None = None
+
+    @property
+    def grades(self) -> list[StudentGrade]:
+        """One grade per submission (graded now or before); none before the outputs are made."""
+        return self.outputs.grades if self.outputs is not None else []
 
     @property
     def withheld(self) -> list[tuple[str, str, str]]:
@@ -370,7 +370,6 @@ def grade(
         if work is not None:
             remove_tree(work)
     run.outputs = write_class_outputs(store, assignments, [student_id(e) for e in the_plan.entries], junit)
-    run.grades, run.items, run.isolation = run.outputs.grades, run.outputs.items, run.outputs.isolation
     if pool.failed:
         k, status = pool.failed[0]
         log = the_plan.instructor / "logs" / f"judge-{k}.log"

@@ -30,7 +30,6 @@ loaded; the charts and the stylesheet are inline.
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -43,13 +42,11 @@ import jinja2
 from grader import __version__
 from grader.course.catalogue import Bug, load_bugs
 from grader.course.config import Assignment, Course
-from grader.errors import GraderError
 from grader.files import write_atomic
-from grader.inert import csv_cell
 from grader.outputs.attention import Attention, Finding, attention_list, finding, one_line
 from grader.outputs.breakdown import Points, TaskRow, TaskTable, task_table
 from grader.outputs.entries import TestEntry
-from grader.outputs.gradebook import points
+from grader.outputs.gradebook import points, read_gradebook, student_id
 from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Distribution, histogram
 from grader.outputs.item_analysis import Item, analyse
 from grader.outputs.likely_bugs import THRESHOLD, Attribution, attribute
@@ -143,32 +140,6 @@ def first_hint(test: TestEntry) -> str:
     return test.hints[0] if test.hints else ""
 
 
-def read_gradebook(out: Path) -> tuple[list[str], list[dict[str, str]]]:
-    """The header and rows of ``out/grades.csv``.
-
-    Raises:
-        GraderError: If the file is missing or not a gradebook.
-    """
-    try:
-        with open(out / "grades.csv", encoding="utf-8", newline="") as f:
-            reader = csv.DictReader(f)
-            rows = list(reader)
-            header = list(reader.fieldnames or [])
-    except OSError as exc:
-        raise GraderError(f"cannot read {out / 'grades.csv'} ({exc.strerror}): run `grader grade` first") from None
-    if header[:1] != ["student"] or "total" not in header:
-        raise GraderError(f"{out / 'grades.csv'} is not a gradebook written by `grader grade`")
-    return header, rows
-
-
-def student_id(cell: str, out: Path, assignments: Sequence[Assignment]) -> str:
-    """The student id of a gradebook cell: ``grades.csv`` puts an apostrophe before an id a spreadsheet would read
-    as a formula (:func:`grader.inert.csv_cell`); the id is the one with results folders."""
-    if cell.startswith("'") and csv_cell(cell[1:]) == cell and not any((out / a.id / cell).is_dir() for a in assignments):
-        return cell[1:]
-    return cell
-
-
 def _score(cell: str | None) -> float | None:
     try:
         return float(cell) if cell not in (None, "") else None
@@ -243,7 +214,7 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
     """
     header, rows = read_gradebook(out)
     assignments = [a for a in course.assignments() if a.id in header]
-    students = [student_id(row["student"], out, assignments) for row in rows]
+    students = [student_id(row["student"], out, [a.id for a in assignments]) for row in rows]
     distributions = [histogram(a, [s for s in (_score(row.get(a.id)) for row in rows) if s is not None])
                      for a in assignments]
     store = store if store is not None else ResultStore(out)

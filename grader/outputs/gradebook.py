@@ -17,12 +17,13 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader.course.config import Assignment
+from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell, terminal
 from grader.outputs.store import Result, ResultStore
@@ -133,3 +134,29 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
     if grade_.origin.get("late") == "yes":
         grade_.notes.insert(0, f"late: graded commit {grade_.origin['commit'][:7]} of {grade_.origin['time']}")
     return grade_
+
+
+def read_gradebook(out: Path) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and rows of ``out/grades.csv`` (as :func:`write_csv` wrote it).
+
+    Raises:
+        GraderError: If the file is missing or not a gradebook.
+    """
+    try:
+        with open(out / "grades.csv", encoding="utf-8", newline="") as f:
+            reader = csv.DictReader(f)
+            rows = list(reader)
+            header = list(reader.fieldnames or [])
+    except OSError as exc:
+        raise GraderError(f"cannot read {out / 'grades.csv'} ({exc.strerror}): run `grader grade` first") from None
+    if header[:1] != ["student"] or "total" not in header:
+        raise GraderError(f"{out / 'grades.csv'} is not a gradebook written by `grader grade`")
+    return header, rows
+
+
+def student_id(cell: str, out: Path, assignment_ids: Sequence[str]) -> str:
+    """The student id of a gradebook cell: ``grades.csv`` puts an apostrophe before an id a spreadsheet would read
+    as a formula (:func:`grader.inert.csv_cell`); the id is the one with results folders."""
+    if cell.startswith("'") and csv_cell(cell[1:]) == cell and not any((out / aid / cell).is_dir() for aid in assignment_ids):
+        return cell[1:]
+    return cell

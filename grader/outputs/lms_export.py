@@ -29,6 +29,7 @@ from pathlib import Path
 from grader.course.roster import Matching, Student, match
 from grader.errors import GraderError
 from grader.inert import csv_cell
+from grader.outputs.gradebook import read_gradebook, student_id
 
 CANVAS_ID_COLUMNS = ("SIS User ID", "SIS Login ID")
 """The Canvas columns a student row is matched by, in order: the roster's ``sis_id``, then its ``email``."""
@@ -43,28 +44,16 @@ class Gradebook:
     scores: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-def read_gradebook(path: Path) -> Gradebook:
-    """Read ``OUT/grades.csv``.
+def gradebook_of(out: Path) -> Gradebook:
+    """``OUT/grades.csv`` (:func:`grader.outputs.gradebook.read_gradebook`), student ids as graded.
 
     Raises:
         GraderError: If it is missing or not a gradebook written by ``grader grade``.
     """
-    try:
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = list(csv.reader(f))
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise GraderError(f"cannot read the gradebook {path} ({exc}): run `grader grade` first") from None
-    if not rows or rows[0][:1] != ["student"] or "total" not in rows[0]:
-        raise GraderError(f"{path} is not a gradebook written by `grader grade`")
-    header = rows[0]
-    assignments = header[1:header.index("total")]
-    book = Gradebook(assignments)
-    for row in rows[1:]:
-        cells = dict(zip(header, row))
-        student = cells["student"]
-        if student.startswith("'") and csv_cell(student[1:]) == student:
-            student = student[1:]  # grades.csv made a formula-like id inert
-        book.scores[student] = {a: cells.get(a, "") for a in assignments}
+    header, rows = read_gradebook(out)
+    book = Gradebook(header[1:header.index("total")])
+    for row in rows:
+        book.scores[student_id(row["student"], out, book.assignments)] = {a: row.get(a) or "" for a in book.assignments}
     return book
 
 

@@ -19,7 +19,7 @@ Parsing is tolerant and bounded: a file that is missing, larger than
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -174,11 +174,6 @@ class ResultStore:
         self._cache[(assignment, student)] = (version, result)
         return result
 
-    def results(self, assignments: Iterable[Assignment], students: Iterable[str]) -> dict[str, dict[str, Result | None]]:
-        """Assignment id to student id to their result (None: none), in the given orders."""
-        chosen = list(students)
-        return {a.id: {s: self.get(a.id, s) for s in chosen} for a in assignments}
-
     def written_since(self, assignment_ids: Iterable[str], student: str, since: float) -> bool:
         """Whether every given assignment's results.json of ``student`` was written at or after ``since`` (epoch
         seconds)."""
@@ -198,8 +193,3 @@ class ResultStore:
             if not aid.startswith("_") and path.is_file():
                 found.append((aid, student, path.parent))
         return found
-
-
-def documents(results: Mapping[str, Result | None]) -> dict[str, dict[str, Any] | None]:
-    """Each result's document (Gradescope's schema), None for none."""
-    return {k: (r.document if r is not None else None) for k, r in results.items()}

@@ -341,8 +341,3 @@ def drop_user(uid: int) -> None:
     os.setgroups([])
     os.setgid(uid)
     os.setuid(uid)
-
-
-def status(report: dict[str, LayerStatus]) -> dict[str, LayerStatus]:
-    """The layer report as sent to the judge: each entry keyed by its own layer, fields as their types say."""
-    return {layer: LayerStatus(layer=layer, active=bool(s["active"]), reason=str(s["reason"])) for layer, s in report.items()}

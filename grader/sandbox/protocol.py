@@ -212,8 +212,8 @@ def read_layer(layer: str, text: str) -> LayerStatus:
         return on(layer, text)
     if text.startswith("off"):
         return off(layer, text.removeprefix("off").lstrip(": ").strip())
-    head, _, rest = text.partition(" (")
-    return on(layer, rest.removesuffix(")") if rest else "")
+    _, _, rest = text.partition(" (")
+    return on(layer, rest.removesuffix(")"))
 
 
 def layer_statuses(report: Any) -> dict[str, LayerStatus]:

@@ -419,7 +419,7 @@ def serve_submission(rfile: Any, wfile: Any, cfg: WorkerConfig, code_dir: str, r
         code_dir: Absolute path of the staged submission.
         report: Isolation layer to status; sent before any student code runs.
     """
-    wfile.write(protocol.encode({"isolation": isolation.status(report)}))
+    wfile.write(protocol.encode({"isolation": report}))
     wfile.flush()
     random.seed(0)
     sys.dont_write_bytecode = True

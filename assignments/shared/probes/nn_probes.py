@@ -227,6 +227,21 @@ def _as_scalar(out: Any) -> Any:
     return out
 
 
+
+def parameter_facts(first: list[Any], second: list[Any], value_cls: type, own: list[Any] | None) -> dict[str, Any]:
+    """What two calls of ``parameters()`` returned: how many, how many distinct objects, whether all are the
+    engine's ``Value``, whether the second call returned the same objects, their data, and each one's place among
+    ``own`` (the parameters the grader knows the model holds; -1: not one of them; None: not known)."""
+    index = {id(p): i for i, p in enumerate(own or [])}
+    return {
+        "count": len(first),
+        "distinct": len({id(p) for p in first}),
+        "all_values": all(isinstance(p, value_cls) for p in first),
+        "stable": len(first) == len(second) and all(a is b for a, b in zip(first, second)),
+        "data": [number(getattr(p, "data", None)) for p in first],
+        "identity": None if own is None else [index.get(id(p), -1) for p in first],
+    }
+
 def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context, x: list[float] | None = None) -> dict[str, Any]:
     """Probe ``nn_parameters``: count, data and identity of ``parameters()``.
 
@@ -240,16 +255,8 @@ def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context, x: list[float]
     with grader_engine(mg, spec) as value_cls:
         model, network = make_model(mg, spec, ctx)
         first, second = parameters(model, ctx), parameters(model, ctx)
-        index = {id(p): i for i, p in enumerate(network.parameters() if network else [])}
-        answer = {
-            "count": len(first),
-            "distinct": len({id(p) for p in first}),
-            "all_values": all(isinstance(p, value_cls) for p in first),
-            "stable": len(first) == len(second) and all(a is b for a, b in zip(first, second)),
-            "data": [number(getattr(p, "data", None)) for p in first],
-            "identity": None if network is None else [index.get(id(p), -1) for p in first],
-            "output": None,
-        }
+        own = None if network is None else list(network.parameters())
+        answer = {**parameter_facts(first, second, value_cls, own), "output": None}
         if x is not None:
             ctx.during = f"forward pass on x = {x!r}"
             answer["output"] = output((network or model)(x))

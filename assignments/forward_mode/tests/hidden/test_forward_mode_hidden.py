@@ -20,7 +20,7 @@ import pytest
 
 from assignments.forward_mode import checks
 from assignments.forward_mode.checks import HINTS, const, expr, function
-from assignments.forward_mode.probes import describe_node
+from assignments.shared.probes.engine_probes import describe_node
 from grader.testing import GraderFault
 
 PRIMITIVES = ["add", "neg", "mul", "truediv", "pow", "sin", "cos", "exp", "log", "tanh"]

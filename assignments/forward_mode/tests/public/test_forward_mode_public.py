@@ -14,7 +14,7 @@ import pytest
 
 from assignments.forward_mode import checks
 from assignments.forward_mode.checks import HINTS, const, expr, function
-from assignments.forward_mode.probes import describe_node
+from assignments.shared.probes.engine_probes import describe_node
 
 
 def one_op(check, student, leaves, node, method=None):
