@@ -6,13 +6,15 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
-from datetime import timezone
 from pathlib import Path
 
 from grader.commands import CourseArgs, ExitCode, course_of, jobs_option, sandbox_option
+from grader.course.roster import match
 from grader.grading.batch import grade
+from grader.grading.due_work import due_lines, term_rules
 from grader.grading.progress import Progress
 from grader.grading.shard import parse_shard
+from grader.inert import terminal
 from grader.intake.git_history import parse_deadline
 from grader.judge.backends import PORTABLE_WARNING, choose
 from grader.outputs.class_outputs import summary_text, withheld_message
@@ -30,9 +32,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     jobs_option(p, "parallel judges")
     p.add_argument("--force", action="store_true", help="re-grade submissions that already have complete results in OUT")
     p.add_argument("--deadline", metavar="TIME",
-                   help="grade each student git repository in SUBMISSIONS at its latest submit/* tag (or, without "
-                   "tags, commit) at or before TIME (ISO 8601, e.g. 2026-11-30T23:59 local time or "
-                   "2026-11-30T22:59Z); a repository with nothing before TIME is graded at its latest and marked late")
+                   help="the due date of every assignment graded, for this run (instead of each assignment.yaml's "
+                   "due; extensions and the late policy still apply): ISO 8601, e.g. 2026-11-30T23:59 local time or "
+                   "2026-11-30T22:59Z. A student git repository is graded at its latest submit/* tag (or, without "
+                   "tags, commit) at or before the student's due date; with nothing before it, at its latest "
+                   "(before the policy's cut-off), marked late")
+    p.add_argument("--roster", metavar="CSV", help="the course roster (default: roster in assignments/course.yaml): "
+                   "extensions by the course's student id, and who is missing")
+    p.add_argument("--extensions", metavar="CSV",
+                   help="per-student extensions (default: extensions in assignments/course.yaml)")
     p.add_argument("--format", choices=["csv", "junit"], default="csv",
                    help="gradebook: grades.csv (always) and, with junit, grades.junit.xml for other CI systems")
     p.add_argument("--shard", metavar="K/N", help="grade only shard K of N (by a hash of the student id); "
@@ -50,6 +58,8 @@ class Args(CourseArgs):
     jobs: int
     force: bool
     deadline: str | None
+    roster: str | None
+    extensions: str | None
     format: str
     shard: str | None
     sandbox: str
@@ -65,16 +75,21 @@ def run(args: Args) -> ExitCode:
         print(f"{PORTABLE_WARNING}\n({choice.describe()})", file=sys.stderr)
 
     deadline = parse_deadline(args.deadline) if args.deadline else None
-    if deadline is not None:
-        print(f"Deadline: {deadline.isoformat(timespec='seconds')} ({deadline.astimezone(timezone.utc):%Y-%m-%dT%H:%M:%SZ})",
-              file=sys.stderr)
+    assignments = course.assignments(args.assignment or None)  # a wrong due date or late policy: nothing graded
+    rules = term_rules(course, deadline, Path(args.roster) if args.roster else None,
+                       Path(args.extensions) if args.extensions else None)
+    for line in due_lines(assignments, rules):
+        print(line, file=sys.stderr)
     with Progress(sys.stderr) as progress:
         run = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress,
                     force=args.force, shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind,
-                    deadline=deadline, junit=args.format == "junit")
+                    rules=rules, junit=args.format == "junit")
     assert run.outputs is not None
     print(summary_text(run.assignments, run.outputs, out, graded=len(run.graded), kept=len(run.skipped),
                        course_changed=run.course_changed, seconds=time.monotonic() - started, jobs=args.jobs))
+    if rules.roster:
+        for line in match(rules.roster, [g.student for g in run.grades]).problems():
+            print(f"Roster: {terminal(line, keep='')}", file=sys.stderr)
     if run.withheld:
         print(withheld_message(run.withheld), file=sys.stderr)
         return ExitCode.GRADER_FAULT

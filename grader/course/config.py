@@ -27,6 +27,12 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
     judge_parts: [local_gradients]   # parts the judge itself uses for these tests (never a worker)
     uses: {Value.__sub__: [Value.__add__, Value.__neg__]}  # what a method is built from (plus the course's
                                      # assignments/shared/handout.yaml): its cases count for those methods too
+    due: 2026-11-30T23:59            # ISO 8601; without a UTC offset, in the course's time_zone (course.yaml)
+    late:                            # what late work costs (grader.course.late_policy); needs a due date
+      grace: 15m
+      penalty: 10%                   # of the points, per started day (per: day) or hour (per: hour)
+      cap: 50%
+      cutoff: 3d                     # later work is not graded
 
 Validation errors name the file and the key (:class:`~grader.errors.ConfigError`).
 """
@@ -36,11 +42,15 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, fields
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from grader.course.late_policy import LatePolicy, parse_due, parse_policy
+from grader.course.term import Term, load_term
+from grader.course.yaml_file import load_yaml
 from grader.errors import ConfigError, GraderError
 from grader.sandbox.own_parts import NAME as PART_NAME
 
@@ -138,6 +148,8 @@ class Assignment:
         uses: The handout's table of what each method is built from (``Value.__sub__`` -> ``Value.__add__``,
             ``Value.__neg__``, ...): the course's (``assignments/shared/handout.yaml``, key ``uses``) and the
             assignment's own ``uses`` key. A case about a method counts for the methods it uses too.
+        due: When the assignment is due (aware), or None: then no lateness is assessed.
+        late: What late work costs (:class:`~grader.course.late_policy.LatePolicy`; none by default).
     """
 
     id: str
@@ -152,6 +164,8 @@ class Assignment:
     grader_parts: tuple[str, ...] = ()
     judge_parts: tuple[str, ...] = ()
     uses: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    due: datetime | None = None
+    late: LatePolicy = LatePolicy()
 
     @property
     def public_tests(self) -> Path:
@@ -195,25 +209,6 @@ HANDOUT = "handout.yaml"
 """The file of :data:`SHARED` holding the handout's tables the whole course shares (key ``uses``)."""
 
 
-def load_yaml(path: Path) -> dict[str, Any]:
-    """The mapping in the YAML file ``path``, or an empty one when there is no such file.
-
-    Raises:
-        ConfigError: If the file is not YAML or holds something else than a mapping.
-    """
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(path, "", f"not valid YAML: {exc}") from None
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        raise ConfigError(path, "", "expected a mapping at the top level")
-    return raw
-
-
 def _uses(path: Path, raw: Any) -> dict[str, tuple[str, ...]]:
     """A ``uses`` table: method name to the list of methods it is built from."""
     if raw is None:
@@ -225,8 +220,9 @@ def _uses(path: Path, raw: Any) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in raw.items()}
 
 
-def load_assignment(root: Path) -> Assignment:
-    """Load and validate ``root/assignment.yaml``.
+def load_assignment(root: Path, term: Term | None = None) -> Assignment:
+    """Load and validate ``root/assignment.yaml`` (``term``: the course's ``course.yaml``, for its time zone; read
+    from ``root``'s parent when not given).
 
     Raises:
         ConfigError: If the file is missing, is not YAML, or a key is missing
@@ -242,7 +238,7 @@ def load_assignment(root: Path) -> Assignment:
     if not isinstance(raw, dict):
         raise ConfigError(path, "", "expected a mapping at the top level")
     known = {"title", "files", "points", "visibility", "limits", "id", "order", "allow_network", "grader_parts", "judge_parts",
-             "uses"}
+             "uses", "due", "late"}
     for key in raw:
         if key not in known:
             raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(sorted(known))}")
@@ -277,8 +273,17 @@ def load_assignment(root: Path) -> Assignment:
                                          f"(lower case, e.g. [stand_ins]), got {names!r}")
     uses = {**_uses(root.parent / SHARED / HANDOUT, load_yaml(root.parent / SHARED / HANDOUT).get("uses")),
             **_uses(path, raw.get("uses"))}
+    due = None
+    if raw.get("due") is not None:
+        zone = (term if term is not None else load_term(root.parent)).time_zone
+        due = parse_due(raw["due"], zone, str(path), "due")
+    elif raw.get("late") is not None:
+        raise ConfigError(path, "late", "a late policy without a due date: set due too")
+    late = parse_policy(raw.get("late"), due, str(path)) if due is not None else LatePolicy()
     return Assignment(
         id=root.name,
+        due=due,
+        late=late,
         uses=uses,
         grader_parts=tuple(grader_parts),
         judge_parts=tuple(judge_parts),
@@ -313,6 +318,15 @@ class Course:
     def parts_dir(self) -> Path:
         """The folder of the grader's own parts (``assignments/shared/parts``); a student's release has none."""
         return self.assignments_dir / SHARED / PARTS
+
+    @property
+    def term(self) -> Term:
+        """The course's term settings (``assignments/course.yaml``: time zone, roster, extensions).
+
+        Raises:
+            ConfigError: If the file is invalid.
+        """
+        return load_term(self.assignments_dir)
 
     @property
     def template_dir(self) -> Path:

@@ -215,7 +215,7 @@ def parse_policy(data: Any, due: datetime, where: str = "", key: str = "late") -
     unknown = sorted(str(k) for k in data if k not in KEYS)
     if unknown:
         raise ConfigError(where, f"{key}.{unknown[0]}", f"unknown key; known keys: {', '.join(KEYS)}")
-    grace = _seconds(data.get("grace", 0), where, f"{key}.grace")
+    grace = duration_seconds(data.get("grace", 0), where, f"{key}.grace")
     penalty = _fraction(data.get("penalty", 0), where, f"{key}.penalty")
     cap = _fraction(data.get("cap", 1), where, f"{key}.cap")
     per = data.get("per", "day")
@@ -225,7 +225,7 @@ def parse_policy(data: Any, due: datetime, where: str = "", key: str = "late") -
     after: int | None = None
     if cutoff is not None:
         if isinstance(cutoff, str) and DURATION.fullmatch(cutoff):
-            after = _seconds(cutoff, where, f"{key}.cutoff")
+            after = duration_seconds(cutoff, where, f"{key}.cutoff")
         else:
             when = parse_due(cutoff, due.tzinfo, where, f"{key}.cutoff")
             after = int((when.astimezone(timezone.utc) - due.astimezone(timezone.utc)).total_seconds())
@@ -236,12 +236,19 @@ def parse_policy(data: Any, due: datetime, where: str = "", key: str = "late") -
     return LatePolicy(grace, penalty, per, cap, after)
 
 
-def _seconds(value: Any, where: str, key: str) -> int:
+def duration_seconds(value: Any, where: str, key: str) -> int:
+    """A duration in seconds: a whole number of seconds, minutes, hours or days (``15m``, ``36h``, ``2d``: a day is
+    86,400 seconds), or a non-negative int of seconds (``grace``, ``cutoff``, ``extensions.csv``'s ``extra``).
+
+    Raises:
+        ConfigError: Naming ``where``, ``key`` and the value (its first 60 characters), if it is not a duration.
+    """
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     m = DURATION.fullmatch(str(value)) if isinstance(value, str) else None
     if m is None:
-        raise ConfigError(where, key, f"{value!r}: expected a duration such as 15m, 2h or 3d")
+        shown = value[:60] if isinstance(value, str) else value
+        raise ConfigError(where, key, f"{shown!r}: expected a duration such as 15m, 2h or 3d")
     return int(m.group(1)) * UNIT_SECONDS[m.group(2)]
 
 

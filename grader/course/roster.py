@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +56,15 @@ class Matching:
     missing: list[Student] = field(default_factory=list)
     claimed_twice: dict[str, list[str]] = field(default_factory=dict)
 
+    def problems(self) -> list[str]:
+        """One line for each kind of mismatch: submissions the roster does not know, roster students with no
+        submission, and students several submissions claim."""
+        lines = [f"graded but not on the roster: {', '.join(self.unknown)}"] if self.unknown else []
+        lines += [f"on the roster with no grades (missing): {', '.join(s.student for s in self.missing)}"
+                  ] if self.missing else []
+        lines += [f"{sid} is claimed by several submissions ({', '.join(ids)})" for sid, ids in self.claimed_twice.items()]
+        return lines
+
 
 def read_text(path: Path, what: str) -> str:
     """A course CSV file's text: at most :data:`MAX_BYTES`, UTF-8 with an optional byte-order mark.
@@ -76,6 +85,19 @@ def read_text(path: Path, what: str) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(path, f"byte {exc.start}", f"{what} is not UTF-8: save it as CSV UTF-8") from None
+
+
+def check_cell(path: Path, where: str, value: str) -> None:
+    """Refuse a (stripped) cell of a course CSV file over :data:`MAX_CELL` characters, or one a spreadsheet would run
+    as a formula when the file is opened: it starts with ``=``, ``+`` or ``@``, or ``-`` not followed by a number.
+
+    Raises:
+        ConfigError: Naming ``path``, ``where`` (``line 3, name``) and, for a formula, the value.
+    """
+    if len(value) > MAX_CELL:
+        raise ConfigError(path, where, f"longer than {MAX_CELL} characters")
+    if value[:1] in ("=", "+", "@") or value[:1] == "-" and not value[1:].replace(".", "").isdigit():
+        raise ConfigError(path, where, f"{value[:40]!r} would run as a spreadsheet formula")
 
 
 def read_roster(path: Path) -> list[Student]:
@@ -111,10 +133,7 @@ def read_roster(path: Path) -> list[Student]:
         values = {}
         for name, cell in zip(header, row):
             value = cell.strip()
-            if len(value) > MAX_CELL:
-                raise ConfigError(path, f"line {number}, {name}", f"longer than {MAX_CELL} characters")
-            if value[:1] in ("=", "+", "@") or value[:1] == "-" and not value[1:].replace(".", "").isdigit():
-                raise ConfigError(path, f"line {number}, {name}", f"{value[:40]!r} would run as a spreadsheet formula")
+            check_cell(path, f"line {number}, {name}", value)
             values[name] = value
         if not values["student"]:
             raise ConfigError(path, f"line {number}, student", "empty student id")
@@ -129,7 +148,7 @@ def read_roster(path: Path) -> list[Student]:
     return students
 
 
-def match(roster: list[Student], graded: Iterable[str]) -> Matching:
+def match(roster: Sequence[Student], graded: Iterable[str]) -> Matching:
     """Match graded ids (the gradebook's ``student`` column) to roster rows: by ``student``, else by ``github``
     (without regard to case). Every graded id and every row ends up in exactly one of the result's lists."""
     by_id = {s.student: s for s in roster}

@@ -24,21 +24,19 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, replace
-from datetime import datetime
 from pathlib import Path
 
 from grader.course.config import Assignment, Course
 from grader.errors import GraderError, SubmissionError
 from grader.files import remove_tree
-from grader.grading.freshness import course_fingerprints, stale, submission_fingerprint
+from grader.grading.due_work import DueWork, TermRules, read_due_work
+from grader.grading.freshness import course_fingerprints, stale
 from grader.grading.shard import shard_of
 from grader.intake.candidates import choose
-from grader.intake.entry import Submission
-from grader.intake.git_history import is_repository, read_at_deadline
-from grader.intake.submission import discover, read_submission, stage, student_id
+from grader.intake.submission import discover, stage, student_id
 from grader.judge.backends import choose as choose_backend
 from grader.judge.claims import ClaimQueue
 from grader.judge.linux_handle import prepare_runtime
@@ -91,19 +89,7 @@ class GradeRun:
         return [(g.student, a, reason) for g in self.grades for a, reason in g.withheld.items()]
 
 
-def read_entry(entry: Path, deadline: datetime | None = None) -> Submission:
-    """Read one submission entry: with a ``deadline``, a git repository at its latest submission at or before it
-    (:func:`grader.intake.git_history.read_at_deadline`); anything else as it is (:func:`read_submission`)."""
-    if deadline is None:
-        return read_submission(entry)
-    if is_repository(entry):
-        return read_at_deadline(entry, deadline)
-    sub = read_submission(entry)
-    sub.notes.insert(0, "not a git repository: graded as it is (--deadline chooses a commit in git repositories only)")
-    return sub
-
-
-def stale_assignments(store: ResultStore, assignments: list[Assignment], student: str, print_: str,
+def stale_assignments(store: ResultStore, assignments: list[Assignment], student: str, prints: dict[str, str],
                       course: dict[str, dict[str, str]]) -> dict[str, str]:
     """The assignments whose kept result does not stand, each with why (:func:`grader.grading.freshness.stale`;
     ``"new"`` without a result, ``"withheld"`` for a score the grader could not give)."""
@@ -114,26 +100,32 @@ def stale_assignments(store: ResultStore, assignments: list[Assignment], student
             why[a.id] = "new"
         elif result.withheld:
             why[a.id] = "withheld"
-        elif reason := stale(result, print_, course[a.id]):
+        elif reason := stale(result, prints[a.id], course[a.id]):
             why[a.id] = reason
     return why
 
 
-def intake(sub: Submission, index: int, assignments: list[Assignment], stage_root: Path, print_: str,
+def intake(work: Mapping[str, DueWork], index: int, assignments: list[Assignment], stage_root: Path,
            template: Path | None = None) -> Job:
-    """Stage one read submission for each of ``assignments`` (``template``: the course's template folder)."""
-    origin = asdict(sub.origin) if sub.origin is not None else {}
-    job = Job(sub.id, fingerprint=print_, origin=origin)
-    notes = ([sub.origin.note] if sub.origin is not None else []) + sub.notes
+    """Stage one read submission for each of ``assignments`` (``work``: assignment id to what was read for it and
+    its late terms; ``template``: the course's template folder). Work after the policy's cut-off is not staged."""
+    job = Job(work[assignments[0].id].submission.id if assignments else "")
     for a in assignments:
+        sub, late = work[a.id].submission, work[a.id].late
+        origin = asdict(sub.origin) if sub.origin is not None else {}
+        notes = ([sub.origin.note] if sub.origin is not None else []) + sub.notes
+        part = Part(notes=notes[:20], fingerprint=work[a.id].fingerprint, origin=origin, late=late)
         base = stage_root / f"{index:06d}" / a.id
         try:
+            if late is not None and not late["graded"]:
+                raise SubmissionError(late["sentence"])
             chosen = choose(sub, a.files, a.id, template)  # .py files or notebook; notes say which
             stage(chosen.sources, base / "code")
-            job.parts[a.id] = Part(str(base / "code"), str(base / "scratch"), notes=(notes + chosen.notes)[:20],
-                                   line_map=chosen.line_map)
+            part = replace(part, code_dir=str(base / "code"), scratch=str(base / "scratch"),
+                           notes=(notes + chosen.notes)[:20], line_map=chosen.line_map)
         except SubmissionError as exc:
-            job.parts[a.id] = Part(error=str(exc), notes=notes[:20])
+            part = replace(part, error=str(exc))
+        job.parts[a.id] = part
     return job
 
 
@@ -191,7 +183,7 @@ class Plan:
 
 
 def plan(course: Course, submissions: Path, assignments: list[Assignment], store: ResultStore, force: bool,
-         shard: tuple[int, int] | None, sandbox: str, deadline: datetime | None = None) -> Plan:
+         shard: tuple[int, int] | None, sandbox: str, rules: TermRules | None = None) -> Plan:
     """Read every submission (never running it), keep the results that still stand, stage the rest into a working
     folder: a submission is graded again on the assignments whose result is missing, withheld, or made from other
     content (the submission's, or the course's: :mod:`grader.grading.freshness`).
@@ -212,6 +204,7 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
     # and the addresses student objects get (a set of Values iterates by address).
     work = instructor / f"work-{os.getpid():07d}"
     remove_tree(work)
+    rules = rules or TermRules()
     todo: list[Job] = []
     skipped: list[str] = []
     prints = course_fingerprints(course, assignments)
@@ -219,17 +212,17 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
     try:
         runtime = prepare_runtime(work / "runtime", course.parts_dir, course.assignments_dir)
         for index, entry in enumerate(entries):
-            sub = read_entry(entry, deadline)
-            print_ = submission_fingerprint(sub)
-            why = {a.id: "forced" for a in assignments} if force else stale_assignments(store, assignments, sub.id,
-                                                                                        print_, prints)
+            work_of = read_due_work(entry, rules.dues(student_id(entry), assignments), rules.zone)
+            fingerprints = {aid: work_of[aid].fingerprint for aid in work_of}
+            why = {a.id: "forced" for a in assignments} if force else stale_assignments(
+                store, assignments, student_id(entry), fingerprints, prints)
             if not why:
-                skipped.append(sub.id)
+                skipped.append(student_id(entry))
                 continue
             for aid, reason in why.items():
                 if reason not in ("new", "withheld", "submission", "forced"):
                     changed[aid] = (reason, changed.get(aid, ("", 0))[1] + 1)
-            todo.append(intake(sub, index, [a for a in assignments if a.id in why], work / "stage", print_,
+            todo.append(intake(work_of, index, [a for a in assignments if a.id in why], work / "stage",
                                course.template_dir))
     except BaseException:
         remove_tree(work)
@@ -289,7 +282,7 @@ class JudgePool:
                 if a.id in unit.parts:
                     error = unit.parts[a.id].error
                     record = empty_record(error=error) if error else empty_record(grader_error=reason)
-                    self.store.write(a, unit.id, record, unit.stamp(self.plan.base.fingerprints[a.id]))
+                    self.store.write(a, unit.id, record, unit.stamp(a.id, self.plan.base.fingerprints[a.id]))
 
     def report_written(self) -> None:
         """Report every submission all of whose assignments have been written in this run."""
@@ -325,7 +318,7 @@ def grade(
     force: bool = False,
     shard: tuple[int, int] | None = None,
     sandbox: str | None = None,
-    deadline: datetime | None = None,
+    rules: TermRules | None = None,
     junit: bool = False,
 ) -> GradeRun:
     """Grade every submission in ``submissions`` on the chosen assignments: plan, run the judges, collect.
@@ -341,8 +334,10 @@ def grade(
         force: Re-grade submissions that already have complete results.
         shard: ``(K, N)``: grade only the students of shard K of N (see :mod:`grader.grading.shard`).
         sandbox: The sandbox backend, ``"linux"`` or ``"portable"``; None picks it (:func:`grader.judge.backends.choose`).
-        deadline: Grade each git repository of ``submissions`` at its latest ``submit/*`` tag (or commit) at or
-            before this instant (:mod:`grader.intake.git_history`); None grades every entry as it is.
+        rules: Each student's due dates (the assignments' ``due``, ``--deadline``, extensions, the roster) and the
+            course's time zone (:func:`grader.grading.due_work.term_rules`); None: each assignment's ``due``, no
+            extensions. A git repository is graded, per assignment, at its latest ``submit/*`` tag (or commit) at
+            or before the student's due date (:mod:`grader.grading.due_work`).
         junit: Also write ``grades.junit.xml`` (for CI systems that read JUnit).
 
     Returns:
@@ -359,7 +354,7 @@ def grade(
     run = GradeRun(assignments, store=store)
     try:
         the_plan = plan(course, submissions, assignments, store, force, shard, sandbox or choose_backend("auto").kind,
-                        deadline)
+                        rules)
         work = the_plan.work
         run.skipped = the_plan.skipped
         run.course_changed = the_plan.course_changed
@@ -375,5 +370,5 @@ def grade(
         log = the_plan.instructor / "logs" / f"judge-{k}.log"
         tail = "\n".join(log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
         raise GraderError(f"{len(pool.failed)} judge process(es) failed (status {status}); see {log}:\n{tail}")
-    record_class(out, submissions, deadline)  # for `grader similarity OUT`; not in any result or gradebook
+    record_class(out, submissions, rules.override if rules else None)  # for `grader similarity OUT`; not in any result or gradebook
     return run

@@ -19,8 +19,10 @@ stands, in words an instructor reads in one line.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from grader import __version__
 from grader.course.config import Assignment, Course
@@ -50,6 +52,15 @@ def submission_fingerprint(sub: Submission) -> str:
     if sub.origin is not None:
         digest.update(b"\0origin\0" + f"{sub.origin.commit}\0{sub.origin.ref}\0{sub.origin.late}".encode())
     return digest.hexdigest()
+
+
+def part_fingerprint(sub: Submission, late: Mapping[str, Any] | None) -> str:
+    """:func:`submission_fingerprint` with the late terms the result is made under
+    (:class:`grader.course.due_dates.LateTerms`): a changed due date, extension or policy makes a result stale."""
+    print_ = submission_fingerprint(sub)
+    if late is None:
+        return print_
+    return hashlib.sha256(f"{print_}\0late\0{json.dumps(late, sort_keys=True)}".encode()).hexdigest()
 
 
 def tree_digest(root: Path, leave_out: frozenset[str] = frozenset()) -> str:

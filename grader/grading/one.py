@@ -17,7 +17,7 @@ from grader.course.config import Assignment, Course
 from grader.errors import GraderError, WithheldError
 from grader.files import temporary_folder, write_atomic
 from grader.grading.batch import intake, run_judge
-from grader.grading.freshness import submission_fingerprint
+from grader.grading.due_work import DueWork
 from grader.intake.submission import read_submission
 from grader.judge.backends import choose
 from grader.judge.linux_handle import prepare_runtime
@@ -62,7 +62,8 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
     with temporary_folder("grader-one-") as tmp:
         sub = read_submission(path)
         sub.id = student
-        job = intake(sub, 0, assignments, tmp / "stage", submission_fingerprint(sub), course.template_dir)
+        job = intake({a.id: DueWork(sub, None) for a in assignments}, 0, assignments, tmp / "stage",
+                     course.template_dir)
         out = tmp / "out"
         manifest = Manifest(str(course.root), str(prepare_runtime(tmp / "runtime", course.parts_dir, course.assignments_dir)), [a.id for a in assignments],
                             include_hidden, [job], hide=[str(course.root), str(out), *map(str, hide or [])],

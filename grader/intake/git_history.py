@@ -1,19 +1,19 @@
-"""Reading a student's git repository as it was at a deadline (``grader grade --deadline``).
+"""Reading a student's git repository as it was at a deadline (``grader grade --deadline``), or for several windows.
 
-The graded commit is the latest ``submit/*`` tag at or before the deadline (else the latest
-submit tag, marked late); without submit tags, the latest commit reachable from ``HEAD`` at or
-before the deadline (else ``HEAD``, marked late). Times are *committer dates*: the student's
-machine writes them and a student can fake them. The grader uses them as Classroom 50 does (its
-result's datetime is the graded commit's committer date); for times a student cannot fake,
-grade copies fetched at the deadline instead.
+A window is a due date and an optional cut-off for late work; a deadline is a window without a cut-off. Its
+graded commit is the latest ``submit/*`` tag at or before the due date (on time), else the latest at or before
+the cut-off, else the latest submit tag (these two marked late); without submit tags, the same with the
+commits reachable from ``HEAD``, the last resort being ``HEAD`` itself. Times are *committer dates*: the
+student's machine writes them and a student can fake them. The grader uses them as Classroom 50 does (its
+result's datetime is the graded commit's committer date); for times a student cannot fake, grade copies
+fetched at the deadline instead.
 
-Student repositories are untrusted. Nothing is checked out and git never opens the student's
-repository: its refs (``HEAD``, ``refs/tags/submit/*``, ``packed-refs``) are read here as
-bounded plain data, and git runs on a fresh temporary bare repository that borrows the
-student's objects (``objects/info/alternates``), with no system, global or repository
-configuration, no hooks, pager, replace objects, commit-graph or terminal, and a time limit.
-Files are read from the commit's tree under the rules and caps of a folder
-(:mod:`grader.intake.submission`).
+Student repositories are untrusted. Nothing is checked out and git never opens the student's repository: its refs
+(``HEAD``, ``refs/tags/submit/*``, ``packed-refs``) are read here as bounded plain data, and git runs on a fresh
+temporary bare repository that borrows the student's objects (``objects/info/alternates``), with no system, global
+or repository configuration, no hooks, pager, replace objects, commit-graph or terminal, and one time limit for all
+its git commands. A repository is opened once for all its windows and each graded commit's files are read once from
+its tree, under the rules and caps of a folder (:mod:`grader.intake.submission`).
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -78,86 +79,136 @@ def parse_deadline(text: str) -> datetime:
 
 
 def read_at_deadline(entry: Path, deadline: datetime) -> Submission:
-    """Read the commit of the repository ``entry`` that is graded at ``deadline`` (see the module docstring).
-
-    Problems with the repository go to ``Submission.error``; ``Submission.origin`` says which
-    commit was graded and whether it is late.
+    """Read the commit of the repository ``entry`` graded at ``deadline``: :func:`read_at_deadlines` for one window.
 
     Raises:
         GraderError: If git is not installed on this machine.
     """
-    sub = Submission(student_id(entry), entry)
+    return read_at_deadlines(entry, [(deadline, None)])[0]
+
+
+def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | None]]) -> list[Submission]:
+    """Read the repository ``entry`` once for each of its windows (see the module docstring).
+
+    Args:
+        entry: The student's folder, holding ``.git``.
+        windows: ``(due, cutoff)``, aware datetimes; ``cutoff`` None for no cut-off, else not before ``due``.
+
+    Returns:
+        One submission per window, in order; ``Submission.origin`` says which commit was graded and whether it
+        is late (after ``due``). A problem with one commit's files is the ``Submission.error`` of the windows
+        grading it; any other problem with the repository, every window's.
+
+    Raises:
+        GraderError: If git is not installed on this machine.
+    """
+    subs = [Submission(student_id(entry), entry) for _ in windows]
+    notes: list[str] = []
     try:
         with tempfile.TemporaryDirectory(prefix="grader-git-") as tmp:
-            _read(entry, math.floor(deadline.timestamp()), sub, Path(tmp) / "borrow.git")
-    except SubmissionError as exc:
-        sub.error = str(exc)
-    except OSError as exc:
-        sub.error = f"the repository could not be read ({exc.strerror or exc})"
-    if not sub.error and not sub.files and sub.origin:
-        sub.error = f"the submission is empty (commit {sub.origin.commit[:7]} has no .py or .ipynb file)"
-    return sub
+            repo = _Repo(entry, Path(tmp) / "borrow.git", notes)
+            for sub, origin in zip(subs, [repo.pick(due, cutoff) for due, cutoff in windows]):
+                tree = repo.files(origin.commit)  # copied: windows grading one commit share nothing
+                sub.origin, sub.error, sub.notes = origin, tree.error, tree.notes.copy()
+                sub.files, sub.mtimes = tree.files.copy(), tree.mtimes.copy()
+    except (SubmissionError, OSError) as exc:
+        for sub in subs:
+            sub.error = _why(exc)
+    for sub in subs:
+        sub.notes[:0] = notes  # the repository's notes (ignored tags) come first
+        if not sub.error and not sub.files and sub.origin:
+            sub.error = f"the submission is empty (commit {sub.origin.commit[:7]} has no .py or .ipynb file)"
+    return subs
 
 
-def _read(entry: Path, limit: int, sub: Submission, tmp: Path) -> None:
-    """Choose the commit graded at ``limit`` (seconds since the epoch) and read its files into ``sub``."""
-    git_dir, objects = entry / ".git", entry / ".git" / "objects"
-    if git_dir.is_symlink() or (git_dir.exists() and not git_dir.is_dir()):
-        raise SubmissionError(".git is a file or a symbolic link (a worktree or submodule), not a repository; "
-                              "grade a clone of the repository instead")
-    if not git_dir.is_dir() or objects.is_symlink() or not objects.is_dir():
-        raise SubmissionError("not a git repository (no .git/objects folder)")
-    if os.path.lexists(objects / "info" / "alternates"):
-        raise SubmissionError("the repository borrows objects from another one (objects/info/alternates); "
-                              "grade a clone made without --shared or --reference")
-    packed = _packed_refs(git_dir)
-    tags: dict[str, str] = {}
-    for name in _submit_tags(git_dir, packed):
+def _why(exc: SubmissionError | OSError) -> str:
+    return str(exc) if isinstance(exc, SubmissionError) else f"the repository could not be read ({exc.strerror or exc})"
+
+
+class _Repo:
+    """A student's repository opened once (its objects borrowed in ``tmp``, ignored tags noted in ``notes``):
+    its refs read and tags dated once, then commits picked for windows and their trees read, cached."""
+
+    def __init__(self, entry: Path, tmp: Path, notes: list[str]) -> None:
+        git_dir, objects = entry / ".git", entry / ".git" / "objects"
+        if git_dir.is_symlink() or (git_dir.exists() and not git_dir.is_dir()):
+            raise SubmissionError(".git is a file or a symbolic link (a worktree or submodule), not a repository; "
+                                  "grade a clone of the repository instead")
+        if not git_dir.is_dir() or objects.is_symlink() or not objects.is_dir():
+            raise SubmissionError("not a git repository (no .git/objects folder)")
+        if os.path.lexists(objects / "info" / "alternates"):
+            raise SubmissionError("the repository borrows objects from another one (objects/info/alternates); "
+                                  "grade a clone made without --shared or --reference")
+        packed = _packed_refs(git_dir)
+        tags: dict[str, str] = {}
+        for name in _submit_tags(git_dir, packed):
+            try:
+                if oid := _resolve(git_dir, packed, name):
+                    tags[name[len("refs/tags/"):]] = oid
+            except SubmissionError as exc:
+                notes.append(f"ignored tag {name[len('refs/tags/'):]}: {exc}")
         try:
-            if oid := _resolve(git_dir, packed, name):
-                tags[name[len("refs/tags/"):]] = oid
+            head, head_error = _resolve(git_dir, packed, "HEAD"), "the repository has no commits"
         except SubmissionError as exc:
-            sub.notes.append(f"ignored tag {name[len('refs/tags/'):]}: {exc}")
-    try:
-        head, head_error = _resolve(git_dir, packed, "HEAD"), "the repository has no commits"
-    except SubmissionError as exc:
-        head, head_error = None, str(exc)
-    if not tags and head is None:
-        raise SubmissionError(head_error)
-    lengths = {len(oid) for oid in [*tags.values(), head] if oid}
-    if len(lengths) > 1:
-        raise SubmissionError("the repository's refs mix SHA-1 and SHA-256 object ids")
-    git = _Git(tmp, objects.resolve(), sha256=lengths == {64})
-    if (shallow := _read_small(git_dir, "shallow", 1 << 20)) is not None:  # a shallow clone's cut-off commits
-        lines = shallow.decode("ascii", "replace").split()
-        if not all(_HEX.fullmatch(x) for x in lines):
-            raise SubmissionError(".git/shallow is not a list of object ids")
-        (tmp / "shallow").write_text("".join(x + "\n" for x in lines), encoding="ascii")
-    commits = _peel(git, list(tags.values()))
-    sub.notes += [f"ignored tag {t}: it does not point to a commit in the repository"
+            head, head_error = None, str(exc)
+        if not tags and head is None:
+            raise SubmissionError(head_error)
+        lengths = {len(oid) for oid in [*tags.values(), head] if oid}
+        if len(lengths) > 1:
+            raise SubmissionError("the repository's refs mix SHA-1 and SHA-256 object ids")
+        self.git = git = _Git(tmp, objects.resolve(), sha256=lengths == {64})
+        if (shallow := _read_small(git_dir, "shallow", 1 << 20)) is not None:  # a shallow clone's cut-off commits
+            lines = shallow.decode("ascii", "replace").split()
+            if not all(_HEX.fullmatch(x) for x in lines):
+                raise SubmissionError(".git/shallow is not a list of object ids")
+            (tmp / "shallow").write_text("".join(x + "\n" for x in lines), encoding="ascii")
+        commits = _peel(git, list(tags.values()))
+        notes += [f"ignored tag {t}: it does not point to a commit in the repository"
                   for t, oid in tags.items() if commits[oid] is None]
-    times = _times(git, sorted({c for c in commits.values() if c}))
-    found = sorted((times[c], tag, c) for tag, oid in tags.items() if (c := commits[oid]) and c in times)
-    if found:  # by committer date, then tag name
-        ct, ref, commit = ([f for f in found if f[0] <= limit] or found)[-1]
-        what = f"graded {ref}"
-    else:
-        tip = _peel(git, [head]).get(head) if head else None
-        if tip is None:
+        times = _times(git, sorted({c for c in commits.values() if c}))
+        # (date, ref, commit) of the submit tags, by committer date, then tag name
+        self.tags = sorted((times[c], tag, c) for tag, oid in tags.items() if (c := commits[oid]) and c in times)
+        tip = None if self.tags or head is None else _peel(git, [head]).get(head)
+        if not self.tags and tip is None:
             raise SubmissionError(head_error if head is None else "HEAD does not point to a commit in the repository")
-        # --min-age keeps commits dated at or before the deadline; the walk is roughly newest first.
-        before = _times(git, [tip], f"--min-age={limit}", "--max-count=1000")
-        ranked = [(t, -i, c) for i, (c, t) in enumerate(before.items()) if t <= limit]
-        ref, what = "HEAD", "graded the latest commit of HEAD at the deadline"
-        if ranked:
-            ct, _, commit = max(ranked)
-        else:
-            commit, ct, what = tip, _times(git, [tip], "--no-walk").get(tip, 0), "graded HEAD"
-    stamp = _utc(ct)
-    what += f" (commit {commit[:7]}, {stamp})"
-    note = f"{what}, {_duration(ct - limit)} after the deadline" if ct > limit else f"{what}, on time"
-    sub.origin = Origin(commit, stamp, ref, ct > limit, note)
-    _read_tree(git, commit, ct, sub)
+        self.entry, self.tip = entry, tip or ""
+        self.walks: dict[int | None, tuple[int, str, str] | None] = {}
+        self.dates: dict[str, int] = {}
+        self.trees: dict[str, Submission] = {}
+
+    def pick(self, due: datetime, cutoff: datetime | None) -> Origin:
+        """The commit graded for the window ``(due, cutoff)`` (see the module docstring)."""
+        limit, cut = math.floor(due.timestamp()), None if cutoff is None else math.floor(cutoff.timestamp())
+        x, (ct, ref, commit) = next((x, got) for x in (limit, cut, None) if (got := self._latest(x)))
+        what = (f"graded {ref}" if self.tags else "graded HEAD" if x is None
+                else f"graded the latest commit of HEAD at the {'deadline' if x == limit else 'cut-off'}")
+        self.dates[commit], stamp = ct, _utc(ct)
+        late = f"{_duration(ct - limit)} after the deadline" if ct > limit else "on time"
+        return Origin(commit, stamp, ref, ct > limit, f"{what} (commit {commit[:7]}, {stamp}), {late}")
+
+    def _latest(self, limit: int | None) -> tuple[int, str, str] | None:
+        """The latest submit tag (else commit of ``HEAD``) dated at or before ``limit`` (None: the latest submit
+        tag, else ``HEAD``) as (date, ref, commit), or None; the walks of ``HEAD`` are cached by limit."""
+        if self.tags:
+            return next((t for t in reversed(self.tags) if limit is None or t[0] <= limit), None)
+        if limit not in self.walks:
+            if limit is None:
+                self.walks[None] = (_times(self.git, [self.tip], "--no-walk").get(self.tip, 0), "HEAD", self.tip)
+            else:  # --min-age keeps commits dated at or before the limit; the walk is roughly newest first
+                before = _times(self.git, [self.tip], f"--min-age={limit}", "--max-count=1000")
+                best = max(((t, -i, c) for i, (c, t) in enumerate(before.items()) if t <= limit), default=None)
+                self.walks[limit] = (best[0], "HEAD", best[2]) if best else None
+        return self.walks[limit]
+
+    def files(self, commit: str) -> Submission:
+        """The files, modification times and notes of a picked commit, or why they cannot be read; read once."""
+        if commit not in self.trees:
+            tree = self.trees[commit] = Submission("", self.entry)
+            try:
+                _read_tree(self.git, commit, self.dates[commit], tree)
+            except (SubmissionError, OSError) as exc:
+                tree.error = _why(exc)
+        return self.trees[commit]
 
 
 def _read_tree(git: _Git, commit: str, ct: int, sub: Submission) -> None:
@@ -189,8 +240,7 @@ def _read_tree(git: _Git, commit: str, ct: int, sub: Submission) -> None:
         if not _utf8(parts[-1]):
             sub.notes.append(f"ignored a file whose name is not UTF-8: {_text(raw)}")
             continue
-        count += 1
-        if count > S.MAX_ENTRIES:
+        if (count := count + 1) > S.MAX_ENTRIES:
             raise SubmissionError(f"the submission has more than {S.MAX_ENTRIES} files")
         name, rel = parts[-1].decode(), raw.decode()
         if mode in (b"120000", b"160000"):
@@ -242,7 +292,6 @@ class _Git:
 
     def run(self, *args: str, stdin: bytes = b"", limit: int = 1 << 20) -> bytes:
         """Run one git command; its output, at most ``limit`` bytes, else a SubmissionError."""
-        slow = SubmissionError(f"reading the repository took more than {GIT_TIMEOUT:g} s")
         with tempfile.TemporaryFile() as feed, tempfile.TemporaryFile() as err:
             feed.write(stdin)
             feed.seek(0)
@@ -266,7 +315,7 @@ class _Git:
                 if proc.stdout is not None:
                     proc.stdout.close()
             if time.monotonic() >= self.until:
-                raise slow
+                raise SubmissionError(f"reading the repository took more than {GIT_TIMEOUT:g} s")
             if len(out) > limit:
                 raise SubmissionError(f"git {args[0]} gave more than {limit} bytes for this repository")
             if code != 0:
@@ -370,11 +419,7 @@ def _resolve(git_dir: Path, packed: dict[str, str], name: str) -> str | None:
 
 
 def _utf8(name: bytes) -> bool:
-    try:
-        name.decode("utf-8")
-        return True
-    except UnicodeDecodeError:
-        return False
+    return name.decode("utf-8", "replace").encode() == name  # an invalid byte comes back as U+FFFD
 
 
 def _text(raw: bytes) -> str:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.course.due_dates import LateTerms
 from grader.intake.cellmap import LineMap
 from grader.outputs.records import Stamp
 
@@ -29,6 +30,13 @@ class Part:
             and which of its files or notebooks was graded when it held several.
         line_map: For a notebook, where each line of the staged module comes from in
             it (the judge locates the sandbox's errors with it); None otherwise.
+        fingerprint: SHA-256 of what was read from the submission for this assignment, with its late terms
+            (:func:`grader.grading.freshness.part_fingerprint`); stored in results.json so a re-run knows
+            whether a result is for this content and these terms.
+        origin: For a submission read from git, the commit graded (:class:`grader.intake.entry.Origin` as a
+            dict); empty otherwise.
+        late: What the due date and late policy made of the submission
+            (:class:`grader.course.due_dates.LateTerms`), or None when the assignment has no due date.
     """
 
     code_dir: str = ""
@@ -36,6 +44,9 @@ class Part:
     error: str = ""
     notes: list[str] = field(default_factory=list)
     line_map: LineMap | None = None
+    fingerprint: str = ""
+    origin: dict[str, Any] = field(default_factory=dict)
+    late: LateTerms | None = None
 
 
 @dataclass
@@ -45,10 +56,6 @@ class Job:
     Attributes:
         id: The student id (the submission entry's name).
         parts: Assignment id to :class:`Part`.
-        fingerprint: SHA-256 of what was read from the submission; stored in
-            results.json so a re-run knows whether a result is for this content.
-        origin: For a submission read from git at a deadline, the commit graded
-            (:class:`grader.intake.entry.Origin` as a dict); empty otherwise.
 
     Only the assignments in ``parts`` are graded: a re-run grades again only the
     assignments whose kept result no longer stands.
@@ -56,13 +63,12 @@ class Job:
 
     id: str
     parts: dict[str, Part] = field(default_factory=dict)
-    fingerprint: str = ""
-    origin: dict[str, Any] = field(default_factory=dict)
 
-    def stamp(self, course: dict[str, str]) -> Stamp:
-        """What this submission's result on an assignment is made from, with that assignment's ``course``
+    def stamp(self, assignment: str, course: dict[str, str]) -> Stamp:
+        """What this submission's result on ``assignment`` is made from, with that assignment's ``course``
         fingerprints (:attr:`Manifest.fingerprints`); stored in its results.json."""
-        return Stamp(fingerprint=self.fingerprint, course=dict(course), origin=dict(self.origin))
+        part = self.parts[assignment]
+        return Stamp(fingerprint=part.fingerprint, course=dict(course), origin=dict(part.origin), late=part.late)
 
 
 @dataclass
@@ -111,8 +117,7 @@ class Manifest:
         """Read a manifest written by :meth:`dump`."""
         raw: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
         jobs = [
-            Job(j["id"], {a: Part(**p) for a, p in j["parts"].items()}, j.get("fingerprint", ""),
-                j.get("origin") or {})
+            Job(j["id"], {a: Part(**p) for a, p in j["parts"].items()})
             for j in raw.pop("jobs")
         ]
         return cls(**raw, jobs=jobs)

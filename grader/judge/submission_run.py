@@ -270,7 +270,7 @@ class SubmissionRun:
             store = ResultStore(self.out)
             for state in self.parts.values():
                 store.write(state.assignment, self.job.id, self.record_of(state),
-                            self.job.stamp(self.fingerprints.get(state.assignment.id, {})))
+                            self.job.stamp(state.assignment.id, self.fingerprints.get(state.assignment.id, {})))
 
     @staticmethod
     def record_of(state: PartState) -> JudgeRecord:

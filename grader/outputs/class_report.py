@@ -19,7 +19,10 @@ and outputs are untrusted text):
    with how strongly (:mod:`grader.outputs.likely_bugs`), most common first;
 6. the gradebook, with each student's public and hidden points, likely bugs
    and relative links to their ``feedback.md``;
-7. when ``grader similarity`` has run (``similarity.json``), the *similar
+7. when an assignment has a due date or the course a roster, *due dates and late work*: each assignment's due
+   date, policy and outcomes, the late or extended submissions, and the roster's missing students
+   (:mod:`grader.outputs.late_section`);
+8. when ``grader similarity`` has run (``similarity.json``), the *similar
    submissions*: each distribution of pair similarities and the flagged pairs,
    linked to their side-by-side evidence (:mod:`grader.outputs.similarity_section`):
    evidence for a person to review, which never changes a score.
@@ -42,6 +45,7 @@ import jinja2
 from grader import __version__
 from grader.course.catalogue import Bug, load_bugs
 from grader.course.config import Assignment, Course
+from grader.course.roster import read_roster
 from grader.files import write_atomic
 from grader.outputs.attention import Attention, Finding, attention_list, finding, one_line
 from grader.outputs.breakdown import Points, TaskRow, TaskTable, task_table
@@ -49,6 +53,7 @@ from grader.outputs.entries import TestEntry
 from grader.outputs.gradebook import points, read_gradebook, student_id
 from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Distribution, histogram
 from grader.outputs.item_analysis import Item, analyse
+from grader.outputs.late_section import LateSection, late_section
 from grader.outputs.likely_bugs import THRESHOLD, Attribution, attribute
 from grader.outputs.similarity_section import SimilaritySection, similarity_section
 from grader.outputs.store import Result, ResultStore
@@ -121,6 +126,7 @@ class ClassReport:
         total_points: Full marks over every assignment.
         threshold: The lowest match strength that names a bug.
         similarity: The "Similar submissions" section (None until ``grader similarity`` has run).
+        late: The "Due dates and late work" section (None without due dates or a roster).
     """
 
     assignments: list[Assignment]
@@ -133,6 +139,7 @@ class ClassReport:
     total_points: float
     threshold: float
     similarity: SimilaritySection | None = None
+    late: LateSection | None = None
 
 
 def first_hint(test: TestEntry) -> str:
@@ -210,7 +217,7 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
 
     Raises:
         GraderError: If ``out/grades.csv`` is missing or malformed.
-        ConfigError: If an assignment's ``bugs.yaml`` is invalid.
+        ConfigError: If an assignment's ``bugs.yaml``, the course's ``course.yaml`` or its roster is invalid.
     """
     header, rows = read_gradebook(out)
     assignments = [a for a in course.assignments() if a.id in header]
@@ -219,7 +226,9 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
                      for a in assignments]
     store = store if store is not None else ResultStore(out)
     items = analyse(store, assignments, students)
-    per = {a.id: _assignment(a, course, {s: store.get(a.id, s) for s in students}) for a in assignments}
+    results = {a.id: {s: store.get(a.id, s) for s in students} for a in assignments}
+    per = {a.id: _assignment(a, course, results[a.id]) for a in assignments}
+    roster = course.term.roster
     best_hint: dict[str, list[tuple[str, int]]] = {}
     for p in per.values():
         for (key, hint), n in p.hints.most_common():
@@ -255,6 +264,7 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
         total_points=sum(a.points for a in assignments),
         threshold=float(THRESHOLD),
         similarity=similarity_section(out),
+        late=late_section(assignments, results, students, read_roster(roster) if roster is not None else None),
     )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from grader.course.config import Assignment
+from grader.course.due_dates import LateTerms, final_score
 from grader.inert import code_span, fence, markdown, terminal
 from grader.outputs.failures import not_run, views
 from grader.outputs.records import JudgeRecord, program_output, record_load_errors, score_of, withheld
@@ -96,8 +97,25 @@ def could_not_load(record: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def feedback_markdown(assignment: Assignment, student: str, record: JudgeRecord) -> str:
-    """A readable Markdown feedback page for one submission.
+def late_sentence(late: LateTerms | None, raw: float, points: float, error: str) -> str:
+    """The due date and what the late policy did to this score, in plain text ("" without a due date); ``raw``:
+    the tests' points, ``points``: what the assignment is worth, ``error``: why the score is withheld, if it is."""
+    if late is None:
+        return ""
+    said = [late["extension"], late["sentence"]]
+    taken, final = final_score(late, raw, points)
+    if error:
+        said.append("No penalty is applied to a withheld score.")
+    elif taken:
+        said.append(f"Score after the penalty: {round(final, 2):g} / {points:g} ({round(raw, 2):g} before).")
+    said.append(f"Late policy: {late['policy']}")
+    return " ".join(s for s in said if s)
+
+
+def feedback_markdown(assignment: Assignment, student: str, record: JudgeRecord, late: LateTerms | None = None
+                      ) -> str:
+    """A readable Markdown feedback page for one submission (``late``: what its due date and the late policy made
+    of it, when the assignment has a due date).
 
     Code that could not be loaded is reported once, with where and why, and the tests it kept from running are not
     listed; "Start here" names the method most failures are attributed to; an error met in several tests is shown
@@ -105,11 +123,14 @@ def feedback_markdown(assignment: Assignment, student: str, record: JudgeRecord)
     """
     score, max_score = score_of(record)
     error = withheld(record)
-    shown = "score withheld (grader error)" if error else f"{round(score, 2):g} / {max_score:g} points"
+    final = final_score(late, score, assignment.points)[1] if late is not None else score
+    shown = "score withheld (grader error)" if error else f"{round(final, 2):g} / {max_score:g} points"
     lines = [f"# {assignment.title}", "", f"Student: {code_span(student)} — **{shown}**", ""]
     if error:
         lines += [f"> **Grader error, not your code:** {markdown(error)}. Your score is withheld until your "
                   "instructor grades this submission again.", ""]
+    if late is not None:
+        lines += [f"> **Due date:** {markdown(late_sentence(late, score, assignment.points, error))}", ""]
     lines += could_not_load(record)
     for note in record.get("notes", []):
         lines += [f"> Note: {markdown(str(note))}", ""]

@@ -6,7 +6,10 @@ assignment (points), ``total``, and ``notes`` (one-line reasons for anything
 that could not be graded); and, when any submission was read from a git
 repository at a deadline (``grader grade --deadline``), ``commit``,
 ``commit_time`` (the committer date, UTC) and ``late`` (``yes``/``no``) after
-``total``. The first data row is not special; the maximum
+``total``; and, for each assignment with a due date (``due`` in ``assignment.yaml``, or ``--deadline``),
+``<id>.raw`` (the tests' points), ``<id>.late_seconds``, ``<id>.late`` (the lateness as the policy counts it:
+``2 started days``, ``within the grace period``, ``after the cut-off``) and ``<id>.penalty`` (points taken), the
+assignment's own column holding the final score. The first data row is not special; the maximum
 points are printed in the summary table's header. A score withheld because
 the grader itself failed is an empty cell (and an empty total), never 0,
 with the reason in ``notes``.
@@ -26,7 +29,7 @@ from grader.course.config import Assignment
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell, terminal
-from grader.outputs.store import Result, ResultStore
+from grader.outputs.store import LateWork, Result, ResultStore
 
 
 def points(x: float) -> str:
@@ -45,6 +48,7 @@ class StudentGrade:
         withheld: Assignment id to why its score is withheld (a grader error).
         origin: For a submission read from git at a deadline: ``commit``, ``time`` and ``late``, as checked by
             :func:`origin_of`; empty otherwise.
+        late: Assignment id to what its due date and late policy did (assignments with a due date only).
     """
 
     student: str
@@ -52,6 +56,7 @@ class StudentGrade:
     notes: list[str] = field(default_factory=list)
     withheld: dict[str, str] = field(default_factory=dict)
     origin: dict[str, str] = field(default_factory=dict)
+    late: dict[str, LateWork] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -73,13 +78,29 @@ def write_csv(path: Path, assignments: list[Assignment], grades: list[StudentGra
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     git = any(g.origin for g in grades)
-    writer.writerow(["student", *[a.id for a in assignments], "total", *(GIT_COLUMNS if git else ()), "notes"])
+    dated = [a.id for a in assignments if any(a.id in g.late for g in grades)]
+    writer.writerow(["student", *[a.id for a in assignments], "total", *(GIT_COLUMNS if git else ()),
+                     *[f"{aid}.{c}" for aid in dated for c in LATE_COLUMNS], "notes"])
     for g in sorted(grades, key=lambda g: g.student):
         row = [g.cell(a.id) for a in assignments]
         where = [g.origin.get(k, "") for k in ("commit", "time", "late")] if git else []
-        writer.writerow([csv_cell(g.student), *row, g.total_cell(), *where, csv_cell("; ".join(g.notes))])
+        late = [cell for aid in dated for cell in _late_cells(g, aid)]
+        writer.writerow([csv_cell(g.student), *row, g.total_cell(), *where, *late, csv_cell("; ".join(g.notes))])
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, buffer.getvalue())
+
+
+LATE_COLUMNS = ("raw", "late_seconds", "late", "penalty")
+"""The columns of ``grades.csv`` for each assignment with a due date (after ``total``)."""
+
+
+def _late_cells(grade_: StudentGrade, assignment: str) -> list[str]:
+    late = grade_.late.get(assignment)
+    if late is None:
+        return ["", "", "", ""]
+    withheld = assignment in grade_.withheld
+    return ["" if withheld else points(late.raw_score), str(late.seconds), csv_cell(late.counted),
+            "" if withheld or not late.applied else points(late.penalty_points)]
 
 
 def table(assignments: list[Assignment], grades: list[StudentGrade], note_width: int = 60) -> str:
@@ -128,6 +149,11 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
             grade_.withheld[a.id] = result.withheld
             where.setdefault(f"grader error, score withheld: {result.withheld}", []).append(a.id)
         grade_.origin = grade_.origin or origin_of(result.origin)
+        if result.late is not None:
+            grade_.late[a.id] = result.late
+            if result.late.late and not result.withheld:
+                taken = f", {points(result.late.penalty_points)} points taken" if result.late.penalty_points else ""
+                where.setdefault(f"late ({result.late.counted}{taken})", []).append(a.id)
         for problem in result.problems:
             where.setdefault(problem, []).append(a.id)
     grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in where.items()]

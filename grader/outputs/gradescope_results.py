@@ -18,8 +18,9 @@ from typing import Any
 
 from grader import __version__
 from grader.course.config import Assignment
+from grader.course.due_dates import LateTerms, final_score
 from grader.outputs.failures import not_run
-from grader.outputs.feedback import likely_causes, start_here, task_scores
+from grader.outputs.feedback import late_sentence, likely_causes, start_here, task_scores
 from grader.outputs.records import JudgeRecord, Stamp, problems, program_output, record_load_errors, score_of, withheld
 from grader.sandbox.protocol import layer_text
 
@@ -38,9 +39,11 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, stamp: Stamp
     print the inputs of hidden tests (``feedback.md``, released when the
     instructor chooses, shows it).
     """
-    score, _ = score_of(record)
+    raw, _ = score_of(record)
     error = withheld(record)
-    output = ["\n".join(summary_lines(assignment, record))]
+    late = stamp["late"] if stamp else None
+    taken, score = final_score(late, raw, assignment.points) if late is not None and not error else (0.0, raw)
+    output = ["\n".join(summary_lines(assignment, record, late))]
     output += [f"Could not grade: {p}" for p in problems(record)]
     output += [f"Note: {n}" for n in record.get("notes", [])]
     excerpt = program_output(record)  # may echo hidden tests' inputs: never in the top-level output students see
@@ -76,6 +79,8 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, stamp: Stamp
                 "fingerprint": stamp["fingerprint"] if stamp else "",
                 "course": stamp["course"] if stamp else {},
                 **({"origin": stamp["origin"]} if stamp and stamp["origin"] else {}),
+                **({"late": {**late, "raw_score": raw, "penalty_points": taken, "final_score": score,
+                             "applied": not error}} if late is not None else {}),
                 "problems": problems(record),
                 "load_errors": record_load_errors(record),
                 "isolation": {layer: layer_text(s) for layer, s in (record.get("isolation") or {}).items()},
@@ -87,9 +92,9 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, stamp: Stamp
     }
 
 
-def summary_lines(assignment: Assignment, record: JudgeRecord) -> list[str]:
+def summary_lines(assignment: Assignment, record: JudgeRecord, late: LateTerms | None = None) -> list[str]:
     """The plain-text summary students see first on Gradescope (its top-level ``output``, visible at once): the score,
-    the score of each task and "Start here".
+    the score of each task, the due date and what the late policy did (``late``), and "Start here".
 
     Everything in it is computed from the tests visible now (``visibility`` ``"visible"``): a test the instructor
     shows only after the due date (``after_due_date``, ``after_published``, ``hidden``) changes nothing in it, not even
@@ -112,6 +117,9 @@ def summary_lines(assignment: Assignment, record: JudgeRecord) -> list[str]:
         lines = [f"{assignment.title}: {round(score, 2):g} / {max_score:g} points in the tests you can see now; the "
                  f"other {round(later, 2):g} points are tests you will see after the due date."]
         seen = " (the tests you can see now)"
+    if late is not None:  # with tests not visible yet, the score after the penalty would reveal theirs
+        lines.append(late_sentence(late, *score_of(record)[:1], assignment.points, "") if len(tests) == len(every)
+                     else " ".join(s for s in (late["extension"], late["sentence"]) if s))
     tasks = task_scores(tests)
     if any(tasks):
         lines.append(f"Tasks{seen}: " + ", ".join(f"{task or '-'} {round(s, 2):g}/{m:g}{'' if s < m else ' ✓'}"

@@ -75,11 +75,8 @@ class Export:
 
     def problems(self) -> list[str]:
         """One line per student who did not make it into the file, and why."""
-        m = self.matching
-        lines = [f"graded but not on the roster: {', '.join(m.unknown)}"] if m.unknown else []
-        lines += [f"on the roster with no grades (missing): {', '.join(s.student for s in m.missing)}"] if m.missing else []
-        lines += [f"{sid} is claimed by several submissions ({', '.join(ids)}): none of them is exported"
-                  for sid, ids in m.claimed_twice.items()]
+        lines = [line + (": none of them is exported" if "claimed by several" in line else "")
+                 for line in self.matching.problems()]
         if self.unmatched_rows:
             lines.append(f"in the LMS file but not on the roster: {', '.join(self.unmatched_rows)}")
         return lines

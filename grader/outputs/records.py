@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
+from grader.course.due_dates import LateTerms
 from grader.outputs.failures import LoadError, load_errors
 from grader.sandbox.protocol import LayerStatus
 
@@ -109,11 +110,13 @@ class Stamp(TypedDict):
         origin: For a submission read from a git repository at a deadline, the commit graded
             (:class:`grader.intake.entry.Origin` as a dict: ``commit``, ``time``, ``ref``, ``late``,
             ``note``); empty otherwise.
+        late: What the due date and the late policy made of the submission, or None without a due date.
     """
 
     fingerprint: str
     course: dict[str, str]
     origin: dict[str, Any]
+    late: LateTerms | None
 
 
 def empty_record(error: str = "", grader_error: str = "") -> JudgeRecord:

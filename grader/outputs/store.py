@@ -19,6 +19,7 @@ Parsing is tolerant and bounded: a file that is missing, larger than
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,64 @@ def _text_map(value: Any) -> dict[str, str]:
 
 
 @dataclass(frozen=True)
+class LateWork:
+    """What the due date and the late policy did to one result (``extra_data.grader.late``, written by the judge
+    through :func:`grader.outputs.gradescope_results.gradescope_results`).
+
+    Attributes:
+        due: The student's due date (ISO 8601).
+        assignment_due: The assignment's due date for everyone (ISO 8601).
+        policy: The late policy, in one sentence.
+        extension: One sentence on the student's extension, or "".
+        submitted: When the work was submitted (ISO 8601, UTC), or "" when nothing records it.
+        seconds: How late, in seconds.
+        counted: The lateness as the policy counts it (``2 started days``).
+        penalty_points: The points the penalty took.
+        raw_score: The tests' points, before the penalty.
+        final_score: The score after it.
+        graded: False when the work came after the cut-off.
+        sentence: What was applied, in one sentence.
+        applied: False when the score is withheld (no penalty is applied to it).
+    """
+
+    due: str
+    assignment_due: str
+    policy: str
+    extension: str
+    submitted: str
+    seconds: int
+    counted: str
+    penalty_points: float
+    raw_score: float
+    final_score: float
+    graded: bool
+    sentence: str
+    applied: bool
+
+    @property
+    def late(self) -> bool:
+        return self.seconds > 0
+
+
+def _late(value: Any) -> LateWork | None:
+    """The stored late block, each field checked (texts capped at 1,000 characters); None if absent or malformed."""
+    if not isinstance(value, dict):
+        return None
+    texts = [value.get(k) for k in ("due", "assignment_due", "policy", "extension", "submitted", "counted", "sentence")]
+    numbers = [value.get(k) for k in ("penalty_points", "raw_score", "final_score")]
+    seconds, graded, applied = value.get("seconds"), value.get("graded"), value.get("applied")
+    if not (all(isinstance(t, str) for t in texts)
+            and all(isinstance(n, (int, float)) and not isinstance(n, bool) and math.isfinite(n) for n in numbers)
+            and isinstance(seconds, int) and not isinstance(seconds, bool) and seconds >= 0
+            and isinstance(graded, bool) and isinstance(applied, bool)):
+        return None
+    due, assignment_due, policy, extension, submitted, counted, sentence = (str(t)[:1000] for t in texts)
+    taken, raw, final = (float(n) for n in numbers if isinstance(n, (int, float)))
+    return LateWork(due, assignment_due, policy, extension, submitted, seconds, counted, taken, raw, final, graded,
+                    sentence, applied)
+
+
+@dataclass(frozen=True)
 class Result:
     """One submission's result on one assignment, as its ``results.json`` records it.
 
@@ -67,6 +126,7 @@ class Result:
         isolation: Isolation layer to its status (stored as ``"on (...)"``, ``"off: reason"``:
             :func:`grader.sandbox.protocol.read_layer`).
         notes: Intake's notes (files chosen, names escaped...).
+        late: What the due date and the late policy did (None when the assignment had no due date).
         program_output: A capped excerpt of what the program printed.
         document: The whole document (Gradescope's schema), for what copies or converts it.
     """
@@ -82,13 +142,21 @@ class Result:
     load_errors: tuple[LoadError, ...] = ()
     isolation: dict[str, LayerStatus] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    late: LateWork | None = None
     program_output: str = ""
     document: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
-    def score(self) -> float:
-        """Points earned, summed over the tests."""
+    def raw_score(self) -> float:
+        """Points earned, summed over the tests (before any late penalty)."""
         return round(sum(t.score for t in self.tests), 4)
+
+    @property
+    def score(self) -> float:
+        """The score: the tests' points, less the late penalty the judge applied (:attr:`late`)."""
+        late = self.late
+        return late.final_score if late is not None and late.applied and late.raw_score == self.raw_score \
+            else self.raw_score
 
     @property
     def max_score(self) -> float:
@@ -117,7 +185,7 @@ def parse(doc: Any, assignment: str = "", student: str = "") -> Result | None:
         origin=dict(origin) if isinstance(origin, dict) else {},
         problems=_strings(data.get("problems")), load_errors=errors,
         isolation={layer: read_layer(layer, text) for layer, text in _text_map(data.get("isolation")).items()},
-        notes=_strings(data.get("notes")), program_output=str(data.get("program_output") or ""), document=doc,
+        notes=_strings(data.get("notes")), late=_late(data.get("late")), program_output=str(data.get("program_output") or ""), document=doc,
     )
 
 
@@ -146,7 +214,7 @@ class ResultStore:
         hidden tests, so it is kept out of the student's folder.
         """
         folder = self.folder(assignment.id, student)
-        write_atomic(folder / FEEDBACK, feedback_markdown(assignment, student, record))
+        write_atomic(folder / FEEDBACK, feedback_markdown(assignment, student, record, stamp["late"] if stamp else None))
         internal = [t for t in record.get("tests", []) if t.get("internal_error")]
         if internal:
             write_atomic(self.out / INSTRUCTOR / "judge-errors" / f"{assignment.id}--{student}.log",

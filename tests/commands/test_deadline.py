@@ -46,13 +46,15 @@ def test_each_repository_is_graded_at_its_submission_before_the_deadline_and_lat
     bob = repos / "bob"  # no submit tag, and every commit after the deadline
     put(bob, "correct_recursive")
     late = commit(bob, "2026-12-01T02:00:00Z", "late work")
-    shutil.copytree(EXAMPLES / "template_unchanged", repos / "carol")  # a plain folder: graded as it is
+    shutil.copytree(EXAMPLES / "template_unchanged", repos / "carol")  # a plain folder: graded as it is, dated by
+    for path in (repos / "carol").rglob("*.py"):                          # its files' modification times
+        os.utime(path, (1796165000, 1796165000))  # 2026-12-01T22:43:20Z: late
     out = tmp_path / "out"
     args = ["--course", str(ROOT), "grade", str(repos), "-a", "value_ops", "-o", str(out),
             "--deadline", "2026-11-30T23:59:59Z"]
     assert main(args) == 0
     printed = capsys.readouterr()
-    assert "Deadline: 2026-11-30T23:59:59+00:00" in printed.err
+    assert "Due: value_ops 2026-11-30T23:59:59+00:00 (2026-11-30T23:59:59Z, --deadline)" in printed.err
     with open(out / "grades.csv", encoding="utf-8") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     assert rows["alice"]["value_ops"] == "40" and rows["alice"]["commit"] == on_time
@@ -63,13 +65,16 @@ def test_each_repository_is_graded_at_its_submission_before_the_deadline_and_lat
     origin = json.loads((out / "value_ops" / "bob" / "results.json").read_text())["extra_data"]["grader"]["origin"]
     assert origin["commit"] == late and origin["late"] is True and origin["time"] == "2026-12-01T02:00:00Z"
     assert "after the deadline" in (out / "value_ops" / "bob" / "feedback.md").read_text()
-    assert "not a git repository" in (out / "value_ops" / "carol" / "feedback.md").read_text()
+    carol = (out / "value_ops" / "carol" / "feedback.md").read_text()
+    assert "the latest modification time of its files" in carol and "22 h 43 min" in carol
 
-    # an extension: alice's latest submission is now the broken one, bob's commit is on time; both are graded
-    # again without --force, and carol's folder is kept
+    # a later due date: alice's latest submission is now the broken one, bob's commit is on time; all three are
+    # graded again without --force (their due date changed, carol's too), and a run with nothing changed keeps all
     capsys.readouterr()
     assert main([*args[:-1], "2026-12-02T00:00:00Z"]) == 0
-    assert "Graded 2 submission(s)" in capsys.readouterr().out
+    assert "Graded 3 submission(s)" in capsys.readouterr().out
+    assert main([*args[:-1], "2026-12-02T00:00:00Z"]) == 0
+    assert "Graded 0 submission(s)" in capsys.readouterr().out
     with open(out / "grades.csv", encoding="utf-8") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     assert rows["alice"]["value_ops"] == "0" and rows["bob"]["late"] == "no"

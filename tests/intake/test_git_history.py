@@ -1,19 +1,23 @@
-"""Reading a student's git repository at a deadline (grader.intake.git_history): which commit is graded,
-what is read from it, and that nothing in the repository runs."""
+"""Reading a student's git repository at a deadline, or for several (due, cut-off) windows at once
+(grader.intake.git_history): which commit is graded, what is read from it, that a repository is read once for
+all its windows, and that nothing in the repository runs."""
 
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
+from collections import Counter
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from grader.errors import GraderError
 from grader.intake import git_history, submission
-from grader.intake.git_history import is_repository, parse_deadline, read_at_deadline
+from grader.intake.git_history import is_repository, parse_deadline, read_at_deadline, read_at_deadlines
 from grader.intake.submission import read_submission
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -359,6 +363,148 @@ def test_no_git_on_path_is_the_graders_problem(history: tuple[Path, list[str]],
     monkeypatch.setattr(git_history.shutil, "which", lambda name: None)
     with pytest.raises(GraderError, match="install git"):
         read_at_deadline(repo, DEADLINE)
+
+
+SECOND = timedelta(seconds=1)
+
+
+def test_windows_with_their_own_due_dates_grade_their_own_commits(history: tuple[Path, list[str]]) -> None:
+    repo, shas = history
+    first, second, third = read_at_deadlines(repo, [(parse_deadline(ON_TIME), None), (DEADLINE, None),
+                                                    (parse_deadline(LATE) - SECOND, None)])
+    assert first.error == second.error == third.error == "" and first.id == second.id == third.id == "alice"
+    assert first.origin is not None and second.origin is not None and third.origin is not None
+    assert (first.origin.commit, first.origin.time, first.origin.late) == (shas[0], ON_TIME, False)
+    assert first.origin.note == f"graded the latest commit of HEAD at the deadline (commit {shas[0][:7]}, {ON_TIME}), on time"
+    assert first.files == {"micrograd/engine.py": f"# version at {ON_TIME}\n".encode()}
+    assert first.mtimes == {"micrograd/engine.py": float(epoch(ON_TIME))}
+    for sub in (second, third):  # one second before LATE is still ON_TIME_2's window
+        assert sub.origin is not None and (sub.origin.commit, sub.origin.time, sub.origin.late) == (shas[1], ON_TIME_2, False)
+        assert sub.files == {"micrograd/engine.py": f"# version at {ON_TIME_2}\n".encode()}
+        assert sub.mtimes == {"micrograd/engine.py": float(epoch(ON_TIME_2))}
+    assert read_at_deadlines(repo, []) == []
+
+
+def test_a_cutoff_grades_the_latest_commit_at_or_before_it_late(history: tuple[Path, list[str]]) -> None:
+    repo, shas = history
+    due = parse_deadline(ON_TIME) - SECOND  # nothing is on time
+    at_cutoff, before_it, no_cutoff, nothing_before, on_time = read_at_deadlines(
+        repo, [(due, parse_deadline(LATE)), (due, parse_deadline(LATE) - SECOND), (due, None), (due, due),
+               (due + SECOND, parse_deadline(LATE))])
+    assert at_cutoff.origin is not None and at_cutoff.error == ""
+    assert (at_cutoff.origin.ref, at_cutoff.origin.commit, at_cutoff.origin.late) == ("HEAD", shas[2], True)
+    assert at_cutoff.origin.note == (f"graded the latest commit of HEAD at the cut-off (commit {shas[2][:7]}, {LATE}), "
+                                     "10 d 4 h 7 min after the deadline")
+    assert at_cutoff.files == {"micrograd/engine.py": f"# version at {LATE}\n".encode()}
+    assert at_cutoff.mtimes == {"micrograd/engine.py": float(epoch(LATE))}
+    assert before_it.origin is not None and (before_it.origin.commit, before_it.origin.late) == (shas[1], True)
+    assert before_it.origin.note.endswith(f"(commit {shas[1][:7]}, {ON_TIME_2}), 4 d 11 h 58 min after the deadline")
+    assert before_it.files == {"micrograd/engine.py": f"# version at {ON_TIME_2}\n".encode()}
+    for sub in (no_cutoff, nothing_before):  # nothing at or before the cut-off either: HEAD, late
+        assert sub.origin is not None and (sub.origin.commit, sub.origin.late) == (shas[3], True)
+        assert sub.origin.note == f"graded HEAD (commit {shas[3][:7]}, {LATE_2}), 11 d 1 h 58 min after the deadline"
+        assert sub.files == {"micrograd/engine.py": f"# version at {LATE_2}\n".encode()}
+    assert on_time.origin is not None and (on_time.origin.commit, on_time.origin.late) == (shas[0], False)
+    assert on_time.origin.note.endswith(f"(commit {shas[0][:7]}, {ON_TIME}), on time")
+
+
+def test_a_cutoff_with_submit_tags(history: tuple[Path, list[str]]) -> None:
+    repo, shas = history
+    for name, sha in (("a", shas[0]), ("b", shas[2]), ("c", shas[3])):
+        git(repo, "tag", f"submit/{name}", sha)
+    due = parse_deadline(ON_TIME) - SECOND
+    subs = read_at_deadlines(repo, [(due, parse_deadline(LATE)), (due, parse_deadline(LATE) - SECOND), (due, due),
+                                    (due, None), (due + SECOND, parse_deadline(LATE))])
+    assert [s.error for s in subs] == [""] * 5
+    origins = [s.origin for s in subs]
+    assert [(o.ref, o.commit, o.late) for o in origins if o] == [
+        ("submit/b", shas[2], True), ("submit/a", shas[0], True), ("submit/c", shas[3], True),
+        ("submit/c", shas[3], True), ("submit/a", shas[0], False)]
+    assert [o.note for o in origins if o] == [
+        f"graded submit/b (commit {shas[2][:7]}, {LATE}), 10 d 4 h 7 min after the deadline",
+        f"graded submit/a (commit {shas[0][:7]}, {ON_TIME}), 1 s after the deadline",
+        f"graded submit/c (commit {shas[3][:7]}, {LATE_2}), 11 d 1 h 58 min after the deadline",
+        f"graded submit/c (commit {shas[3][:7]}, {LATE_2}), 11 d 1 h 58 min after the deadline",
+        f"graded submit/a (commit {shas[0][:7]}, {ON_TIME}), on time"]
+    assert [s.files for s in subs] == [{"micrograd/engine.py": f"# version at {when}\n".encode()}
+                                       for when in (LATE, ON_TIME, LATE_2, LATE_2, ON_TIME)]
+    assert [s.mtimes for s in subs] == [{"micrograd/engine.py": float(epoch(when))}
+                                        for when in (LATE, ON_TIME, LATE_2, LATE_2, ON_TIME)]
+
+
+@pytest.mark.parametrize("tagged", [False, True], ids=["head", "tags"])
+def test_a_repository_is_read_once_for_all_its_windows(history: tuple[Path, list[str]], tagged: bool,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, shas = history
+    for i, sha in enumerate(shas if tagged else []):
+        git(repo, "tag", f"submit/{i}", sha)
+    (repo / ".git" / "refs" / "tags" / "submit").mkdir(parents=True, exist_ok=True)
+    (repo / ".git" / "refs" / "tags" / "submit" / "garbage").write_text("not an object id\n")
+    calls: Counter[tuple[str, ...]] = Counter()
+    run, packed, tags = git_history._Git.run, git_history._packed_refs, git_history._submit_tags
+
+    def counting_run(self: git_history._Git, *args: str, stdin: bytes = b"", limit: int = 1 << 20) -> bytes:
+        calls[args[:1] if args[0] == "ls-tree" else args[:2]] += 1
+        return run(self, *args, stdin=stdin, limit=limit)
+
+    def counting(name: str, f: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any) -> Any:
+            calls[(name,)] += 1
+            return f(*args)
+        return counted
+
+    monkeypatch.setattr(git_history._Git, "run", counting_run)
+    monkeypatch.setattr(git_history, "_packed_refs", counting("packed-refs", packed))
+    monkeypatch.setattr(git_history, "_submit_tags", counting("submit tags", tags))
+    windows = [(DEADLINE, None), (DEADLINE, None), (parse_deadline(ON_TIME_2), None), (parse_deadline(LATE_2), None),
+               (parse_deadline(LATE_2), parse_deadline(LATE_2))]
+    subs = read_at_deadlines(repo, windows)
+    assert [s.origin.commit for s in subs if s.origin] == [shas[1], shas[1], shas[1], shas[3], shas[3]]
+    assert calls[("ls-tree",)] == 2 and calls[("cat-file", "--batch")] == 2  # one tree and one blob read per commit
+    assert calls[("packed-refs",)] == calls[("submit tags",)] == 1
+    assert calls[("cat-file", "--batch-check=%(objectname) %(objecttype)")] == 1  # the tags, or HEAD, peeled once
+    logs = sum(n for k, n in calls.items() if k[0] == "log")
+    assert (logs == calls[("log", "--no-walk=unsorted")] == 1) if tagged else logs == 3  # tags dated once; a walk per due
+    assert all(s.notes == ["ignored tag submit/garbage: .git/refs/tags/submit/garbage does not hold an object id"]
+               for s in subs)
+    for one, other in ((subs[0], subs[1]), (subs[3], subs[4])):  # equal, but copies
+        assert (one.files, one.mtimes, one.notes) == (other.files, other.mtimes, other.notes)
+        assert one.files is not other.files and one.mtimes is not other.mtimes and one.notes is not other.notes
+    subs[0].files.clear()
+    subs[0].notes.append("changed")
+    subs[0].mtimes.clear()
+    assert subs[1].files == subs[2].files == {"micrograd/engine.py": f"# version at {ON_TIME_2}\n".encode()}
+    assert subs[1].mtimes == {"micrograd/engine.py": float(epoch(ON_TIME_2))} and "changed" not in subs[1].notes
+
+
+def test_an_unreadable_repository_is_every_windows_error(history: tuple[Path, list[str]], tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, _ = history
+    windows = [(DEADLINE, None), (parse_deadline(ON_TIME), DEADLINE), (parse_deadline(LATE_2), None)]
+    (repo / ".git" / "HEAD").write_text("ref: ../../../etc/passwd\n")
+    subs = read_at_deadlines(repo, windows)
+    assert [(s.error, s.origin, s.files, s.mtimes) for s in subs] == [("a symbolic ref names '../../../etc/passwd'",
+                                                                      None, {}, {})] * 3
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / ".git").symlink_to(repo / ".git")
+    errors = [s.error for s in read_at_deadlines(linked, windows)]
+    assert len(set(errors)) == 1 and errors[0].startswith(".git is a file or a symbolic link")
+    (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    monkeypatch.setattr(git_history, "GIT_TIMEOUT", 0.0)
+    assert [s.error for s in read_at_deadlines(repo, windows)] == ["reading the repository took more than 0 s"] * 3
+
+
+def test_a_problem_with_one_commits_files_is_only_its_windows_error(history: tuple[Path, list[str]],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    repo, shas = history
+    big = commit(repo, LATE_2, {"micrograd/nn.py": "x = 1\n" * 20})
+    monkeypatch.setattr(submission, "MAX_FILE_BYTES", 100)
+    on_time, late = read_at_deadlines(repo, [(DEADLINE, None), (parse_deadline(LATE_2), None)])
+    assert on_time.error == "" and on_time.origin is not None and on_time.origin.commit == shas[1]
+    assert on_time.files == {"micrograd/engine.py": f"# version at {ON_TIME_2}\n".encode()}
+    assert late.error == "nn.py is 120 bytes, more than the 100 allowed"
+    assert late.origin is not None and late.origin.commit == big
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,150 @@
+"""A class's submissions read at each student's own due dates, and when each was submitted.
+
+For every student, each assignment with a due date (``due``, or ``grader grade --deadline``) has a due date of its
+own (their extension included: :func:`grader.course.due_dates.due_date`). A git repository is read once for all of
+them (:func:`grader.intake.git_history.read_at_deadlines`): each assignment grades the latest submission at or
+before the student's due date, else the latest at or before the policy's cut-off (late), else the latest of all
+(after the cut-off: not graded). Anything else is read once, as it is.
+
+When was the work submitted? The evidence differs by kind of entry, and the feedback says which was used:
+
+* a git repository: the graded commit's committer date (the student's machine writes it);
+* a zip: the latest date its members record (a zip's dates have no time zone: read in the course's);
+* a folder or a notebook: the latest modification time of its ``.py``/``.ipynb`` files (copy submissions with
+  their times kept: ``cp -p``, ``rsync -t``, or unzip);
+* nothing recorded (no files, or a zip's empty dates): the due date is not applied, and the feedback says so.
+"""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone, tzinfo
+from pathlib import Path
+
+from grader.course.config import Assignment, Course
+from grader.course.due_dates import DueDate, LateTerms, due_date
+from grader.course.extensions import Extension, read_extensions
+from grader.course.roster import Student, match, read_roster
+from grader.grading.freshness import part_fingerprint
+from grader.intake.entry import Submission
+from grader.intake.git_history import is_repository, read_at_deadlines
+from grader.intake.submission import read_submission
+
+ZIP_EPOCH = calendar.timegm((1980, 1, 1, 0, 0, 0))
+"""The earliest date a zip member records: a zip written without dates holds it."""
+
+
+@dataclass
+class TermRules:
+    """What decides each student's due dates in one run.
+
+    Attributes:
+        extensions: The course's extensions (``extensions.csv``).
+        roster: Submission id to its roster row, for the extensions keyed by the course's student id.
+        override: ``--deadline``: every assignment's due date for this run (None: each assignment's ``due``).
+        zone: The course's time zone (a zip's dates are read in it; this machine's without one).
+    """
+
+    extensions: Sequence[Extension] = ()
+    roster: Sequence[Student] = ()
+    override: datetime | None = None
+    zone: tzinfo | None = None
+
+    def dues(self, student: str, assignments: Sequence[Assignment]) -> dict[str, DueDate | None]:
+        """Each assignment's due date for the submission named ``student`` (None: no due date)."""
+        row = match(self.roster, [student]).matched.get(student) if self.roster else None
+        ids = [student, *([row.student] if row is not None and row.student != student else [])]
+        return {a.id: due_date(a, ids, self.extensions, self.override) for a in assignments}
+
+
+def term_rules(course: Course, override: datetime | None = None,
+               roster: Path | None = None, extensions: Path | None = None) -> TermRules:
+    """The rules of a run: the course's time zone, its roster and extensions (``roster`` and ``extensions`` name other
+    files than ``assignments/course.yaml`` does), and ``--deadline``.
+
+    Raises:
+        ConfigError: If ``course.yaml``, the roster or the extensions are invalid (naming the file, line and column).
+    """
+    term = course.term
+    roster = roster or term.roster
+    extensions = extensions or term.extensions
+    return TermRules(
+        extensions=read_extensions(extensions, term.time_zone, course.assignment_ids())
+        if extensions is not None else (),
+        roster=read_roster(roster) if roster is not None else (), override=override, zone=term.time_zone)
+
+
+@dataclass(frozen=True)
+class DueWork:
+    """One submission as graded on one assignment.
+
+    Attributes:
+        submission: What was read (at the student's due date, for a git repository).
+        late: What the due date and the policy made of it (None: the assignment has no due date).
+    """
+
+    submission: Submission
+    late: LateTerms | None
+
+    @property
+    def fingerprint(self) -> str:
+        """What the result is made from (:func:`grader.grading.freshness.part_fingerprint`)."""
+        return part_fingerprint(self.submission, self.late)
+
+
+def read_due_work(entry: Path, dues: Mapping[str, DueDate | None], zone: tzinfo | None) -> dict[str, DueWork]:
+    """Read ``entry`` for each assignment of ``dues`` (assignment id to the student's due date, or None)."""
+    dated = {aid: due for aid, due in dues.items() if due is not None}
+    subs: dict[str, Submission] = {}
+    if dated and is_repository(entry):
+        windows = list(dict.fromkeys(due.window() for due in dated.values()))
+        read = dict(zip(windows, read_at_deadlines(entry, windows)))
+        subs = {aid: read[due.window()] for aid, due in dated.items()}
+    if len(subs) < len(dues):
+        plain = read_submission(entry)
+        subs.update({aid: plain for aid in dues if aid not in subs})
+    work = {}
+    for aid, due in dues.items():
+        sub = subs[aid]
+        work[aid] = DueWork(sub, due.terms(*submitted_at(sub, zone)) if due is not None else None)
+    return work
+
+
+def submitted_at(sub: Submission, zone: tzinfo | None) -> tuple[datetime | None, str]:
+    """When ``sub`` was submitted, and by what evidence (see the module docstring); None when nothing records it."""
+    if sub.origin is not None:
+        try:
+            when = datetime.strptime(sub.origin.time, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+        except ValueError:
+            return None, "the graded commit's date could not be read"
+        return when, f"the committer date of commit {sub.origin.commit[:7]}"
+    if sub.error or not sub.mtimes:
+        return None, "no file was read from it"
+    latest = max(sub.mtimes.values())
+    if sub.source.suffix.lower() == ".zip":
+        if latest <= ZIP_EPOCH:
+            return None, "the zip records no dates"
+        naive = datetime.fromtimestamp(latest, timezone.utc).replace(tzinfo=None)
+        local = naive.replace(tzinfo=zone) if zone is not None else naive.astimezone()
+        return local, "the latest date recorded in the zip for its files"
+    try:
+        return datetime.fromtimestamp(latest, timezone.utc), "the latest modification time of its files"
+    except (OverflowError, OSError, ValueError):
+        return None, "its files' times could not be read"
+
+
+def due_lines(assignments: Sequence[Assignment], rules: TermRules) -> list[str]:
+    """What a run's due dates are, for the terminal: one line per assignment with one, and the extensions."""
+    lines = []
+    for a in assignments:
+        due = rules.override or a.due
+        if due is not None:
+            where = "--deadline" if rules.override else "assignment.yaml"
+            lines.append(f"Due: {a.id} {due.isoformat(timespec='seconds')} "
+                         f"({due.astimezone(timezone.utc):%Y-%m-%dT%H:%M:%SZ}, {where}); {a.late.describe()}")
+    ids = {a.id for a in assignments}
+    if count := sum(1 for e in rules.extensions if e.assignment in ids or e.assignment == "*"):
+        lines.append(f"Extensions: {count} row(s) of the extensions file apply to these assignments")
+    return lines
