@@ -1,5 +1,6 @@
-"""``grader export canvas|moodle|csv OUT --roster roster.csv``: a graded class's scores for an LMS
-(:mod:`grader.outputs.lms_export`); every student who could not be exported is listed."""
+"""``grader export canvas|moodle|csv OUT``: a graded class's scores for an LMS (:mod:`grader.outputs.lms_export`),
+matched through the roster (``--roster``, or ``roster`` in ``assignments/course.yaml``); every student who could not
+be exported is listed."""
 
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ HELP = "write a graded class's scores for Canvas, Moodle or a plain CSV, matched
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("lms", choices=["canvas", "moodle", "csv"], help="the format to write")
     p.add_argument("out", metavar="OUT", help="the file to write (never the Canvas file given)")
-    p.add_argument("--roster", required=True, metavar="CSV", help="the course roster (student, github, email, "
-                   "sis_id, section, name)")
+    p.add_argument("--roster", metavar="CSV", help="the course roster (student, github, email, sis_id, section, "
+                   "name; default: roster in assignments/course.yaml)")
     p.add_argument("--graded", default="grading-output", metavar="DIR",
                    help="the output folder of `grader grade` (default: %(default)s)")
     p.add_argument("--canvas", metavar="CSV", help="canvas: the gradebook exported from Canvas, to fill in")
@@ -39,7 +40,7 @@ class Args(CourseArgs):
 
     lms: str
     out: str
-    roster: str
+    roster: str | None
     graded: str
     canvas: str | None
     column: list[str] | None
@@ -47,8 +48,8 @@ class Args(CourseArgs):
 
 
 def run(args: Args) -> ExitCode:
-    """``grader export canvas|moodle|csv OUT --roster CSV``."""
-    roster = read_roster(Path(args.roster))
+    """``grader export canvas|moodle|csv OUT``."""
+    roster = read_roster(_roster(args))
     book = gradebook_of(Path(args.graded))
     out = Path(args.out)
     prefix = ""
@@ -76,6 +77,24 @@ def run(args: Args) -> ExitCode:
     for line in done.problems():
         print(f"  not exported: {terminal(line, keep='')}", file=sys.stderr)
     return ExitCode.OK
+
+
+def _roster(args: Args) -> Path:
+    """The roster: ``--roster``, else the course's (``assignments/course.yaml``).
+
+    Raises:
+        GraderError: If neither names one.
+    """
+    if args.roster:
+        return Path(args.roster)
+    try:
+        course = course_of(args)
+    except GraderError:  # no course here: exporting needs only the graded folder and a roster
+        course = None
+    roster = course.term.roster if course is not None else None  # a broken course.yaml is its own error
+    if roster is None:
+        raise GraderError("grader export needs a roster: --roster FILE, or roster in assignments/course.yaml")
+    return roster
 
 
 def _titles(args: Args) -> dict[str, str]:

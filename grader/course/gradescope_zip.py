@@ -38,6 +38,8 @@ from pathlib import Path
 
 from grader.course.config import SHARED, Course
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
+from grader.course.public import public_term
+from grader.course.term import COURSE_FILE
 from grader.errors import GraderError
 
 SETUP = """\
@@ -196,6 +198,8 @@ def build_zip(course: Course, assignment_id: str, dest: Path) -> GradescopeZip:
     for path in sorted(shared.rglob("*")):
         if path.is_file() and not any(s in str(path) for s in skip):
             members[f"{path.relative_to(course.root).as_posix()}"] = path
+    if (term := public_term(course)) is not None:  # the time zone of a due date without an offset
+        members[f"assignments/{COURSE_FILE}"] = term
     dest.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
         for name, content in members.items():

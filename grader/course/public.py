@@ -6,6 +6,8 @@ run the student's code in the sandbox) and the judge-side checks they import
 
 * ``assignments/shared/`` without its ``parts/`` folder (the grader's own
   working engine and network, and the local gradients: answer keys);
+* ``assignments/course.yaml`` with the course's time zone only (an ``assignment.yaml`` whose ``due`` has no UTC
+  offset needs it), never where the roster and extensions are;
 * for each assignment: ``assignment.yaml``, the handout, the public tests, and
   the assignment's own top-level modules (its ``probes.py`` and any checks
   module its public tests import).
@@ -21,16 +23,28 @@ import shutil
 from pathlib import Path
 
 from grader.course.config import PARTS, SHARED, Assignment, Course
+from grader.course.term import COURSE_FILE
 
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")
 
 
 def copy_shared(course: Course, dest: Path) -> None:
-    """Copy ``assignments/shared`` without ``parts/`` into ``dest`` (a copy's ``assignments`` folder)."""
+    """Copy ``assignments/shared`` without ``parts/`` into ``dest`` (a copy's ``assignments`` folder), and the
+    public part of ``course.yaml`` (:func:`public_term`)."""
     shared = course.assignments_dir / SHARED
     if shared.is_dir():
         shutil.copytree(shared, dest / SHARED, ignore=lambda d, names: [
             *IGNORE(d, names), *([PARTS] if Path(d) == shared else [])], dirs_exist_ok=True)
+    if (term := public_term(course)) is not None:
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / COURSE_FILE).write_text(term, encoding="utf-8")
+
+
+def public_term(course: Course) -> str | None:
+    """The public part of ``assignments/course.yaml``: its time zone alone (None when it sets none); the roster's
+    and extensions' paths stay with the instructor."""
+    zone = course.term.time_zone
+    return f"time_zone: {getattr(zone, 'key', str(zone))}\n" if zone is not None else None
 
 
 def copy_assignment(assignment: Assignment, dest: Path, handout: str | None = None) -> Path:

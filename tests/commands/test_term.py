@@ -133,6 +133,14 @@ def test_every_boundary_is_applied_to_the_second_in_the_gradebook_and_results(te
     assert 'data-kind="penalised">3<' in html and 'data-kind="after the cut-off">1<' in html
     assert "Missing (on the roster, no submission): ghost" in html and "Not on the roster: stranger" in html
 
+    # the roster of course.yaml matches the export too: the final scores go to the LMS, every mismatch is listed
+    exported = tmp_path / "scores.csv"
+    assert main(["--course", str(course), "export", "csv", str(exported), "--graded", str(out)]) == 0
+    with open(exported, encoding="utf-8") as f:
+        scores = {r["student"]: r["value_ops"] for r in csv.DictReader(f)}
+    assert scores["past_grace"] == "36" and scores["s-ext"] == "40" and scores["ghost"] == ""
+    assert "graded but not on the roster: stranger" in capsys.readouterr().err
+
     # a run with nothing changed keeps every result; a new extension re-grades that student only
     capsys.readouterr()
     assert main(["--course", str(course), "grade", str(repos), "-a", "value_ops", "-o", str(out)]) == 0
