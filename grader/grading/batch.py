@@ -105,11 +105,11 @@ def stale_assignments(store: ResultStore, assignments: list[Assignment], student
     return why
 
 
-def intake(work: Mapping[str, DueWork], index: int, assignments: list[Assignment], stage_root: Path,
+def intake(student: str, work: Mapping[str, DueWork], index: int, assignments: list[Assignment], stage_root: Path,
            template: Path | None = None) -> Job:
-    """Stage one read submission for each of ``assignments`` (``work``: assignment id to what was read for it and
-    its late terms; ``template``: the course's template folder). Work after the policy's cut-off is not staged."""
-    job = Job(work[assignments[0].id].submission.id if assignments else "")
+    """Stage ``student``'s submission for each of ``assignments`` (``work``: assignment id to what was read for it
+    and its late terms; ``template``: the course's template folder). Work after the policy's cut-off is not staged."""
+    job = Job(student)
     for a in assignments:
         sub, late = work[a.id].submission, work[a.id].late
         origin = asdict(sub.origin) if sub.origin is not None else {}
@@ -212,17 +212,18 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
     try:
         runtime = prepare_runtime(work / "runtime", course.parts_dir, course.assignments_dir)
         for index, entry in enumerate(entries):
-            work_of = read_due_work(entry, rules.dues(student_id(entry), assignments), rules.zone)
+            student = student_id(entry)
+            work_of = read_due_work(entry, rules.dues(student, assignments), rules.zone)
             fingerprints = {aid: work_of[aid].fingerprint for aid in work_of}
             why = {a.id: "forced" for a in assignments} if force else stale_assignments(
-                store, assignments, student_id(entry), fingerprints, prints)
+                store, assignments, student, fingerprints, prints)
             if not why:
-                skipped.append(student_id(entry))
+                skipped.append(student)
                 continue
             for aid, reason in why.items():
                 if reason not in ("new", "withheld", "submission", "forced"):
                     changed[aid] = (reason, changed.get(aid, ("", 0))[1] + 1)
-            todo.append(intake(work_of, index, [a for a in assignments if a.id in why], work / "stage",
+            todo.append(intake(student, work_of, index, [a for a in assignments if a.id in why], work / "stage",
                                course.template_dir))
     except BaseException:
         remove_tree(work)

@@ -62,7 +62,7 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
     with temporary_folder("grader-one-") as tmp:
         sub = read_submission(path)
         sub.id = student
-        job = intake({a.id: DueWork(sub, None) for a in assignments}, 0, assignments, tmp / "stage",
+        job = intake(student, {a.id: DueWork(sub, None) for a in assignments}, 0, assignments, tmp / "stage",
                      course.template_dir)
         out = tmp / "out"
         manifest = Manifest(str(course.root), str(prepare_runtime(tmp / "runtime", course.parts_dir, course.assignments_dir)), [a.id for a in assignments],

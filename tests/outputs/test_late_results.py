@@ -1,0 +1,96 @@
+"""A late penalty in the outputs: taken once from the score the judge writes, stated in one sentence, never taken
+from a withheld score, and read back with bounds."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from grader.course.config import Course
+from grader.course.due_dates import DueDate
+from grader.course.late_policy import LatePolicy
+from grader.outputs.gradebook import grade_from_results, write_csv
+from grader.outputs.gradescope_results import gradescope_results
+from grader.outputs.records import GradedTest, JudgeRecord, Stamp, empty_record
+from grader.outputs.store import ResultStore, parse
+
+ROOT = Path(__file__).resolve().parents[2]
+VALUE_OPS = Course(ROOT).assignment("value_ops")  # 40 points
+DUE = datetime(2026, 11, 30, 23, 59, tzinfo=ZoneInfo("Europe/Paris"))
+POLICY = LatePolicy(grace=600, penalty=0.1, per="day", cap=0.3)
+
+
+def graded(name: str, score: float, most: float, visibility: str = "visible") -> GradedTest:
+    return GradedTest(key=f"t::{name}", name=name, task="1.1", max_score=most, score=score,
+                      status="passed" if score == most else "failed", visibility=visibility, public=True, output="",
+                      methods=[], about=[], hints=[], internal_error="", grader_error="", duration=0.1,
+                      slowest_call=None)
+
+
+def record(*tests: GradedTest, grader_error: str = "") -> JudgeRecord:
+    r = empty_record(grader_error=grader_error)
+    r["tests"] = list(tests)
+    return r
+
+
+def stamp(late_by: timedelta) -> Stamp:
+    terms = DueDate(DUE, DUE, POLICY).terms(DUE + late_by, "the committer date of commit abc1234")
+    return Stamp(fingerprint="f", course={}, origin={}, late=terms)
+
+
+def test_the_penalty_is_taken_once_from_the_final_score_and_the_tests_keep_their_points():
+    doc = gradescope_results(VALUE_OPS, record(graded("a", 30, 30), graded("b", 5, 10)), stamp(timedelta(hours=30)))
+    assert doc["score"] == 27.0  # 35 less 2 started days of 10% of 40 points
+    assert [t["score"] for t in doc["tests"]] == [30, 5]
+    late = doc["extra_data"]["grader"]["late"]
+    assert (late["raw_score"], late["penalty_points"], late["final_score"], late["applied"]) == (35, 8, 27, True)
+    assert late["seconds"] == 30 * 3600 and late["counted"] == "2 started days"
+    summary = doc["output"].split("\n\n")[0]
+    assert "2 started day(s), 20% of the points taken" in summary and "Score after the penalty: 27 / 40" in summary
+    result = parse(json.loads(json.dumps(doc)), "value_ops", "alice")
+    assert result is not None and result.raw_score == 35 and result.score == 27
+
+
+def test_a_withheld_score_is_never_penalised_and_says_so(tmp_path):
+    store = ResultStore(tmp_path)
+    store.write(VALUE_OPS, "alice", record(graded("a", 0, 40), grader_error="the sandbox could not start"),
+                stamp(timedelta(days=2)))
+    doc = json.loads((tmp_path / "value_ops" / "alice" / "results.json").read_text())
+    assert "score" not in doc and doc["extra_data"]["grader"]["late"]["applied"] is False
+    assert "No penalty is applied to a withheld score." in (tmp_path / "value_ops" / "alice" / "feedback.md").read_text()
+    grade = grade_from_results(store, [VALUE_OPS], "alice")
+    write_csv(tmp_path / "grades.csv", [VALUE_OPS], [grade])
+    header, row = (tmp_path / "grades.csv").read_text().splitlines()
+    cells = dict(zip(header.split(","), row.split(",")))
+    assert cells["value_ops"] == "" and cells["total"] == "" and cells["value_ops.penalty"] == ""
+    assert cells["value_ops.late_seconds"] == str(2 * 86400)
+
+
+def test_with_tests_not_visible_yet_the_summary_does_not_reveal_their_points_through_the_final_score():
+    doc = gradescope_results(VALUE_OPS, record(graded("a", 10, 10), graded("h", 20, 30, visibility="after_due_date")),
+                             stamp(timedelta(hours=5)))
+    summary = doc["output"].split("\n\n")[0]
+    assert "1 started day(s), 10% of the points taken" in summary and "Score after the penalty" not in summary
+
+
+def test_within_grace_and_on_time_cost_nothing_and_say_so():
+    grace = gradescope_results(VALUE_OPS, record(graded("a", 40, 40)), stamp(timedelta(minutes=10)))
+    assert grace["score"] == 40 and "within the grace period: no penalty" in grace["output"]
+    assert grace["extra_data"]["grader"]["late"]["counted"] == "within the grace period"
+    on_time = gradescope_results(VALUE_OPS, record(graded("a", 40, 40)), stamp(timedelta(0)))
+    assert on_time["extra_data"]["grader"]["late"]["counted"] == "on time"
+
+
+@pytest.mark.parametrize("broken", [
+    {"seconds": "3600"}, {"final_score": float("nan")}, {"final_score": True}, {"applied": "yes"},
+    {"seconds": -1}, {"sentence": ["x"]},
+])
+def test_a_malformed_late_block_reads_as_none_and_the_score_as_the_tests_points(broken):
+    doc = gradescope_results(VALUE_OPS, record(graded("a", 40, 40)), stamp(timedelta(days=1, seconds=1)))
+    doc["extra_data"]["grader"]["late"].update(broken)
+    result = parse(doc, "value_ops", "alice")
+    assert result is not None and result.late is None and result.score == 40
