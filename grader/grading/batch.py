@@ -204,7 +204,6 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
     # and the addresses student objects get (a set of Values iterates by address).
     work = instructor / f"work-{os.getpid():07d}"
     remove_tree(work)
-    rules = rules or TermRules()
     todo: list[Job] = []
     skipped: list[str] = []
     prints = course_fingerprints(course, assignments)
@@ -213,7 +212,8 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
         runtime = prepare_runtime(work / "runtime", course.parts_dir, course.assignments_dir)
         for index, entry in enumerate(entries):
             student = student_id(entry)
-            work_of = read_due_work(entry, rules.dues(student, assignments), rules.zone)
+            dues = rules.dues(student, assignments) if rules is not None else dict.fromkeys(a.id for a in assignments)
+            work_of = read_due_work(entry, dues, rules.zone if rules is not None else None)
             fingerprints = {aid: work_of[aid].fingerprint for aid in work_of}
             why = {a.id: "forced" for a in assignments} if force else stale_assignments(
                 store, assignments, student, fingerprints, prints)
@@ -336,9 +336,10 @@ def grade(
         shard: ``(K, N)``: grade only the students of shard K of N (see :mod:`grader.grading.shard`).
         sandbox: The sandbox backend, ``"linux"`` or ``"portable"``; None picks it (:func:`grader.judge.backends.choose`).
         rules: Each student's due dates (the assignments' ``due``, ``--deadline``, extensions, the roster) and the
-            course's time zone (:func:`grader.grading.due_work.term_rules`); None: each assignment's ``due``, no
-            extensions. A git repository is graded, per assignment, at its latest ``submit/*`` tag (or commit) at
-            or before the student's due date (:mod:`grader.grading.due_work`).
+            course's time zone (:func:`grader.grading.due_work.term_rules`): a git repository is graded, per
+            assignment, at its latest ``submit/*`` tag (or commit) at or before the student's due date, and late
+            work pays the policy (:mod:`grader.grading.due_work`). None applies no due date (``grader validate``,
+            benchmarks): every entry is graded as it is.
         junit: Also write ``grades.junit.xml`` (for CI systems that read JUnit).
 
     Returns:

@@ -186,3 +186,18 @@ def test_an_override_moves_the_due_date_for_one_run(term, tmp_path, capsys):
         rows = {r["student"]: r for r in csv.DictReader(f)}
     assert rows["past_cutoff"]["value_ops.late_seconds"] == "1" and rows["past_cutoff"]["value_ops"] == "40"
     assert rows["tagged"]["value_ops.late"] == "on time"
+
+
+def test_grading_without_the_terms_rules_applies_no_due_date(term, tmp_path):
+    """What `grader validate` and the benchmarks do: the reference and correct variants, copied today, after the
+    course's due date, are never late."""
+    from grader.course.config import Course
+    from grader.grading.batch import grade
+
+    course, _ = term
+    subs = tmp_path / "subs"
+    shutil.copytree(CORRECT, subs / "today" / "micrograd")
+    run = grade(Course(course), subs, ["value_ops"], tmp_path / "out", jobs=1)
+    assert run.store is not None
+    result = run.store.get("value_ops", "today")
+    assert result is not None and result.late is None and result.score == 40
