@@ -70,14 +70,15 @@ def term(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     (course / "term" / "roster.csv").write_text(
         "student,github,email,name\n"
         + "".join(f"{s},,{s}@example.edu,{s}\n" for s in ("at_due", "one_second", "grace_end", "past_grace",
-                                                         "day_25h", "day_25h_1s", "past_cutoff", "tagged"))
+                                                         "day_25h", "day_25h_1s", "at_cutoff", "past_cutoff",
+                                                         "tagged"))
         + "s-ext,ext-gh,ext@example.edu,Extended\nghost,,ghost@example.edu,Ghost\n")
     (course / "term" / "extensions.csv").write_text(
         "student,assignment,due,extra,reason\ns-ext,value_ops,,2d,accommodation letter\n")
     repos = top / "repos"
     for name, when in {"at_due": DUE, "one_second": DUE + S, "grace_end": DUE + 15 * MIN,
                        "past_grace": DUE + 15 * MIN + S, "day_25h": DUE + 25 * H, "day_25h_1s": DUE + 25 * H + S,
-                       "past_cutoff": DUE + 3 * D + S, "ext-gh": DUE + 2 * D, "stranger": DUE - H}.items():
+                       "at_cutoff": DUE + 3 * D, "past_cutoff": DUE + 3 * D + S, "ext-gh": DUE + 2 * D, "stranger": DUE - H}.items():
         commit_at(repos / name, when)
     commit_at(repos / "tagged", DUE - H, tag="submit/first")  # on time, then a late tag that is not graded
     commit_at(repos / "tagged", DUE + 2 * H, tag="submit/second")
@@ -101,6 +102,7 @@ def test_every_boundary_is_applied_to_the_second_in_the_gradebook_and_results(te
         "past_grace": ("36", "40", "901", "1 started day", "4"),
         "day_25h": ("36", "40", str(25 * 3600), "1 started day", "4"),  # the 25-hour Sunday is one day
         "day_25h_1s": ("32", "40", str(25 * 3600 + 1), "2 started days", "8"),
+        "at_cutoff": ("28", "40", str(3 * 86400), "3 started days", "12"),  # 72 h: the third day ends at 73 h
         "past_cutoff": ("0", "0", str(3 * 86400 + 1), "after the cut-off", "0"),
         "ext-gh": ("40", "40", "0", "on time", "0"),  # two days late, with two days' extension (via the roster)
         "tagged": ("40", "40", "0", "on time", "0"),  # the tag before the due date is graded
