@@ -132,7 +132,7 @@ def test_every_boundary_is_applied_to_the_second_in_the_gradebook_and_results(te
     assert main(["--course", str(course), "report", str(out)]) == 0
     html = (out / "report.html").read_text()
     assert 'id="late"' in html and "2026-10-31T23:59:00-04:00" in html
-    assert 'data-kind="penalised">3<' in html and 'data-kind="after the cut-off">1<' in html
+    assert 'data-kind="penalised">4<' in html and 'data-kind="after the cut-off">1<' in html
     assert "Missing (on the roster, no submission): ghost" in html and "Not on the roster: stranger" in html
 
     # the roster of course.yaml matches the export too: the final scores go to the LMS, every mismatch is listed
