@@ -117,6 +117,17 @@ def course_root() -> Path:
     return ROOT
 
 
+@pytest.fixture
+def course_copy(tmp_path: Path) -> Path:
+    """A copy of the course (``assignments/``, ``reference/``, ``student_template/``, ``pyproject.toml``) that a test
+    may change."""
+    course = tmp_path / "course"
+    for name in ("assignments", "reference", "student_template"):
+        shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", course / "pyproject.toml")
+    return course
+
+
 @pytest.fixture(scope="session")
 def graded_class(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Grade the examples plus the reference solution and a zipped correct solution, once."""

@@ -16,12 +16,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def course(tmp_path: Path) -> Path:
-    course = tmp_path / "course"
-    for name in ("assignments", "reference", "student_template"):
-        shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy(ROOT / "pyproject.toml", course / "pyproject.toml")
-    return course
+def course(course_copy: Path) -> Path:
+    return course_copy
 
 
 def test_a_new_assignment_works_with_every_command_as_scaffolded(course, tmp_path, capsys):
