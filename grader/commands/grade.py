@@ -33,9 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--force", action="store_true", help="re-grade submissions that already have complete results in OUT")
     p.add_argument("--deadline", metavar="TIME",
                    help="the due date of every assignment graded, for this run (instead of each assignment.yaml's "
-                   "due; extensions and the late policy still apply): ISO 8601, e.g. 2026-11-30T23:59 local time or "
-                   "2026-11-30T22:59Z. A student git repository is graded at its latest submit/* tag (or, without "
-                   "tags, commit) at or before the student's due date; with nothing before it, at its latest "
+                   "due; extensions and the late policy still apply): ISO 8601, e.g. 2026-11-30T23:59 (in the "
+                   "course's time_zone, else this machine's) or 2026-11-30T22:59Z. A student git repository is "
+                   "graded at its latest submit/* tag (or, without tags, commit) at or before the student's due date; with nothing before it, at its latest "
                    "(before the policy's cut-off), marked late")
     p.add_argument("--roster", metavar="CSV", help="the course roster (default: roster in assignments/course.yaml): "
                    "extensions by the course's student id, and who is missing")
@@ -74,7 +74,7 @@ def run(args: Args) -> ExitCode:
     if choice.kind == "portable":
         print(f"{PORTABLE_WARNING}\n({choice.describe()})", file=sys.stderr)
 
-    deadline = parse_deadline(args.deadline) if args.deadline else None
+    deadline = parse_deadline(args.deadline, course.term.time_zone) if args.deadline else None
     assignments = course.assignments(args.assignment or None)  # a wrong due date or late policy: nothing graded
     rules = term_rules(course, deadline, Path(args.roster) if args.roster else None,
                        Path(args.extensions) if args.extensions else None)

@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
 from grader.errors import GraderError, SubmissionError
@@ -45,7 +45,7 @@ _PART = re.compile(r"[A-Za-z0-9_+=,@-][A-Za-z0-9._+=,@-]{0,99}")
 _DEADLINE = re.compile(
     r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?)?\s*(Z|[+-]\d\d:?\d\d)?", re.IGNORECASE)
 _FORMS = ("2026-11-30 (23:59:59 that day), 2026-11-30T23:59, 2026-11-30 23:59:00+01:00 or 2026-11-30T22:59Z; "
-          "a time without an offset is this machine's local time")
+          "a time without an offset is in the course's time_zone, else this machine's")
 
 
 def is_repository(entry: Path) -> bool:
@@ -54,10 +54,11 @@ def is_repository(entry: Path) -> bool:
     return entry.is_dir() and git.is_dir() and not git.is_symlink()
 
 
-def parse_deadline(text: str) -> datetime:
+def parse_deadline(text: str, zone: tzinfo | None = None) -> datetime:
     """Read a deadline given in ISO 8601 into an aware datetime.
 
-    A date alone means 23:59:59 that day; a time without an offset is in this machine's time zone.
+    A date alone means 23:59:59 that day; a time without an offset is in ``zone`` (the course's time zone), or
+    without one in this machine's.
 
     Raises:
         GraderError: If ``text`` is not one of the accepted forms.
@@ -70,7 +71,7 @@ def parse_deadline(text: str) -> datetime:
         clock = (int(h), int(mi), int(s or 0), int((frac or "0").ljust(6, "0"))) if h else (23, 59, 59, 0)
         when = datetime(int(y), int(mo), int(d), *clock)
         if off is None:
-            return when.astimezone()
+            return when.replace(tzinfo=zone) if zone is not None else when.astimezone()
         minutes = 0 if off.upper() == "Z" else int(off[1:3]) * 60 + int(off[-2:])
         return when.replace(tzinfo=timezone(timedelta(minutes=-minutes if off[0] == "-" else minutes)))
     except (ValueError, OverflowError):

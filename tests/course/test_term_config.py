@@ -70,3 +70,11 @@ def test_a_students_copy_has_the_time_zone_but_not_where_the_roster_is(course: C
     assert "assignments/course.yaml" in made.members
     with zipfile.ZipFile(tmp_path / "gradescope.zip") as zf:
         assert zf.read("assignments/course.yaml") == b"time_zone: Europe/Paris\n"
+
+
+def test_the_command_lines_deadline_without_an_offset_is_in_the_courses_time_zone() -> None:
+    from grader.intake.git_history import parse_deadline
+
+    paris = ZoneInfo("Europe/Paris")
+    assert parse_deadline("2026-11-30T23:59", paris) == datetime(2026, 11, 30, 23, 59, tzinfo=paris)
+    assert parse_deadline("2026-11-30T23:59Z", paris) == datetime(2026, 11, 30, 23, 59, tzinfo=ZoneInfo("UTC"))
