@@ -9,13 +9,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.commands import CourseArgs, ExitCode, course_of, jobs_option, sandbox_option
+from grader.course.late_policy import parse_deadline
 from grader.course.roster import match
 from grader.grading.batch import grade
 from grader.grading.due_work import due_lines, term_rules
 from grader.grading.progress import Progress
 from grader.grading.shard import parse_shard
 from grader.inert import terminal
-from grader.intake.git_history import parse_deadline
 from grader.judge.backends import PORTABLE_WARNING, choose
 from grader.outputs.class_outputs import summary_text, withheld_message
 

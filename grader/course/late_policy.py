@@ -36,13 +36,16 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from grader.errors import ConfigError
+from grader.errors import ConfigError, GraderError
 
 DURATION = re.compile(r"^\s*(\d{1,6})\s*(s|m|h|d)\s*$")
 """A duration: a whole number of seconds, minutes, hours or days (``15m``, ``3d``)."""
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?\s*(Z|[+-]\d{2}:?\d{2})?$")
+ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$",
+                 re.IGNORECASE)
 """A due date: a date (meaning 23:59:59 that day) or a date and time, with an optional UTC offset."""
+FORMS = ("2026-11-30 (23:59:59 that day), 2026-11-30T23:59, 2026-11-30 23:59:00+01:00 or 2026-11-30T22:59Z; "
+         "a time without an offset is in the course's time_zone, else this machine's")
 PERCENT = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,4})?)\s*%\s*$")
 KEYS = ("grace", "penalty", "per", "cap", "cutoff")
 
@@ -184,22 +187,52 @@ def parse_due(value: Any, zone: tzinfo | None, where: str = "", key: str = "due"
     if isinstance(value, datetime):  # YAML reads an unquoted timestamp itself
         value = value.isoformat()
     text = str(value).strip()
-    m = ISO.fullmatch(text)
-    if m is None:
-        raise ConfigError(where, key, f"{text[:60]!r} is not a date: use ISO 8601, e.g. 2026-11-30T23:59 or "
-                                      "2026-11-30T23:59-05:00")
-    y, mo, d, h, mi, s, off = m.groups()
-    try:
-        local = datetime(int(y), int(mo), int(d), int(h or 23), int(mi or 59), int(s or (0 if h else 59)))
-    except ValueError as exc:
-        raise ConfigError(where, key, f"{text[:60]!r} is not a valid date ({exc})") from None
-    if off is not None:
-        minutes = 0 if off == "Z" else int(off[1:3]) * 60 + int(off[-2:])
-        return local.replace(tzinfo=timezone(timedelta(minutes=minutes if off[0] != "-" else -minutes)))
+    local, offset = _read_iso(text, where, key)
+    if offset is not None:
+        return local.replace(tzinfo=offset)
     if zone is None:
         raise ConfigError(where, key, f"{text!r} has no UTC offset and the course sets no time zone: add one "
                                       "(2026-11-30T23:59-05:00) or set time_zone in assignments/course.yaml")
     return local.replace(tzinfo=zone)
+
+
+def parse_deadline(text: str, zone: tzinfo | None = None) -> datetime:
+    """``grader grade --deadline TIME`` as an aware datetime: :func:`parse_due`'s forms, and a time without an
+    offset in ``zone`` (the course's time zone), else in this machine's.
+
+    Raises:
+        GraderError: If ``text`` is not one of the accepted forms.
+    """
+    try:
+        local, offset = _read_iso(text.strip(), "--deadline", "")
+    except ConfigError:
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        raise GraderError(f"cannot read the deadline {shown!r}: use ISO 8601, e.g. {FORMS}") from None
+    if offset is not None:
+        return local.replace(tzinfo=offset)
+    return local.replace(tzinfo=zone) if zone is not None else local.astimezone()
+
+
+def _read_iso(text: str, where: str, key: str) -> tuple[datetime, timezone | None]:
+    """The naive date and time of an ISO 8601 text (a date alone: 23:59:59 that day), and its UTC offset if any.
+
+    Raises:
+        ConfigError: If it is not ISO 8601 or not a valid date, time or offset.
+    """
+    m = ISO.fullmatch(text)
+    if m is None:
+        raise ConfigError(where, key, f"{text[:60]!r} is not a date: use ISO 8601, e.g. 2026-11-30T23:59 or "
+                                      "2026-11-30T23:59-05:00")
+    y, mo, d, h, mi, s, frac, off = m.groups()
+    try:
+        clock = (int(h), int(mi), int(s or 0), int((frac or "0").ljust(6, "0"))) if h else (23, 59, 59, 0)
+        local = datetime(int(y), int(mo), int(d), *clock)
+        if off is None:
+            return local, None
+        minutes = 0 if off.upper() == "Z" else int(off[1:3]) * 60 + int(off[-2:])
+        return local, timezone(timedelta(minutes=-minutes if off[0] == "-" else minutes))
+    except (ValueError, OverflowError) as exc:
+        raise ConfigError(where, key, f"{text[:60]!r} is not a valid date ({exc})") from None
 
 
 def parse_policy(data: Any, due: datetime, where: str = "", key: str = "late") -> LatePolicy:

@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import datetime, timezone
 from pathlib import Path
 
 from grader.errors import GraderError, SubmissionError
@@ -42,41 +42,12 @@ MAX_REFS = 1000
 """Most ``submit/*`` tags read from one repository."""
 _HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _PART = re.compile(r"[A-Za-z0-9_+=,@-][A-Za-z0-9._+=,@-]{0,99}")
-_DEADLINE = re.compile(
-    r"(\d{4})-(\d\d)-(\d\d)(?:[T ](\d\d):(\d\d)(?::(\d\d)(?:\.(\d{1,6}))?)?)?\s*(Z|[+-]\d\d:?\d\d)?", re.IGNORECASE)
-_FORMS = ("2026-11-30 (23:59:59 that day), 2026-11-30T23:59, 2026-11-30 23:59:00+01:00 or 2026-11-30T22:59Z; "
-          "a time without an offset is in the course's time_zone, else this machine's")
 
 
 def is_repository(entry: Path) -> bool:
     """Whether ``entry`` is a folder holding a ``.git`` folder (not a symbolic link, not a ``.git`` file)."""
     git = entry / ".git"
     return entry.is_dir() and git.is_dir() and not git.is_symlink()
-
-
-def parse_deadline(text: str, zone: tzinfo | None = None) -> datetime:
-    """Read a deadline given in ISO 8601 into an aware datetime.
-
-    A date alone means 23:59:59 that day; a time without an offset is in ``zone`` (the course's time zone), or
-    without one in this machine's.
-
-    Raises:
-        GraderError: If ``text`` is not one of the accepted forms.
-    """
-    try:
-        m = _DEADLINE.fullmatch(text.strip())
-        if m is None:
-            raise ValueError(text)
-        y, mo, d, h, mi, s, frac, off = m.groups()
-        clock = (int(h), int(mi), int(s or 0), int((frac or "0").ljust(6, "0"))) if h else (23, 59, 59, 0)
-        when = datetime(int(y), int(mo), int(d), *clock)
-        if off is None:
-            return when.replace(tzinfo=zone) if zone is not None else when.astimezone()
-        minutes = 0 if off.upper() == "Z" else int(off[1:3]) * 60 + int(off[-2:])
-        return when.replace(tzinfo=timezone(timedelta(minutes=-minutes if off[0] == "-" else minutes)))
-    except (ValueError, OverflowError):
-        shown = text if len(text) <= 60 else text[:57] + "..."
-        raise GraderError(f"cannot read the deadline {shown!r}: use ISO 8601, e.g. {_FORMS}") from None
 
 
 def read_at_deadline(entry: Path, deadline: datetime) -> Submission:
@@ -272,7 +243,7 @@ class _Git:
     def __init__(self, git_dir: Path, objects: Path, sha256: bool) -> None:
         exe = shutil.which("git")
         if exe is None:
-            raise GraderError("--deadline reads the students' git repositories: install git and put it on PATH")
+            raise GraderError("grading git repositories at a due date needs git: install git and put it on PATH")
         if "\n" in str(objects) or "\r" in str(objects):
             raise SubmissionError("the repository's path holds a line break")
         (git_dir / "objects" / "info").mkdir(parents=True)

@@ -8,8 +8,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from grader.course.late_policy import LatePolicy, assess, parse_due, parse_policy, time_zone
-from grader.errors import ConfigError
+from grader.course.late_policy import LatePolicy, assess, parse_deadline, parse_due, parse_policy, time_zone
+from grader.errors import ConfigError, GraderError
 
 NEW_YORK = ZoneInfo("America/New_York")
 DUE = datetime(2026, 11, 20, 23, 59, tzinfo=NEW_YORK)
@@ -122,6 +122,7 @@ def test_a_policy_reads_percentages_fractions_durations_and_an_absolute_cut_off(
 @pytest.mark.parametrize(("text", "words"), [
     ("30/11/2026", "is not a date"),
     ("2026-02-30T10:00", "is not a valid date"),
+    ("2026-11-20T23:59+25:00", "is not a valid date"),  # an offset of a day or more
     ("2026-11-20T23:59", "no UTC offset and the course sets no time zone"),
 ])
 def test_a_wrong_due_date_names_the_key(text, words):
@@ -133,3 +134,32 @@ def test_a_wrong_due_date_names_the_key(text, words):
 def test_an_unknown_time_zone_is_an_error_that_says_what_to_use():
     with pytest.raises(ConfigError, match="IANA name"):
         time_zone("Mars/Olympus_Mons", "assignments/course.yaml")
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("2026-11-30T23:59Z", datetime(2026, 11, 30, 23, 59, tzinfo=timezone.utc)),
+        ("2026-11-30t23:59:30z", datetime(2026, 11, 30, 23, 59, 30, tzinfo=timezone.utc)),
+        ("2026-11-30 23:59:00+01:00", datetime(2026, 11, 30, 22, 59, tzinfo=timezone.utc)),
+        ("2026-11-30T23:59:00.5-0230", datetime(2026, 12, 1, 2, 29, 0, 500000, tzinfo=timezone.utc)),
+        ("2026-11-30T23:59", datetime(2026, 11, 30, 23, 59).astimezone()),
+        (" 2026-11-30 ", datetime(2026, 11, 30, 23, 59, 59).astimezone()),
+    ],
+)
+def test_parse_deadline_forms(text: str, expected: datetime) -> None:
+    got = parse_deadline(text)
+    assert got.tzinfo is not None and got == expected
+
+
+@pytest.mark.parametrize("text", ["", "tomorrow", "2026-13-01", "2026-11-31", "30/11/2026", "2026-11-30T25:00",
+                                  "2026-11-30T23:59+25:00", "2026-11-30T23:59:00 UTC"])
+def test_parse_deadline_rejects_garbage_clearly(text: str) -> None:
+    with pytest.raises(GraderError, match=r"cannot read the deadline .*use ISO 8601, e\.g\. 2026-11-30 "):
+        parse_deadline(text)
+
+
+def test_local_deadline_is_this_machines_time_zone() -> None:
+    got = parse_deadline("2026-07-01T12:00")
+    assert got.utcoffset() == datetime(2026, 7, 1, 12).astimezone().utcoffset()
+    assert got - parse_deadline("2026-07-01T11:00") == timedelta(hours=1)

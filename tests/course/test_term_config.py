@@ -73,7 +73,7 @@ def test_a_students_copy_has_the_time_zone_but_not_where_the_roster_is(course: C
 
 
 def test_the_command_lines_deadline_without_an_offset_is_in_the_courses_time_zone() -> None:
-    from grader.intake.git_history import parse_deadline
+    from grader.course.late_policy import parse_deadline
 
     paris = ZoneInfo("Europe/Paris")
     assert parse_deadline("2026-11-30T23:59", paris) == datetime(2026, 11, 30, 23, 59, tzinfo=paris)
