@@ -18,6 +18,8 @@ from pathlib import Path
 from grader.commands import CourseArgs, ExitCode, course_of, jobs_option, percentage, positive_float
 from grader.errors import GraderError
 from grader.inert import terminal
+from grader.outputs.gradebook import origin_of
+from grader.outputs.store import ResultStore
 from grader.similarity.graded_class import CLASS_FILE, GradedClass, recorded_class
 from grader.similarity.ranking import FLOOR, IDENTICAL, THRESHOLD, Settings
 from grader.similarity.similarity_json import SimilarityReport
@@ -89,19 +91,31 @@ def summary(report: SimilarityReport) -> list[str]:
     return lines
 
 
-def _class(args: Args, out: Path) -> GradedClass:
-    """The submissions to compare: ``--submissions``, else the folder ``grader grade`` recorded (with its deadline)."""
+def _class(args: Args, out: Path) -> tuple[GradedClass, bool]:
+    """The submissions to compare: ``--submissions``, else the folder ``grader grade`` recorded (with its deadline);
+    and whether they are the folder graded (then git repositories are read at the commits the results record)."""
     if not args.submissions:
-        return recorded_class(out)
+        return recorded_class(out), True
     folder = Path(args.submissions)
     if not folder.is_dir():
         raise GraderError(f"--submissions {folder} is not a folder")
     try:
         graded = recorded_class(out)
     except GraderError:
-        return GradedClass(folder.resolve())
+        return GradedClass(folder.resolve()), False
     same = graded.submissions.resolve() == folder.resolve()
-    return GradedClass(folder.resolve(), graded.deadline if same else None)
+    return GradedClass(folder.resolve(), graded.deadline if same else None), same
+
+
+def graded_commits(out: Path) -> dict[str, dict[str, str]]:
+    """Student id to assignment id to the commit of their git repository that was graded, as each result records
+    it (:func:`grader.outputs.gradebook.origin_of` checks it): what ``grader similarity`` compares."""
+    store, commits = ResultStore(out), dict[str, dict[str, str]]()
+    for aid, student, _ in store.stored():
+        result = store.get(aid, student)
+        if result is not None and (commit := origin_of(result.origin).get("commit")):
+            commits.setdefault(student, {})[aid] = commit
+    return commits
 
 
 def graded_assignments(out: Path, known: list[str]) -> list[str] | None:
@@ -130,11 +144,12 @@ def run(args: Args) -> ExitCode:
     out = Path(args.graded)
     if not out.is_dir():
         raise GraderError(f"{out} is not a folder: give the output folder of `grader grade`")
-    graded = _class(args, out)
+    graded, same = _class(args, out)
     print(f"Comparing the submissions in {terminal(str(graded.submissions), keep='')}"
           + (f" (git repositories at {graded.deadline.isoformat()})" if graded.deadline else "")
           + (f" (recorded in {out / CLASS_FILE})" if not args.submissions else ""), file=sys.stderr)
     report = compare_class(course, out, graded.submissions, deadline=graded.deadline,
+                           commits=graded_commits(out) if same else None,
                            corpora=[Path(c) for c in args.corpus or []],
                            assignment_ids=args.assignment or graded_assignments(out, course.assignment_ids()),
                            settings=Settings(threshold=args.threshold, floor=args.floor / 100,

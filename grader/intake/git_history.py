@@ -22,26 +22,23 @@ import math
 import os
 import re
 import shutil
-import stat
 import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
 from grader.errors import GraderError, SubmissionError
 from grader.intake import submission as S
 from grader.intake.entry import Origin, Submission
+from grader.intake.git_refs import HEX as _HEX
+from grader.intake.git_refs import packed_refs, read_small, resolve, submit_tags
 from grader.intake.submission import student_id
 
 GIT_TIMEOUT = 60.0
 """Seconds all the git commands reading one repository may take together."""
-MAX_REFS = 1000
-"""Most ``submit/*`` tags read from one repository."""
-_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_PART = re.compile(r"[A-Za-z0-9_+=,@-][A-Za-z0-9._+=,@-]{0,99}")
 
 
 def is_repository(entry: Path) -> bool:
@@ -74,12 +71,28 @@ def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | 
     Raises:
         GraderError: If git is not installed on this machine.
     """
-    subs = [Submission(student_id(entry), entry) for _ in windows]
+    return _read(entry, lambda repo: [repo.pick(due, cutoff) for due, cutoff in windows], len(windows))
+
+
+def read_at_commits(entry: Path, commits: Sequence[str]) -> list[Submission]:
+    """Read the repository ``entry`` at each of ``commits`` (the commits a graded class's results record, so that
+    ``grader similarity`` compares the code that was graded), opened once; one submission per commit, its error
+    saying so when the commit is not in the repository any more.
+
+    Raises:
+        GraderError: If git is not installed on this machine.
+    """
+    return _read(entry, lambda repo: [repo.at(commit) for commit in commits], len(commits))
+
+
+def _read(entry: Path, choose: Callable[[_Repo], list[Origin]], count: int) -> list[Submission]:
+    """One submission per commit ``choose`` picks in the opened repository (``count`` of them)."""
+    subs = [Submission(student_id(entry), entry) for _ in range(count)]
     notes: list[str] = []
     try:
         with tempfile.TemporaryDirectory(prefix="grader-git-") as tmp:
             repo = _Repo(entry, Path(tmp) / "borrow.git", notes)
-            for sub, origin in zip(subs, [repo.pick(due, cutoff) for due, cutoff in windows]):
+            for sub, origin in zip(subs, choose(repo)):
                 tree = repo.files(origin.commit)  # copied: windows grading one commit share nothing
                 sub.origin, sub.error, sub.notes = origin, tree.error, tree.notes.copy()
                 sub.files, sub.mtimes = tree.files.copy(), tree.mtimes.copy()
@@ -111,16 +124,16 @@ class _Repo:
         if os.path.lexists(objects / "info" / "alternates"):
             raise SubmissionError("the repository borrows objects from another one (objects/info/alternates); "
                                   "grade a clone made without --shared or --reference")
-        packed = _packed_refs(git_dir)
+        packed = packed_refs(git_dir)
         tags: dict[str, str] = {}
-        for name in _submit_tags(git_dir, packed):
+        for name in submit_tags(git_dir, packed):
             try:
-                if oid := _resolve(git_dir, packed, name):
+                if oid := resolve(git_dir, packed, name):
                     tags[name[len("refs/tags/"):]] = oid
             except SubmissionError as exc:
                 notes.append(f"ignored tag {name[len('refs/tags/'):]}: {exc}")
         try:
-            head, head_error = _resolve(git_dir, packed, "HEAD"), "the repository has no commits"
+            head, head_error = resolve(git_dir, packed, "HEAD"), "the repository has no commits"
         except SubmissionError as exc:
             head, head_error = None, str(exc)
         if not tags and head is None:
@@ -129,7 +142,7 @@ class _Repo:
         if len(lengths) > 1:
             raise SubmissionError("the repository's refs mix SHA-1 and SHA-256 object ids")
         self.git = git = _Git(tmp, objects.resolve(), sha256=lengths == {64})
-        if (shallow := _read_small(git_dir, "shallow", 1 << 20)) is not None:  # a shallow clone's cut-off commits
+        if (shallow := read_small(git_dir, "shallow", 1 << 20)) is not None:  # a shallow clone's cut-off commits
             lines = shallow.decode("ascii", "replace").split()
             if not all(_HEX.fullmatch(x) for x in lines):
                 raise SubmissionError(".git/shallow is not a list of object ids")
@@ -157,6 +170,21 @@ class _Repo:
         self.dates[commit], stamp = ct, _utc(ct)
         late = f"{_duration(ct - limit)} after the deadline" if ct > limit else "on time"
         return Origin(commit, stamp, ref, ct > limit, f"{what} (commit {commit[:7]}, {stamp}), {late}")
+
+    def at(self, commit: str) -> Origin:
+        """The commit ``commit`` itself (a full object id).
+
+        Raises:
+            SubmissionError: If it is not an object id, or not a commit of the repository.
+        """
+        try:
+            when = _times(self.git, [commit], "--no-walk").get(commit) if _HEX.fullmatch(commit) else None
+        except SubmissionError:  # git cannot find the object
+            when = None
+        if when is None:
+            raise SubmissionError(f"the graded commit {commit[:12]!r} is not in the repository any more")
+        self.dates[commit], stamp = when, _utc(when)
+        return Origin(commit, stamp, "graded", False, f"the commit graded (commit {commit[:7]}, {stamp})")
 
     def _latest(self, limit: int | None) -> tuple[int, str, str] | None:
         """The latest submit tag (else commit of ``HEAD``) dated at or before ``limit`` (None: the latest submit
@@ -321,73 +349,6 @@ def _times(git: _Git, commits: list[str], *options: str) -> dict[str, int]:
         if _HEX.fullmatch(oid) and re.fullmatch(r"-?\d{1,15}", ct):
             times.setdefault(oid, int(ct))
     return times
-
-
-def _read_small(git_dir: Path, rel: str, cap: int) -> bytes | None:
-    """The bytes of ``.git/<rel>``, or None if it is not a file; no symbolic link is followed on the way."""
-    path = git_dir
-    for part in rel.split("/"):
-        path = path / part
-        try:
-            st = path.lstat()
-        except (FileNotFoundError, NotADirectoryError):
-            return None
-        if stat.S_ISLNK(st.st_mode):
-            raise SubmissionError(f".git/{rel} is a symbolic link")
-    if not stat.S_ISREG(st.st_mode):
-        return None
-    if st.st_size > cap:
-        raise SubmissionError(f".git/{rel} is larger than {cap} bytes")
-    with open(path, "rb") as f:
-        return f.read(cap)
-
-
-def _valid_name(name: str) -> bool:
-    """Whether a ref name is made of plain parts (no ``..``, no leading dot, no ``.lock``, no odd characters)."""
-    return len(name) <= 255 and all(_PART.fullmatch(p) and not p.endswith((".lock", ".")) and ".." not in p
-                                    for p in name.split("/"))
-
-
-def _packed_refs(git_dir: Path) -> dict[str, str]:
-    """The refs of ``.git/packed-refs`` (``<oid> <name>`` lines; ``#`` and ``^`` lines skipped)."""
-    refs: dict[str, str] = {}
-    for line in (_read_small(git_dir, "packed-refs", 4 << 20) or b"").decode("ascii", "replace").split("\n"):
-        oid, _, name = line.strip().partition(" ")
-        if _HEX.fullmatch(oid.lower()) and name.startswith("refs/") and _valid_name(name):
-            refs[name] = oid.lower()
-    return refs
-
-
-def _submit_tags(git_dir: Path, packed: dict[str, str]) -> list[str]:
-    """The names (``refs/tags/submit/...``) of the submit tags, loose or packed, sorted."""
-    names = {n for n in packed if n.startswith("refs/tags/submit/")}
-    top, seen = git_dir / "refs" / "tags" / "submit", 0
-    if not any(p.is_symlink() for p in (top.parent.parent, top.parent, top)) and top.is_dir():
-        for dirpath, dirnames, filenames in os.walk(top):  # symbolic links to folders are not entered
-            seen += len(dirnames) + len(filenames)
-            if seen > 10 * MAX_REFS:
-                break
-            names.update(r for f in filenames if _valid_name(r := Path(dirpath, f).relative_to(git_dir).as_posix()))
-    if len(names) > MAX_REFS or seen > 10 * MAX_REFS:
-        raise SubmissionError(f"the repository has more than {MAX_REFS} submit tags")
-    return sorted(names)
-
-
-def _resolve(git_dir: Path, packed: dict[str, str], name: str) -> str | None:
-    """The object id the ref ``name`` points to, following at most 5 symbolic refs; None if it does not exist."""
-    for _ in range(5):
-        data = _read_small(git_dir, name, 1024)
-        if data is None:
-            return packed.get(name)
-        text = data.decode("ascii", "replace").strip()
-        if not text.startswith("ref:"):
-            if _HEX.fullmatch(text.lower()):
-                return text.lower()
-            raise SubmissionError(f".git/{name} does not hold an object id")
-        name = text[4:].strip()
-        if not (name.startswith("refs/") and _valid_name(name)):
-            raise SubmissionError(f"a symbolic ref names {name[:100]!r}")
-    raise SubmissionError("too many symbolic refs in a row")
 
 
 def _utf8(name: bytes) -> bool:

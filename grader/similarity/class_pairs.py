@@ -10,7 +10,7 @@ reads its scores directly to choose the defaults.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -134,6 +134,7 @@ def _prints(docs: Sequence[Document], tokens: dict[str, Tokens], subtract: Any, 
 
 
 def score_class(course: Course, submissions: Path, *, deadline: datetime | None = None,
+                  commits: Mapping[str, Mapping[str, str]] | None = None,
                 corpora: Sequence[Path] = (), assignment_ids: list[str] | None = None,
                 settings: Settings | None = None, jobs: int = 1) -> Scored:
     """Score every pair of the class in ``submissions``, and the class against each corpus folder.
@@ -142,6 +143,8 @@ def score_class(course: Course, submissions: Path, *, deadline: datetime | None 
         course: The course (assignments, and the template subtracted as boilerplate).
         submissions: The class's submissions folder (the one ``grader grade`` graded).
         deadline: Read git repositories at their last submission before it, as ``grader grade --deadline`` did.
+        commits: Student id to assignment id to the commit its result records: git repositories are read at the
+            commits graded (:func:`grader.similarity.sources.read_folder`).
         corpora: Folders of other code (last term's submissions, a public engine).
         assignment_ids: The assignments to compare (default: all).
         settings: When a pair is flagged (default: :class:`~grader.similarity.ranking.Settings`).
@@ -154,7 +157,7 @@ def score_class(course: Course, submissions: Path, *, deadline: datetime | None 
     assignments = course.assignments(assignment_ids)
     named = corpora_of(corpora)
     template = course.template_dir if (course.template_dir / "micrograd").is_dir() else None
-    source = read_folder(Path(submissions), CLASS, assignments, template, deadline)
+    source = read_folder(Path(submissions), CLASS, assignments, template, deadline, commits)
     if not source.entries:
         raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
     others = [read_folder(c.path, c.name, assignments, template) for c in named]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -51,6 +51,7 @@ def snap(text: str, span: tuple[int, int]) -> tuple[int, int]:
 
 
 def compare_class(course: Course, out: Path, submissions: Path, *, deadline: datetime | None = None,
+                  commits: Mapping[str, Mapping[str, str]] | None = None,
                   corpora: Sequence[Path] = (), assignment_ids: list[str] | None = None,
                   settings: Settings | None = None, jobs: int = 1) -> R.SimilarityReport:
     """Compare the class in ``submissions`` within itself and against ``corpora``; write the evidence into ``out``.
@@ -60,6 +61,8 @@ def compare_class(course: Course, out: Path, submissions: Path, *, deadline: dat
         out: The graded folder: ``similarity.json`` and ``similarity/pair-NNNN.html`` go there.
         submissions: The class's submissions folder (the one ``grader grade`` graded).
         deadline: Read git repositories at their last submission before it, as ``grader grade --deadline`` did.
+        commits: Student id to assignment id to the commit its result records: git repositories are read at the
+            commits graded (:func:`grader.similarity.sources.read_folder`).
         corpora: Folders of other code (last term's submissions, a public engine).
         assignment_ids: The assignments to compare (default: all).
         settings: When a pair is flagged (default: :class:`~grader.similarity.ranking.Settings`).
@@ -72,7 +75,8 @@ def compare_class(course: Course, out: Path, submissions: Path, *, deadline: dat
     settings = settings or Settings()
     if not Path(out).is_dir():
         raise GraderError(f"{out} is not a folder (give the output folder of `grader grade`)")
-    scored = score_class(course, submissions, deadline=deadline, corpora=corpora, assignment_ids=assignment_ids,
+    scored = score_class(course, submissions, deadline=deadline, commits=commits, corpora=corpora,
+                         assignment_ids=assignment_ids,
                          settings=settings, jobs=jobs)
     pairs: list[R.PairRecord] = []
     stats: list[R.DistributionRecord] = []

@@ -17,6 +17,7 @@ missing files) becomes a :class:`Note` for that submission, with the reason.
 from __future__ import annotations
 
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +26,7 @@ from grader.course.config import Assignment
 from grader.errors import SubmissionError
 from grader.intake.candidates import choose, find_files, find_notebook
 from grader.intake.entry import Submission
-from grader.intake.git_history import is_repository, read_at_deadline
+from grader.intake.git_history import is_repository, read_at_commits, read_at_deadline
 from grader.intake.notebook import cap
 from grader.intake.submission import MAX_FILE_BYTES, discover, read_submission, student_id
 
@@ -99,7 +100,7 @@ def read_entry(entry: Path, deadline: datetime | None) -> Submission:
 
 
 def read_folder(folder: Path, origin: str, assignments: list[Assignment], template: Path | None,
-                deadline: datetime | None = None) -> Source:
+                deadline: datetime | None = None, commits: Mapping[str, Mapping[str, str]] | None = None) -> Source:
     """Every document of ``folder`` for each of ``assignments``: one per submission entry, and, for a corpus, one
     per plain top-level ``.py`` file. Each entry is read, its documents kept and the rest let go, one at a time.
 
@@ -110,6 +111,8 @@ def read_folder(folder: Path, origin: str, assignments: list[Assignment], templa
         template: The course's template folder, so an untouched ``.py`` package next to a worked notebook is
             not what is compared (:func:`grader.intake.candidates.choose`); None without one.
         deadline: Read git repositories at their latest submission before it (``grader grade --deadline``).
+        commits: Student id to assignment id to the commit graded (what the class's results record): a git
+            repository is read at those commits for those assignments (due dates of their own, extensions).
 
     Raises:
         GraderError: If ``folder`` is not a directory.
@@ -117,14 +120,18 @@ def read_folder(folder: Path, origin: str, assignments: list[Assignment], templa
     source = Source(origin, {a.id: [] for a in assignments}, [])
     for entry in discover(folder):
         source.entries += 1
+        graded = (commits or {}).get(student_id(entry), {})
+        graded = {a.id: graded[a.id] for a in assignments if a.id in graded} if is_repository(entry) else {}
         try:
-            sub = read_entry(entry, deadline)
+            at = dict(zip(graded, read_at_commits(entry, list(graded.values())))) if graded else {}
+            plain = read_entry(entry, deadline) if len(at) < len(assignments) else next(iter(at.values()))
         except (SubmissionError, OSError) as exc:
             source.notes.append(Note(origin, student_id(entry), "", _line(f"could not be read: {exc}")))
             continue
-        if origin != CLASS and not sub.files and sub.error.startswith("the submission is empty"):
+        if origin != CLASS and not plain.files and plain.error.startswith("the submission is empty"):
             continue  # a corpus's folder without code (a wheel's .dist-info): nothing to compare
         for a in assignments:
+            sub = at.get(a.id, plain)
             try:
                 _keep(source, a, _document(origin, sub, a, template))
             except SubmissionError as exc:

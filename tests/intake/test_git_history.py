@@ -17,7 +17,7 @@ import pytest
 
 from grader.course.late_policy import parse_deadline
 from grader.errors import GraderError
-from grader.intake import git_history, submission
+from grader.intake import git_history, git_refs, submission
 from grader.intake.git_history import is_repository, read_at_deadline, read_at_deadlines
 from grader.intake.submission import read_submission
 
@@ -268,9 +268,9 @@ def test_limits_on_time_and_tags(history: tuple[Path, list[str]], monkeypatch: p
     repo, shas = history
     for i in range(4):
         git(repo, "tag", f"submit/{i}", shas[i])
-    monkeypatch.setattr(git_history, "MAX_REFS", 3)
+    monkeypatch.setattr(git_refs, "MAX_REFS", 3)
     assert read_at_deadline(repo, DEADLINE).error == "the repository has more than 3 submit tags"
-    monkeypatch.setattr(git_history, "MAX_REFS", 4)
+    monkeypatch.setattr(git_refs, "MAX_REFS", 4)
     assert read_at_deadline(repo, DEADLINE).error == ""
     monkeypatch.setattr(git_history, "GIT_TIMEOUT", 0.0)
     assert read_at_deadline(repo, DEADLINE).error == "reading the repository took more than 0 s"
@@ -442,7 +442,7 @@ def test_a_repository_is_read_once_for_all_its_windows(history: tuple[Path, list
     (repo / ".git" / "refs" / "tags" / "submit").mkdir(parents=True, exist_ok=True)
     (repo / ".git" / "refs" / "tags" / "submit" / "garbage").write_text("not an object id\n")
     calls: Counter[tuple[str, ...]] = Counter()
-    run, packed, tags = git_history._Git.run, git_history._packed_refs, git_history._submit_tags
+    run, packed, tags = git_history._Git.run, git_history.packed_refs, git_history.submit_tags
 
     def counting_run(self: git_history._Git, *args: str, stdin: bytes = b"", limit: int = 1 << 20) -> bytes:
         calls[args[:1] if args[0] == "ls-tree" else args[:2]] += 1
@@ -455,8 +455,8 @@ def test_a_repository_is_read_once_for_all_its_windows(history: tuple[Path, list
         return counted
 
     monkeypatch.setattr(git_history._Git, "run", counting_run)
-    monkeypatch.setattr(git_history, "_packed_refs", counting("packed-refs", packed))
-    monkeypatch.setattr(git_history, "_submit_tags", counting("submit tags", tags))
+    monkeypatch.setattr(git_history, "packed_refs", counting("packed-refs", packed))
+    monkeypatch.setattr(git_history, "submit_tags", counting("submit tags", tags))
     windows = [(DEADLINE, None), (DEADLINE, None), (parse_deadline(ON_TIME_2), None), (parse_deadline(LATE_2), None),
                (parse_deadline(LATE_2), parse_deadline(LATE_2))]
     subs = read_at_deadlines(repo, windows)
