@@ -42,7 +42,8 @@ class TermRules:
 
     Attributes:
         extensions: The course's extensions (``extensions.csv``).
-        roster: Submission id to its roster row, for the extensions keyed by the course's student id.
+        roster: The course roster: a submission named by a GitHub user name finds the extensions keyed by the
+            course's student id through it (:func:`grader.course.roster.match`).
         override: ``--deadline``: every assignment's due date for this run (None: each assignment's ``due``).
         zone: The course's time zone (a zip's dates are read in it; this machine's without one).
     """
