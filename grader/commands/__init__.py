@@ -21,8 +21,8 @@ from grader.course.config import Course, find_course
 from grader.errors import GraderError
 from grader.judge.backends import CHOICES
 
-COMMANDS = ("grade", "check", "release", "merge", "report", "similarity", "export", "gradescope", "autograde",
-            "validate", "new_assignment", "template")
+COMMANDS = ("grade", "check", "submit_zip", "release", "merge", "report", "similarity", "export", "gradescope",
+            "autograde", "validate", "new_assignment", "template")
 """The command modules, in the order ``grader --help`` lists them."""
 
 

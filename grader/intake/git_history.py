@@ -215,6 +215,7 @@ def _read_tree(git: _Git, commit: str, ct: int, sub: Submission) -> None:
     """Read the commit's ``.py``/``.ipynb`` files into ``sub`` under the folder reader's rules and caps."""
     chosen: list[tuple[str, str, int]] = []
     count = total = 0
+    budget = S.Budget()
     noted: set[str] = set()
     for record in git.run("ls-tree", "-r", "-z", "-l", "--full-tree", commit, limit=32 << 20).split(b"\0"):
         meta, tab, raw = record.partition(b"\t")
@@ -246,11 +247,8 @@ def _read_tree(git: _Git, commit: str, ct: int, sub: Submission) -> None:
         if mode in (b"120000", b"160000"):
             sub.notes.append(f"ignored {'symbolic link' if mode == b'120000' else 'submodule'} {rel}")
         elif mode in (b"100644", b"100755", b"100664") and name.endswith(S.READ_SUFFIXES) and size.isdigit():
-            if int(size) > S.MAX_FILE_BYTES:
-                raise SubmissionError(f"{name} is {int(size)} bytes, more than the {S.MAX_FILE_BYTES} allowed")
+            budget.admit(name, int(size))
             total += int(size)
-            if total > S.MAX_TOTAL_BYTES:
-                raise SubmissionError(f"the submission's source files exceed {S.MAX_TOTAL_BYTES} bytes")
             chosen.append((rel, oid.decode("ascii", "replace"), int(size)))
     if not chosen:
         return
@@ -261,7 +259,8 @@ def _read_tree(git: _Git, commit: str, ct: int, sub: Submission) -> None:
         end = out.find(b"\n", pos)
         if end < 0 or out[pos:end].split() != [blob.encode(), b"blob", str(length).encode()]:
             raise SubmissionError(f"git could not read {rel} from the repository")
-        sub.files[rel], sub.mtimes[rel] = out[end + 1 : end + 1 + length], float(ct)
+        sub.files[rel] = budget.keep(rel.rsplit("/", 1)[-1], out[end + 1 : end + 1 + length], length)
+        sub.mtimes[rel] = float(ct)
         pos = end + 2 + length
 
 

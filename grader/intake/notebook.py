@@ -18,6 +18,7 @@ module back to its cell and line, so feedback can say "notebook cell 5
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +35,14 @@ MODULE = "micrograd/engine.py"
 """Where the module generated from a notebook is staged."""
 MAX_NAME = 120
 """Longest notebook name kept for feedback, in characters."""
+MAX_JSON_TOKENS = 1_000_000
+"""Most ``{``, ``[`` and ``,`` bytes in a notebook read by :func:`without_outputs`: a bound on the JSON values
+parsing makes (hence on its memory and time), far above a real notebook's cells and outputs."""
+MAX_CELLS = 10_000
+"""Most cells in a notebook read by :func:`without_outputs` (validating a notebook takes time per cell)."""
+CLEAR_OUTPUTS = ("clear all outputs (Kernel > Restart & Clear Output, or Edit > Clear all outputs in Colab), "
+                 "save, and check again")
+"""What a student does about a notebook too large to read: every such message ends with it."""
 
 
 def cap(name: str, limit: int = MAX_NAME) -> str:
@@ -95,6 +104,80 @@ def parse(raw: bytes, name: str) -> Any:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SubmissionError(f"{cap(name)} is not a valid Jupyter notebook: {first[:200]}") from None
     return nb
+
+
+@dataclass
+class Cleared:
+    """A notebook without its outputs (:func:`without_outputs`).
+
+    Attributes:
+        data: Its bytes, as ``nbformat`` writes a notebook.
+        code_bytes: The size of its code cells' sources in UTF-8, in bytes (what counts against a source file's cap).
+    """
+
+    data: bytes
+    code_bytes: int
+
+
+def without_outputs(raw: bytes) -> Cleared:
+    """The notebook ``raw`` (its bytes) without what grading never reads: outputs, execution counts, attachments
+    and widget state.
+
+    What is left (the cells' sources and metadata, the notebook's metadata) is written as ``nbformat`` writes a
+    notebook: one-space indents, sorted keys, UTF-8 (``\\u`` escapes only for text that is not valid Unicode).
+    Parsing is bounded: at most :data:`MAX_JSON_TOKENS` structural bytes and :data:`MAX_CELLS` cells, and nesting
+    stops at Python's recursion limit. Nothing is validated here: :func:`parse` does that.
+
+    Args:
+        raw: The ``.ipynb`` file's bytes (the caller caps their size).
+
+    Raises:
+        ValueError: If ``raw`` is not UTF-8 JSON holding a notebook's cells, or is too intricate to parse
+            (the message says which).
+    """
+    tokens = raw.count(b"{") + raw.count(b"[") + raw.count(b",")
+    if tokens > MAX_JSON_TOKENS:
+        raise ValueError(f"more than {MAX_JSON_TOKENS} JSON values")
+    try:
+        nb = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        raise ValueError("not UTF-8 text") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    except ValueError as exc:
+        raise ValueError(f"not valid JSON: {str(exc)[:120]}") from None
+    if not isinstance(nb, dict):
+        raise ValueError("no list of cells")
+    sheets = nb.get("worksheets", [])  # nbformat 3 keeps its cells in worksheets
+    groups = [nb.get("cells")] if "cells" in nb or not isinstance(sheets, list) else [
+        w.get("cells") if isinstance(w, dict) else None for w in sheets]
+    cells: list[Any] = []
+    for group in groups:
+        if not isinstance(group, list):
+            raise ValueError("no list of cells")
+        cells.extend(group)
+    if len(cells) > MAX_CELLS:
+        raise ValueError(f"more than {MAX_CELLS} cells")
+    if isinstance(nb.get("metadata"), dict):
+        nb["metadata"].pop("widgets", None)
+    code_bytes = 0
+    for cell in (c for c in cells if isinstance(c, dict)):
+        cell.pop("attachments", None)
+        for key, empty in (("outputs", []), ("execution_count", None), ("prompt_number", None)):
+            if key in cell:
+                cell[key] = empty
+        if cell.get("cell_type") == "code":
+            source = cell.get("source", cell.get("input", ""))  # nbformat 3 calls it input
+            parts = source if isinstance(source, list) else [source]
+            code_bytes += sum(len(p.encode("utf-8", "surrogatepass")) for p in parts if isinstance(p, str))
+    try:
+        try:
+            data = (json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (\\ud800) is valid JSON, not UTF-8: keep it escaped
+            data = (json.dumps(nb, indent=1, sort_keys=True) + "\n").encode("ascii")
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    return Cleared(data, code_bytes)
 
 
 def code_cells(nb: Any) -> list[tuple[int, int, str]]:

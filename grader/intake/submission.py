@@ -9,6 +9,10 @@ student id is the entry's name (without ``.zip``/``.ipynb``):
   paths, ``..`` entries and symbolic links are ignored, sizes are capped);
 * a ``.ipynb`` notebook (code cells; IPython syntax is never run).
 
+Environment and cache folders (:data:`SKIP_DIRS`, hidden folders) are neither read nor counted, in folders, zips
+and git trees alike. Every file read goes through one :class:`Budget`: a notebook too large for a source file is
+read (up to :data:`MAX_NOTEBOOK_BYTES`) without its outputs, and only its code counts against the cap.
+
 A folder may hold both ``.py`` files and notebooks (the student release
 does): :func:`resolve` grades, per assignment, the one the student worked
 on (:mod:`grader.intake.candidates`). Reading never executes anything. Staging
@@ -21,25 +25,130 @@ from __future__ import annotations
 import calendar
 import os
 import stat
+import struct
 import zipfile
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from grader.errors import GraderError, SubmissionError
 from grader.intake.candidates import choose
 from grader.intake.entry import Submission
+from grader.intake.notebook import CLEAR_OUTPUTS, without_outputs
 
 MAX_FILE_BYTES = 1 << 20
-"""Largest source file read from a submission, in bytes."""
+"""Largest source file kept from a submission, in bytes: a ``.py`` file, or a notebook without its outputs."""
+MAX_NOTEBOOK_BYTES = 20 << 20
+"""Largest notebook read, outputs included, in bytes; over :data:`MAX_FILE_BYTES`, its outputs are dropped
+(:func:`grader.intake.notebook.without_outputs`) and what is left must fit :data:`MAX_FILE_BYTES`."""
 MAX_TOTAL_BYTES = 20 << 20
-"""Largest total of the files read from one submission, in bytes."""
+"""Largest total of the files kept from one submission (notebooks without their outputs), in bytes."""
+MAX_READ_BYTES = 100 << 20
+"""Largest total of the files read from one submission (notebooks with their outputs), in bytes."""
 MAX_ENTRIES = 5000
-"""Most files or zip members looked at in one submission."""
+"""Most files in one submission, outside environment and cache folders (:data:`SKIP_DIRS`, hidden folders)."""
+MAX_ZIP_MEMBERS = 100_000
+"""Most members of a zip looked at, environment and cache folders included (a zip's own bound on the work)."""
+MAX_ZIP_DIRECTORY_BYTES = 16 << 20
+"""Largest central directory (the list of members) of a zip read, in bytes."""
 MAX_DEPTH = 12
 """Deepest folder level read in a submission folder (deeper folders are ignored, with a note)."""
 SKIP_DIRS = {"__pycache__", "__MACOSX", ".git", ".ipynb_checkpoints", "node_modules", ".venv", "venv"}
+"""Environment and cache folders, never read nor counted (nor is any folder whose name starts with ``.``)."""
 READ_SUFFIXES = (".py", ".ipynb")
 SUBMISSION_SUFFIXES = (".zip", ".ipynb", ".ZIP", ".IPYNB")
 """File suffixes of a submission entry (discover() accepts any case; these are the spellings checked for rivals)."""
+SUBMIT_ONLY = "keep only your micrograd/ and notebooks/ files (grader submit-zip makes a zip of just those)"
+"""What to do about a submission with too many files."""
+
+
+def skipped(folder: str) -> bool:
+    """Whether a folder of that name is an environment or cache folder, never read (:data:`SKIP_DIRS`, hidden)."""
+    return folder in SKIP_DIRS or folder.startswith(".")
+
+
+def _too_many(count: int, exact: bool) -> SubmissionError:
+    counted = (f"{count if exact else f'more than {MAX_ENTRIES}'} files outside environment and cache folders "
+               f"({', '.join(sorted(SKIP_DIRS))} and any folder starting with '.')")
+    where = "the zip has" if exact else "the submission has"
+    limit = f", more than the {MAX_ENTRIES} allowed" if exact else ""
+    return SubmissionError(f"{where} {counted}{limit}; {SUBMIT_ONLY}")
+
+
+class Budget:
+    """What one submission may read and keep, file by file; every reader (folders, zips, a notebook, git trees)
+    goes through one.
+
+    :meth:`admit` checks a file's size before it is read (a notebook may be read up to
+    :data:`MAX_NOTEBOOK_BYTES`, any other file up to :data:`MAX_FILE_BYTES`) and books it against
+    :data:`MAX_READ_BYTES`; :meth:`keep` takes its bytes, drops a large notebook's outputs, and counts what is kept
+    against :data:`MAX_TOTAL_BYTES`.
+
+    Args:
+        in_zip: Whether the files are a zip's members (for messages).
+    """
+
+    def __init__(self, in_zip: bool = False) -> None:
+        self.read = 0
+        self.kept = 0
+        self.in_zip = in_zip
+
+    @staticmethod
+    def cap(name: str) -> int:
+        """The most bytes read of the file ``name``: :data:`MAX_NOTEBOOK_BYTES` for a notebook, else
+        :data:`MAX_FILE_BYTES`."""
+        return MAX_NOTEBOOK_BYTES if name.lower().endswith(".ipynb") else MAX_FILE_BYTES
+
+    def _check(self, name: str, size: int) -> None:
+        limit = self.cap(name)
+        if size > limit:
+            text = (f"{name} in the zip is larger than {limit} bytes" if self.in_zip
+                    else f"{name} is {size} bytes, more than the {limit} allowed")
+            if name.lower().endswith(".ipynb"):
+                text += f" for a notebook, outputs included: {CLEAR_OUTPUTS}"
+            raise SubmissionError(text)
+
+    def admit(self, name: str, size: int) -> None:
+        """Check, before reading it, the file ``name`` of ``size`` bytes (as its file system, zip or git records).
+
+        Raises:
+            SubmissionError: If it is too large, or the submission's files read so far are.
+        """
+        self._check(name, size)
+        self.read += size
+        if self.read > MAX_READ_BYTES:
+            raise SubmissionError(f"the {'zip' if self.in_zip else 'submission'}'s files are more than "
+                                  f"{MAX_READ_BYTES} bytes together, notebooks' outputs included: {CLEAR_OUTPUTS}")
+
+    def keep(self, name: str, data: bytes, admitted: int) -> bytes:
+        """What is kept of the file ``name`` read as ``data``, admitted as ``admitted`` bytes: a notebook over
+        :data:`MAX_FILE_BYTES` without its outputs (its code cells' sources must fit :data:`MAX_FILE_BYTES`),
+        anything else as it is.
+
+        Raises:
+            SubmissionError: If it is larger than it said or than its cap, its code is over :data:`MAX_FILE_BYTES`,
+                it is a large notebook whose outputs cannot be removed, or the files kept are over
+                :data:`MAX_TOTAL_BYTES`.
+        """
+        self._check(name, len(data))
+        if len(data) > admitted:  # a file that grew since, or a zip member larger than its record says
+            self.admit(name, len(data) - admitted)
+        if name.lower().endswith(".ipynb") and len(data) > MAX_FILE_BYTES:
+            label = f"{name} in the zip" if self.in_zip else name
+            try:
+                cleared = without_outputs(data)
+            except ValueError as exc:
+                raise SubmissionError(f"{label} is {len(data)} bytes, more than the {MAX_FILE_BYTES} allowed, and "
+                                      f"its outputs could not be removed ({exc}): {CLEAR_OUTPUTS}") from None
+            if cleared.code_bytes > MAX_FILE_BYTES:
+                raise SubmissionError(f"{label} is {len(data)} bytes, and its code cells alone {cleared.code_bytes} "
+                                      f"bytes, more than the {MAX_FILE_BYTES} allowed for a notebook's code: move "
+                                      f"long data out of its code cells (read it from a file), then {CLEAR_OUTPUTS}")
+            data = cleared.data
+        self.kept += len(data)
+        if self.kept > MAX_TOTAL_BYTES:
+            raise SubmissionError(f"the {'zip' if self.in_zip else 'submission'}'s source files exceed "
+                                  f"{MAX_TOTAL_BYTES} bytes")
+        return data
 
 
 def discover(folder: Path) -> list[Path]:
@@ -97,7 +206,10 @@ def read_submission(entry: Path) -> Submission:
         elif entry.suffix.lower() == ".zip":
             _read_zip(entry, sub)
         else:
-            sub.files[entry.name] = _read_capped(entry)
+            budget = Budget()
+            size = entry.stat().st_size
+            budget.admit(entry.name, size)
+            sub.files[entry.name] = budget.keep(entry.name, _read_upto(entry, budget.cap(entry.name)), size)
             sub.mtimes[entry.name] = entry.stat().st_mtime
     except SubmissionError as exc:
         sub.error = str(exc)
@@ -106,11 +218,10 @@ def read_submission(entry: Path) -> Submission:
     return sub
 
 
-def _read_capped(path: Path) -> bytes:
-    size = path.stat().st_size
-    if size > MAX_FILE_BYTES:
-        raise SubmissionError(f"{path.name} is {size} bytes, more than the {MAX_FILE_BYTES} allowed")
-    return path.read_bytes()
+def _read_upto(path: Path, limit: int) -> bytes:
+    """The first ``limit + 1`` bytes of ``path`` at most (one more than allowed tells a file that grew)."""
+    with path.open("rb") as f:
+        return f.read(limit + 1)
 
 
 def _utf8(name: str) -> bool:
@@ -123,7 +234,8 @@ def _utf8(name: str) -> bool:
 
 
 def _read_folder(root: Path, sub: Submission) -> None:
-    total = count = 0
+    count = 0
+    budget = Budget()
     too_deep = False
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
@@ -137,8 +249,7 @@ def _read_folder(root: Path, sub: Submission) -> None:
             too_deep = True
             sub.notes.append(f"ignored folders more than {MAX_DEPTH} levels deep")
         dirnames[:] = [] if depth >= MAX_DEPTH else sorted(
-            d for d in dirnames
-            if d not in SKIP_DIRS and not d.startswith(".") and _utf8(d) and not (here / d).is_symlink()
+            d for d in dirnames if not skipped(d) and _utf8(d) and not (here / d).is_symlink()
         )
         for name in sorted(filenames):
             if not _utf8(name):
@@ -146,21 +257,19 @@ def _read_folder(root: Path, sub: Submission) -> None:
                 continue
             count += 1
             if count > MAX_ENTRIES:
-                raise SubmissionError(f"the submission has more than {MAX_ENTRIES} files")
+                raise _too_many(count, exact=False)
             path = Path(dirpath) / name
             rel = path.relative_to(root).as_posix()
-            mode = path.lstat().st_mode
+            info = path.lstat()
+            mode = info.st_mode
             if stat.S_ISLNK(mode):
                 sub.notes.append(f"ignored symbolic link {rel}")
                 continue
             if not stat.S_ISREG(mode) or not name.endswith(READ_SUFFIXES):
                 continue
-            data = _read_capped(path)
-            total += len(data)
-            if total > MAX_TOTAL_BYTES:
-                raise SubmissionError(f"the submission's source files exceed {MAX_TOTAL_BYTES} bytes")
-            sub.files[rel] = data
-            sub.mtimes[rel] = path.lstat().st_mtime
+            budget.admit(name, info.st_size)
+            sub.files[rel] = budget.keep(name, _read_upto(path, budget.cap(name)), info.st_size)
+            sub.mtimes[rel] = info.st_mtime
 
 
 def _shown(path: Path, root: Path) -> str:
@@ -169,41 +278,75 @@ def _shown(path: Path, root: Path) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+def _zip_directory(fp: BinaryIO) -> tuple[int, int] | None:
+    """(members, bytes) of the zip's central directory as its end record says, or None without an end record.
+
+    Read from the end of the file alone, before :mod:`zipfile` parses the directory (ZIP64 records included).
+    """
+    end = fp.seek(0, os.SEEK_END)
+    fp.seek(max(0, end - 22 - 0xFFFF))
+    tail = fp.read()
+    at = len(tail) - 22 if tail[-22:-18] == b"PK\x05\x06" else tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < 22:
+        return None
+    members, size = struct.unpack("<10xHL6x", tail[at : at + 22])
+    if members == 0xFFFF or size == 0xFFFFFFFF:  # ZIP64: its end record sits before its locator (20 bytes)
+        fp.seek(max(0, end - len(tail) + at - 76))
+        record = fp.read(76)
+        if len(record) == 76 and record[:4] == b"PK\x06\x06" and record[56:60] == b"PK\x06\x07":
+            members, size = struct.unpack("<32xQQ8x", record[:56])
+    return members, size
+
+
 def _read_zip(path: Path, sub: Submission) -> None:
     try:
-        with zipfile.ZipFile(path) as zf:
-            infos = zf.infolist()
-            if len(infos) > MAX_ENTRIES:
-                raise SubmissionError(f"the zip has more than {MAX_ENTRIES} entries")
-            total = 0
-            for info in infos:
-                name = info.filename
-                parts = PurePosixPath(name.replace("\\", "/")).parts
-                if info.is_dir() or not name.endswith(READ_SUFFIXES):
-                    continue
-                if name.startswith(("/", "\\")) or ".." in parts or (parts and ":" in parts[0]):
-                    sub.notes.append(f"ignored unsafe zip entry {name!r}")
-                    continue
-                if any(p in SKIP_DIRS or p.startswith(".") for p in parts[:-1]):
-                    continue
-                if stat.S_ISLNK(info.external_attr >> 16):
-                    sub.notes.append(f"ignored symbolic link {name!r} in the zip")
-                    continue
-                if info.file_size > MAX_FILE_BYTES:
-                    raise SubmissionError(f"{name} in the zip is larger than {MAX_FILE_BYTES} bytes")
-                with zf.open(info) as member:
-                    data = member.read(MAX_FILE_BYTES + 1)
-                if len(data) > MAX_FILE_BYTES:
-                    raise SubmissionError(f"{name} in the zip is larger than {MAX_FILE_BYTES} bytes")
-                total += len(data)
-                if total > MAX_TOTAL_BYTES:
-                    raise SubmissionError(f"the zip's source files exceed {MAX_TOTAL_BYTES} bytes")
-                sub.files["/".join(parts)] = data
-                sub.mtimes["/".join(parts)] = float(calendar.timegm((*info.date_time, 0, 0, 0)))
+        with path.open("rb") as fp:
+            declared = _zip_directory(fp)
+            if declared is not None and declared[1] > MAX_ZIP_DIRECTORY_BYTES:
+                raise SubmissionError(f"the zip's list of members is {declared[1]} bytes, more than the "
+                                      f"{MAX_ZIP_DIRECTORY_BYTES} read; {SUBMIT_ONLY}")
+            if declared is not None and declared[0] > MAX_ZIP_MEMBERS:
+                raise SubmissionError(f"the zip has {declared[0]} members, more than the {MAX_ZIP_MEMBERS} "
+                                      f"looked at; {SUBMIT_ONLY}")
+            with zipfile.ZipFile(fp) as zf:
+                _read_members(zf, sub)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, RuntimeError) as exc:
         raise SubmissionError(f"{path.name} is not a readable zip file ({exc})") from None
     except OSError as exc:
         raise SubmissionError(f"{path.name} could not be read ({exc.strerror or exc})") from None
+
+
+def _read_members(zf: zipfile.ZipFile, sub: Submission) -> None:
+    """Read the zip's ``.py``/``.ipynb`` members outside environment and cache folders, counted as a folder's."""
+    infos = zf.infolist()
+    if len(infos) > MAX_ZIP_MEMBERS:  # its end record understated them
+        raise SubmissionError(f"the zip has {len(infos)} members, more than the {MAX_ZIP_MEMBERS} looked at; "
+                              f"{SUBMIT_ONLY}")
+    counted: list[tuple[zipfile.ZipInfo, tuple[str, ...], bool]] = []
+    for info in infos:
+        name = info.filename
+        parts = PurePosixPath(name.replace("\\", "/")).parts
+        unsafe = name.startswith(("/", "\\")) or ".." in parts or bool(parts and ":" in parts[0])
+        if not info.is_dir() and (unsafe or not any(skipped(p) for p in parts[:-1])):
+            counted.append((info, parts, unsafe))
+    if len(counted) > MAX_ENTRIES:
+        raise _too_many(len(counted), exact=True)
+    budget = Budget(in_zip=True)
+    for info, parts, unsafe in counted:
+        name = info.filename
+        if not name.endswith(READ_SUFFIXES):
+            continue
+        if unsafe:
+            sub.notes.append(f"ignored unsafe zip entry {name!r}")
+            continue
+        if stat.S_ISLNK(info.external_attr >> 16):
+            sub.notes.append(f"ignored symbolic link {name!r} in the zip")
+            continue
+        budget.admit(name, info.file_size)
+        with zf.open(info) as member:
+            data = member.read(budget.cap(name) + 1)
+        sub.files["/".join(parts)] = budget.keep(name, data, info.file_size)
+        sub.mtimes["/".join(parts)] = float(calendar.timegm((*info.date_time, 0, 0, 0)))
 
 
 def resolve(
