@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.course.config import Assignment
-from grader.intake.cellmap import failed_import, locate, locate_imports
+from grader.intake.cellmap import LineMap, failed_import, locate, locate_imports
 from grader.judge.answers import MalformedAnswer
 from grader.judge.answers import parse as parse_answer
 from grader.judge.backends import Sandbox, WorkerSpec, choose
@@ -31,12 +31,14 @@ from grader.judge.worker_handle import (
     WorkerFault,
     WorkerTimeout,
     error_record,
+    module_file,
 )
+from grader.outputs.failures import NOTEBOOK_ADVICE, TOP_LEVEL_ADVICE, input_advice
 from grader.outputs.records import CallTiming, GradedTest, JudgeRecord
 from grader.outputs.store import ResultStore
 from grader.sandbox.probes import DEFAULT_NEEDS, NEEDS
 from grader.sandbox.protocol import LayerStatus
-from grader.testing.outcomes import GraderFault, StudentFault, describe_error
+from grader.testing.outcomes import GraderFault, StudentFault, describe_error, fault_text
 
 MAX_RESTARTS_PER_TEST = 3
 """Crashed workers restarted within one test before its remaining calls fail at once."""
@@ -57,7 +59,28 @@ def import_message(module: str, error: dict[str, Any]) -> str:
     if name and name not in sys.stdlib_module_names and name != "micrograd":
         text += (f"\n  (the grader runs your code with Python's standard library only: {name} and other packages "
                  "are not installed; remove the import, or the code that needs it)")
+    elif advice := input_advice(error):
+        text += f"\n  ({advice})"
     return text
+
+
+def startup_message(exc: WorkerFault, importing: str, assignment: Assignment, line_map: LineMap | None) -> str:
+    """Student-facing message for code that could not be loaded at all: it crashed, or ran out of time, while
+    importing.
+
+    A timeout names the file being imported when time ran out (``importing``, the module the worker last said it
+    was importing; "" when it said none: then every file the assignment imports), the limit, and the usual cause:
+    code at the top level of the file, which runs when it is imported.
+    """
+    if not isinstance(exc, WorkerTimeout):
+        return f"your code could not be loaded: {exc}"
+    files = [module_file(m) for m in ([importing] if importing else assignment.modules)]
+    if line_map is not None and line_map.get("module") in files:
+        where, advice = f"running the code cells of {line_map.get('notebook', 'your notebook')}", NOTEBOOK_ADVICE
+    else:
+        where, advice = "importing " + ", ".join(files[:-1]) + " or " * (len(files) > 1) + files[-1], TOP_LEVEL_ADVICE
+    return (f"your code could not be loaded: time ran out while {where} (the limit for loading your code is "
+            f"{assignment.limits.startup_seconds:g} s)\n  {advice}")
 
 
 @dataclass
@@ -190,7 +213,7 @@ class SubmissionRun:
                 raise StudentFault("malformed", f"the answer from your code's process could not be used ({exc}); "
                                                 "code that changes the grader's probes or its channel earns nothing") from None
         error = locate(error_record(response.get("error")), state.part.line_map)  # a notebook's errors point at its cells
-        raise StudentFault("raised", f"your code {describe_error(error)}", error)
+        raise StudentFault("raised", fault_text(error), error)
 
     @staticmethod
     def _timed(state: PartState, test_id: str, seconds: float, limit: float, reference_seconds: float | None) -> None:
@@ -247,8 +270,8 @@ class SubmissionRun:
         except WorkerFault as exc:
             assert state.worker is not None
             state.isolation = state.worker.isolation or state.isolation
-            reason = "importing your code took too long" if isinstance(exc, WorkerTimeout) else str(exc)
-            state.startup_fault = StudentFault("import", f"your code could not be loaded: {reason}")
+            message = startup_message(exc, state.worker.importing, state.assignment, state.part.line_map)
+            state.startup_fault = StudentFault("import", message)
             raise state.startup_fault from None
         state.imports = locate_imports(worker.imports, state.part.line_map)
         state.isolation = worker.isolation

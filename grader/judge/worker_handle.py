@@ -20,7 +20,9 @@ Two kinds of failure are kept apart, because only one is the student's:
 
 Start-up messages, in order (see :mod:`grader.sandbox.worker`): the
 launcher's (Linux only), ``{"isolation": {...}}`` before any student code
-runs, then ``{"hello": 1, "imports": {...}}``; any of them may instead be
+runs, ``{"importing": module}`` before each student module is imported (so a
+start-up that runs out of time names the file), then
+``{"hello": 1, "imports": {...}}``; any of them may instead be
 ``{"setup_failed": {"layer", "reason"}}``.
 """
 
@@ -112,6 +114,11 @@ def error_record(value: Any) -> ErrorReport:
                        during=_bounded_text(value.get("during"), 300))
 
 
+def module_file(module: str) -> str:
+    """The file of a student module: ``micrograd.nn`` -> ``micrograd/nn.py``."""
+    return module.replace(".", "/") + ".py"
+
+
 def _import_result(value: Any) -> ErrorReport | None:
     """One module's import result from the hello, as data the judge can use: None (imported) or an error dict."""
     return None if value is None else error_record(value)
@@ -151,6 +158,8 @@ class Worker:
         isolation: The layers the worker reported, before it ran any student
             code: layer name to ``"on ..."`` or ``"off: reason"``.
         imports: Module name to None or an error description, from the hello.
+        importing: The student module the worker said it was importing last (one of ``modules``), "" before it
+            said so: where a start-up that ran out of time or crashed was.
     """
 
     def __init__(
@@ -176,6 +185,7 @@ class Worker:
         self.off = dict(off or {})
         self.parts = list(parts or [])
         self.imports: dict[str, Any] = {}
+        self.importing = ""
         self.isolation: dict[str, LayerStatus] = {}
         self._output = -1
         """The capture file of what the program prints: a descriptor only the judge opened (no path)."""
@@ -243,13 +253,29 @@ class Worker:
         except WorkerFault as exc:
             self.kill()
             raise SandboxSetupError("", f"the sandbox did not start ({exc})") from None
-        hello = self._setup_message(self._read(deadline, "importing your code"))
+        hello = self._imported(deadline)
         imports = hello.get("imports")
         if hello.get("hello") != 1 or not isinstance(imports, dict):
             self.kill()
             raise WorkerProtocolError("the sandbox did not start properly (unexpected first message)")
         self.imports = {str(k)[:100]: _import_result(v) for k, v in list(imports.items())[:10]}
         return self.imports
+
+    def _imported(self, deadline: float) -> dict[str, Any]:
+        """Read the worker's messages while it imports the student's modules (each ``{"importing": module}``, noted
+        in :attr:`importing`) until its hello, which is returned."""
+        for _ in range(len(self.modules) + 1):
+            during = f"importing {module_file(self.importing)}" if self.importing else "importing your code"
+            message = self._setup_message(self._read(deadline, during))
+            if "importing" not in message:
+                return message
+            name = message["importing"]
+            if name not in self.modules:
+                self.kill()
+                raise WorkerProtocolError("the sandbox named a module it was not asked to import")
+            self.importing = name
+        self.kill()
+        raise WorkerProtocolError("the sandbox did not start properly (no hello after importing)")
 
     def _setup_message(self, message: dict[str, Any]) -> dict[str, Any]:
         """``message``, unless it reports a setup failure: then kill and raise :class:`SandboxSetupError`."""

@@ -20,7 +20,8 @@ every other case that met it.
 A test that could not run because the submission could not be loaded says
 only :data:`NOT_RUN`; the error itself is reported once per assignment
 (:func:`load_errors`), with the standard-library advice when an import of a
-package outside it is the cause.
+package outside it is the cause, and where to put test code when code run at
+import (``input()``, a long loop) is.
 """
 
 from __future__ import annotations
@@ -43,6 +44,13 @@ MAX_CASES_SHOWN = 3
 MORE = re.compile(r"  \(and (\d+) more cases?\)")
 OWN_MODULES = {"micrograd", "engine", "nn"}
 """Module names of the submission itself: a missing one is not a package the grader lacks."""
+TOP_LEVEL_ADVICE = ('code at the top level of the file runs when it is imported: put tests and demos under '
+                    '`if __name__ == "__main__":`')
+"""Why code can fail or hang while it is imported (a training loop, a plot, ``input()`` left at the bottom of a file),
+and the fix."""
+NOTEBOOK_ADVICE = ('every code cell of a notebook runs when it is graded: put tests and demos under '
+                   '`if __name__ == "__main__":`')
+""":data:`TOP_LEVEL_ADVICE` for a notebook, graded as one module."""
 
 
 def more(count: int) -> str:
@@ -250,6 +258,15 @@ def stdlib_advice(error: Mapping[str, Any]) -> str:
             "remove the import, or the code that needs it.")
 
 
+def input_advice(error: Mapping[str, Any]) -> str:
+    """What to do about ``input()`` called while the code is imported (it raises ``EOFError``: the grader gives the
+    code no input), or "" when that is not the cause."""
+    if error.get("type") != "EOFError":
+        return ""
+    advice = NOTEBOOK_ADVICE if error.get("notebook") else TOP_LEVEL_ADVICE
+    return f"input() found nothing to read: the grader gives your code no input; {advice}"
+
+
 def load_errors(imports: Mapping[str, Any], startup: str = "") -> list[LoadError]:
     """The modules of a submission that could not be loaded, each cause once.
 
@@ -269,12 +286,14 @@ def load_errors(imports: Mapping[str, Any], startup: str = "") -> list[LoadError
         failed_files.add(own)
         described = describe_error(dict(error))
         at = f" ({where_text(dict(where))})" if isinstance(where, Mapping) and where else ""
-        advice = stdlib_advice(error)
+        advice = stdlib_advice(error) or input_advice(error)
         what = failed_import(module, dict(error))
         errors.append(LoadError(problem=f"{what}: {described.splitlines()[0]}{at}" + (f". {advice}" if advice else ""),
                                 detail=f"{what}: {described}" + (f"\n  {advice}" if advice else "")))
-    if startup:
-        errors.append(LoadError(problem=startup, detail=startup))
+    if startup:  # its first line says what happened, each further line (indented) what to do: on one line, sentences
+        first, *further = startup.split("\n")
+        sentences = [line.strip() for line in further if line.strip()]
+        errors.append(LoadError(problem=first + "".join(f". {s[0].upper()}{s[1:]}" for s in sentences), detail=startup))
     return errors
 
 

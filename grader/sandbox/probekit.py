@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from .own_parts import get as part
 from .plain import NONNUMERIC, exception_info, number, short_repr, text
+from .returns import ReturnedNone, Watched, watched
 from .schema import (
     MAX_ITEMS,
     MAX_TEXT,
@@ -39,8 +40,9 @@ from .schema import text as read_text
 
 __all__ = [
     "MAX_ITEMS", "MAX_TEXT", "NONNUMERIC", "Context", "ListOutput", "MalformedAnswer", "ModuleUnavailable",
-    "NonNumeric", "Number", "OtherOutput", "Output", "ProbeError", "ValueOutput", "count", "exception_info", "flag",
-    "number", "numbers", "output", "part", "read_number", "read_output", "read_text", "record", "short_repr", "text",
+    "NonNumeric", "Number", "OtherOutput", "Output", "ProbeError", "ReturnedNone", "ValueOutput", "Watched", "count",
+    "exception_info", "flag", "number", "numbers", "output", "part", "read_number", "read_output", "read_text", "record",
+    "short_repr", "text", "watched",
 ]
 
 
@@ -54,7 +56,13 @@ class ModuleUnavailable(Exception):
 
 
 class Context:
-    """What the probe was doing, reported with any exception: a probe sets ``during`` before each step."""
+    """What the probe was doing, reported with any exception: a probe sets ``during`` before each step.
+
+    Attributes:
+        during: The step running now, for the feedback (``"forward pass: n2 = x0 * x1"``).
+        watch: The student's methods that must not return None, set by a probe for its steps (:func:`watched`).
+    """
 
     def __init__(self) -> None:
         self.during = ""
+        self.watch: Watched = ()

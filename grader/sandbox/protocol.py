@@ -13,7 +13,8 @@ Before any request, the worker then sends, in order:
 1. on the Linux backend, ``{"launcher": {...}}`` (:class:`LauncherMessage`): the pids the judge kills;
 2. ``{"isolation": {layer: {"layer", "active", "reason"}}}`` (:class:`IsolationMessage`, :class:`LayerStatus`),
    before any student code runs;
-3. ``{"hello": 1, "imports": {module: None | error}}`` (:class:`Hello`), after importing the submission.
+3. ``{"importing": module}`` (:class:`Importing`) before importing each student module, in order;
+4. ``{"hello": 1, "imports": {module: None | error}}`` (:class:`Hello`), after importing the submission.
 
 Any of them may be ``{"setup_failed": {"layer": ..., "reason": ...}}`` (:class:`SetupFailedMessage`)
 instead: the sandbox could not be set up, and no student code has run. Then, per probe::
@@ -158,6 +159,12 @@ class LauncherMessage(TypedDict):
 
 class IsolationMessage(TypedDict):
     isolation: dict[str, LayerStatus]
+
+
+class Importing(TypedDict):
+    """The worker is about to import this student module (``micrograd.nn``): what a start-up timeout names."""
+
+    importing: str
 
 
 class Hello(TypedDict):

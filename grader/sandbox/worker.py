@@ -18,6 +18,7 @@ import importlib
 import os
 import random
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from . import course_code, ipc, isolation, landlock, limits, own_parts, protocol
@@ -49,11 +50,18 @@ class Micrograd:
         return self._get(f"micrograd.{short}")
 
 
-def import_submission(code_dir: str, names: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Import the student's modules; return (modules, errors) keyed by full name."""
+def import_submission(code_dir: str, names: list[str], announce: Callable[[str], None] | None = None
+                      ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Import the student's modules; return (modules, errors) keyed by full name.
+
+    ``announce(name)``, if given, is called before each import: the judge then knows which file was being imported
+    when time ran out (its code at the top level runs on import: a training loop, ``input()``...).
+    """
     modules: dict[str, Any] = {}
     errors: dict[str, Any] = {}
     for name in names:
+        if announce is not None:
+            announce(name)
         try:
             module = importlib.import_module(name)
         except BaseException as exc:  # noqa: BLE001 - SyntaxError, SystemExit, anything
@@ -430,7 +438,12 @@ def serve_submission(rfile: Any, wfile: Any, cfg: WorkerConfig, code_dir: str, r
         wfile.write(protocol.encode({"setup_failed": {"layer": "", "reason": f"the worker cannot see {missing[0]}"}}))
         wfile.flush()
         return
-    modules, errors = import_submission(code_dir, names)
+
+    def announce(name: str) -> None:
+        wfile.write(protocol.encode({"importing": name}))
+        wfile.flush()
+
+    modules, errors = import_submission(code_dir, names, announce)
     flush_output()
     wfile.write(protocol.encode({"hello": 1, "imports": {n: errors.get(n) for n in names}}))
     wfile.flush()

@@ -21,6 +21,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from grader.testing.outcomes import RETURNED_NONE
+
 HANDOUT: dict[str, tuple[str, ...]] = {
     "Value": ("__init__", "__add__", "__mul__", "__pow__", "tanh", "relu", "exp", "log", "sigmoid", "backward",
               "__neg__", "__radd__", "__sub__", "__rsub__", "__rmul__", "__truediv__", "__rtruediv__", "__repr__"),
@@ -104,12 +106,16 @@ SIGNATURE = re.compile(r"\b(\w+)\.__init__\(\) got an unexpected keyword argumen
 """A handout constructor refusing one of the handout's own parameters: its signature is at fault (a call that
 leaves out a required argument is the caller's: that falls to the frame that made it)."""
 NODE_OP = re.compile(r"calling _backward of a node made by '([^']*)'")
+FORGOT_RETURN = re.compile(r"did you forget (?:`return out`|a `return`) at the end of `([A-Za-z]\w*)\.(\w{1,40})`\?$",
+                           re.ASCII)
+"""The end of a probe's finding that a method returned None (:data:`~grader.testing.outcomes.RETURNED_NONE`)."""
 
 
 def culprit(error: Mapping[str, Any], declared: str | None = None, uses: tuple[str, ...] = ()) -> str | None:
     """The method whose own code raised the exception ``error`` describes, or None if the description cannot tell.
 
-    In order: a missing attribute names the method (or, for an attribute the
+    In order: a method the probe saw return None names itself (it forgot its
+    ``return``, and what failed after it only used the None); a missing attribute names the method (or, for an attribute the
     constructor sets, that class's ``__init__``); an operator Python could not
     apply names the operator's method; otherwise the innermost frame of the
     student's code names it, by its qualified name when the sandbox reports one
@@ -124,6 +130,10 @@ def culprit(error: Mapping[str, Any], declared: str | None = None, uses: tuple[s
         uses: The methods the declared one is built from (they win an ambiguous function name).
     """
     etype, message = str(error.get("type", "")), str(error.get("message", ""))
+    if etype == RETURNED_NONE:
+        found = _forgot_return(message)
+        if found:
+            return found
     if etype == "AttributeError":
         found = _missing_attribute(message)
         if found:
@@ -156,6 +166,15 @@ def culprit(error: Mapping[str, Any], declared: str | None = None, uses: tuple[s
 def _first_files(file: str) -> bool:
     """Whether ``file`` is one of the files :data:`HANDOUT`'s classes live in (``engine.py``, ``nn.py``)."""
     return any(file.replace("\\", "/").endswith(name) for name in FILES)
+
+
+def _forgot_return(message: str) -> str | None:
+    """The handout method a probe found returning None (it forgot its ``return``), or None."""
+    match = FORGOT_RETURN.search(message)
+    if match is None:
+        return None
+    cls, name = match.groups()
+    return f"{cls}.{name}" if name in HANDOUT.get(cls, ()) else None
 
 
 def _missing_attribute(message: str) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from grader.testing.attribution import HANDOUT, OVERFLOW_HINTS, culprit, hint_for, missing_hint, overflow_hint
 from grader.testing.contracts import blocked_text
-from grader.testing.outcomes import Failure, StudentFault
+from grader.testing.outcomes import RETURNED_NONE, Failure, StudentFault
 
 NOT_RUN_KINDS = ("import", "unavailable")
 """Faults that mean no code of the method ran: the submission could not be loaded (reported once per assignment)."""
@@ -190,7 +190,8 @@ def attribute(failure: Failure, method: str | None, hint: str | None,
     (``Value._exp``) is the case's method of the same class; then the case's. The case's hint is about the case's method: it is shown
     only when the failure is attributed to that method; otherwise the hint
     about the method at fault. A method that does not exist gets how to add
-    it; unfinished code (``NotImplementedError``) gets no hint.
+    it; unfinished code (``NotImplementedError``) gets no hint, nor does a method that returned None (the message asks
+    for its ``return``: a hint about the method's formula would not be about this failure).
 
     Args:
         failure: What the case raised.
@@ -207,7 +208,7 @@ def attribute(failure: Failure, method: str | None, hint: str | None,
         at_fault = method  # a helper of the student's own (Value._exp): the handout's method that called it
     if failure.hint is not None:
         return at_fault, failure.hint
-    if fault.get("type") == "NotImplementedError":
-        return at_fault, None
+    if fault.get("type") in ("NotImplementedError", RETURNED_NONE):
+        return at_fault, None  # unfinished code; a missing return, which the message itself asks about
     return at_fault, (missing_hint(at_fault, fault) or overflow_hint(at_fault, fault)
                       or (hint if at_fault == method else hint_for(at_fault)))

@@ -64,6 +64,9 @@ class GraderFault(BaseException):
 
 MAX_MESSAGE = 500
 """Longest exception message kept from the sandbox, in characters (a hostile worker may send more)."""
+RETURNED_NONE = "ReturnedNone"
+"""The type of a probe's finding that a method returned None (:mod:`grader.sandbox.returns`): its message says
+which method, and asks for the missing ``return``."""
 
 
 def cap(value: Any, limit: int) -> str:
@@ -76,7 +79,10 @@ def describe_error(error: dict[str, Any]) -> str:
     """Render a sandbox exception description for the student, every field capped (the worker is not trusted)."""
     etype = cap(error.get("type", "Exception"), 100)
     message = cap(error.get("message", ""), MAX_MESSAGE)
-    text = f"raised {etype}: {message}" if message else f"raised {etype}"
+    if etype == RETURNED_NONE and message:
+        text = message  # the probe's own sentence: "`x0 * x1` returned None: did you forget `return out` ...?"
+    else:
+        text = f"raised {etype}: {message}" if message else f"raised {etype}"
     where = error.get("where")
     if isinstance(where, dict):
         text += f"\n  at {cap(where_text(where), 300)}, in {cap(where.get('function'), 100)}"
@@ -87,3 +93,10 @@ def describe_error(error: dict[str, Any]) -> str:
     if etype == "NotImplementedError":
         text += "\n  (this part is not implemented yet)"
     return text
+
+
+def fault_text(error: dict[str, Any]) -> str:
+    """The message of a fault the sandbox reported from the student's code: "your code raised ...", or a probe's
+    finding that a method returned None as the probe wrote it (:data:`RETURNED_NONE`)."""
+    described = describe_error(error)
+    return described if error.get("type") == RETURNED_NONE and error.get("message") else f"your code {described}"

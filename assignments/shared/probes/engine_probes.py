@@ -47,12 +47,13 @@ submission cannot borrow either from the process it runs in.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypedDict
 
-from probekit import Context, Number, ProbeError, number, numbers, record, short_repr
+from probekit import Context, Number, ProbeError, Watched, number, numbers, record, short_repr, watched
 
 UNARY: dict[str, Callable[[Any], Any]] = {
     "neg": lambda a: -a,
@@ -97,6 +98,16 @@ the forward value of the nodes the probe makes, and the judge's evaluator (``ass
 local gradients are not here: the judge sends them for the nodes the probe makes (``"locals"``)."""
 
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "pow": "**"}
+
+RESULTS = ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__",
+           "__pow__", "__neg__", "tanh", "relu", "exp", "log", "sigmoid")
+"""The handout's operations of ``Value``, each of which returns a new Value (``backward`` returns None)."""
+
+
+def value_results(value_cls: Any) -> Watched:
+    """The operations of ``value_cls`` that must not return None, for :func:`probekit.watched`: a failure one of
+    them explains (it forgot ``return out``) is reported under it, with the ``return`` to add."""
+    return [(value_cls, name, f"Value.{name}") for name in RESULTS]
 
 
 def operand_label(spec: dict[str, Any], operand: Any) -> str:
@@ -208,6 +219,7 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
     with the local gradients the judge computed (:func:`given_locals`).
     """
     by_probe = probe_made(spec)
+    results = value_results(value_cls)
     nodes: list[Any] = []
     values: list[float] = []  # the probe's own forward values, kept only when it makes some nodes
     for x in spec["leaves"]:
@@ -228,17 +240,21 @@ def build(value_cls: type, spec: dict[str, Any], ctx: Context) -> list[Any]:
         else:
             args = [o["const"] if isinstance(o, dict) else nodes[o] for o in operands]
             ctx.during = f"forward pass: n{i} = {what}"
-            if op == "sum":
-                out = sum(args)
-            elif op in UNARY:
-                out = UNARY[op](args[0])
-            else:
-                out = BINARY[op](args[0], args[1])
+            out = watched(functools.partial(apply, op, args), what, results)
             _check_value(out, value_cls, what)
         ctx.during = f"reading n{i}._prev"
         order_children(out, [nodes[o] for o in operands if not isinstance(o, dict)])
         nodes.append(out)
     return nodes
+
+
+def apply(op: str, args: list[Any]) -> Any:
+    """Run the operation ``op`` of the spec's vocabulary on its operands (Values or plain numbers)."""
+    if op == "sum":
+        return sum(args)
+    if op in UNARY:
+        return UNARY[op](args[0])
+    return BINARY[op](args[0], args[1])
 
 
 def grader_node(value_cls: type, value: float, children: list[Any], op: str) -> Any:

@@ -39,6 +39,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypedDict
 
+from assignments.shared.probes.engine_probes import value_results
 from probekit import (
     MAX_ITEMS,
     Context,
@@ -46,6 +47,7 @@ from probekit import (
     Number,
     Output,
     ProbeError,
+    Watched,
     count,
     flag,
     number,
@@ -54,6 +56,7 @@ from probekit import (
     read_output,
     record,
     short_repr,
+    watched,
 )
 
 KINDS = ("Neuron", "Layer", "MLP")
@@ -203,10 +206,31 @@ def _grader_network(spec: dict[str, Any]) -> Any:
     return network
 
 
+def network_results(mg: Any) -> Watched:
+    """The student's methods that must not return None (``ctx.watch``, see :func:`probekit.watched`): the network's
+    forward passes and ``parameters()``, and the engine's operations (the grader's own ``Value``, when it stands in
+    for the student's, is not the student's: its methods are not watched)."""
+    found: list[tuple[Any, str, str]] = [(getattr(mg.nn, "Module", None), "parameters", "Module.parameters")]
+    for kind in KINDS:
+        found += [(getattr(mg.nn, kind, None), name, f"{kind}.{name}") for name in ("__call__", "parameters")]
+    return [*found, *value_results(mg.engine.Value)]
+
+
 def parameters(model: Any, ctx: Context) -> list[Any]:
-    """Return ``model.parameters()`` as a list."""
+    """Return ``model.parameters()`` as a list (a method that returned None is named: :func:`probekit.watched`)."""
     ctx.during = "calling parameters()"
-    return list(model.parameters())
+    return list(watched(lambda: model.parameters(), f"{_described(model)}.parameters()", ctx.watch))
+
+
+def forward(model: Any, x: Any, ctx: Context) -> Any:
+    """``model(x)`` (a method that returned None is named: :func:`probekit.watched`)."""
+    return watched(functools.partial(model, x), f"{_described(model)}(x)", ctx.watch)
+
+
+def _described(model: Any) -> str:
+    """The model as a message names it: ``neuron``, ``layer``, ``mlp`` (its class's name in lower case), or ``model``."""
+    kind = type(model).__name__
+    return kind.lower() if kind in KINDS else "model"
 
 
 def output(out: Any) -> Any:
@@ -252,6 +276,7 @@ def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context, x: list[float]
     ``[0, 1, 2, ...]`` when ``parameters()`` returns the live objects in order;
     the output on ``x`` is then the grader's own network's.
     """
+    ctx.watch = network_results(mg)
     with grader_engine(mg, spec) as value_cls:
         model, network = make_model(mg, spec, ctx)
         first, second = parameters(model, ctx), parameters(model, ctx)
@@ -259,18 +284,19 @@ def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context, x: list[float]
         answer = {**parameter_facts(first, second, value_cls, own), "output": None}
         if x is not None:
             ctx.during = f"forward pass on x = {x!r}"
-            answer["output"] = output((network or model)(x))
+            answer["output"] = output(forward(network or model, x, ctx))
     return answer
 
 
 def probe_forward(mg: Any, spec: dict[str, Any], inputs: list[list[float]], ctx: Context) -> dict[str, Any]:
     """Probe ``nn_forward``: the model's output for each input vector."""
+    ctx.watch = network_results(mg)
     with grader_engine(mg, spec):
         model, _ = make_model(mg, spec, ctx)
         outs = []
         for x in inputs:
             ctx.during = f"forward pass on x = {x!r}"
-            outs.append(output(model(x)))
+            outs.append(output(forward(model, x, ctx)))
     return {"outputs": outs}
 
 
@@ -280,11 +306,12 @@ def probe_backward(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context) 
     The parameters are ``parameters()``'s, or with ``"build": "parts"`` the
     grader's own (in the documented order), so only the forward pass is the student's.
     """
+    ctx.watch = network_results(mg)
     with grader_engine(mg, spec):
         model, network = make_model(mg, spec, ctx)
         params = parameters(model, ctx) if network is None else network.parameters()
         ctx.during = f"forward pass on x = {x!r}"
-        out = _as_scalar(model(x))
+        out = _as_scalar(forward(model, x, ctx))
         ctx.during = "backward() on the output"
         out.backward()
         return {"grads": [number(p.grad) for p in params]}
@@ -300,6 +327,7 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
     the student's ``zero_grad`` (looked up on the spec's class) runs on the
     grader's own network, whose ``parameters()`` and forward pass are the grader's.
     """
+    ctx.watch = network_results(mg)
     with grader_engine(mg, spec):
         if spec.get("build", "student") == "parts" and stand_ins() is not None:
             ctx.during = f"setting up the grader's {_call(spec)}"
@@ -317,7 +345,7 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
         zero_grad(model)
         after = [number(p.grad) for p in params]
         ctx.during = f"forward pass on x = {x!r} after zero_grad()"
-        out = output(model(x))
+        out = output(forward(model, x, ctx))
         return {"data": [number(p.data) for p in params], "after_zero_grad": after, "output": out}
 
 
@@ -346,6 +374,7 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
         documented order; and the output that the built parts give on ``x``
         (computed with the grader's parts), which the judge recomputes from ``data``.
     """
+    ctx.watch = network_results(mg)
     kind = spec["kind"]
     inner = {"Layer": "Neuron", "MLP": "Layer"}.get(kind)
     ours = stand_ins()
@@ -357,12 +386,12 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
         if kind != "Neuron" and not hasattr(model, PARTS[kind]):  # another design: measured through parameters()
             params = parameters(model, ctx)
             ctx.during = f"forward pass on x = {x!r}"
-            return _measured(None, params, model, value_cls, x)
+            return _measured(None, params, model, value_cls, x, ctx)
         if ours is None:  # a self-check: the student's own parts, read through the handout's attributes
             parts = _own_parts(model, kind, spec, ctx)
             params = parameters(model, ctx)
             ctx.during = f"forward pass on x = {x!r} through {_call(spec)}"
-            return _measured(parts, params, model, value_cls, x)
+            return _measured(parts, params, model, value_cls, x, ctx)
         if kind == "Neuron":  # a missing nonlin is the contract test's (nn_contract): the weights are still measured
             nonlin = getattr(model, "nonlin", spec.get("kwargs", {}).get("nonlin", True))
             neuron = ours.Neuron(0, _flag(nonlin))
@@ -383,7 +412,7 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
             built = [layer]
         network = ours.MLP(built)
         ctx.during = f"forward pass on x = {x!r} through the parts {_call(spec)} built"
-        return _measured(parts, network.parameters(), network, value_cls, x)
+        return _measured(parts, network.parameters(), network, value_cls, x, ctx)
 
 
 def _own_parts(model: Any, kind: str, spec: dict[str, Any], ctx: Context) -> list[list[Any]]:
@@ -404,11 +433,11 @@ def _own_parts(model: Any, kind: str, spec: dict[str, Any], ctx: Context) -> lis
 
 
 def _measured(parts: list[list[Any]] | None, params: list[Any], model: Any, value_cls: type,
-              x: list[float]) -> dict[str, Any]:
+              x: list[float], ctx: Context) -> dict[str, Any]:
     """``nn_structure``'s answer: the parts, what the parameters are, and ``model``'s output on ``x``."""
     return {"parts": parts, "distinct": len({id(p) for p in params}),
             "all_values": all(isinstance(p, value_cls) for p in params),
-            "data": [number(getattr(p, "data", None)) for p in params], "output": output(model(x))}
+            "data": [number(getattr(p, "data", None)) for p in params], "output": output(forward(model, x, ctx))}
 
 
 def _size(n: Any) -> int:
@@ -443,6 +472,7 @@ def probe_train(
         decides convergence itself, from ``final``, and can replay training
         from ``initial`` with the reference to check the trajectory.
     """
+    ctx.watch = network_results(mg)
     with grader_engine(mg, spec):
         model, _ = make_model(mg, spec, ctx)
         return _train(model, xs, ys, lr, steps, margin, ctx)
@@ -456,7 +486,7 @@ def _train(model: Any, xs: list[list[float]], ys: list[float], lr: float, steps:
     step = 0
     while True:
         ctx.during = f"training step {step}: forward pass"
-        preds = [model(x) for x in xs]
+        preds = [forward(model, x, ctx) for x in xs]
         values = [number(p.data) for p in preds]
         ctx.during = f"training step {step}: loss"
         loss = sum((p - y) ** 2 for p, y in zip(preds, ys)) * (1.0 / len(ys))
