@@ -9,9 +9,11 @@ one assignment; a task range is its own column, as its points cannot be split
 between the tasks it covers.
 
 A score withheld because the grader itself failed is left out (shown as
-withheld, never as 0), and so is a student without results; a submission no
-test ran for (it could not be graded) counts 0 in every task, as in
-``grades.csv``.
+withheld, never as 0), and so is a student without results. A submission that
+could not be graded or is the unchanged template (the report's "needs
+attention": :func:`grader.outputs.attention.finding`) keeps its points in its
+row (0 in every task when no test ran, as in ``grades.csv``) but is left out of
+the class means, which say how the class did on each task.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ class TaskColumn:
         public_tests: How many of them are public.
         max_score: Its points.
         public_max: The points of its public tests.
-        scores: One score per student counted (results present, not withheld).
+        scores: One score per student counted (results present, not withheld, not left out).
     """
 
     task: str
@@ -93,7 +95,9 @@ class TaskRow:
         tasks: Task label to the student's points on it (empty when not counted).
         public: Points in the public tests.
         hidden: Points in the hidden tests.
-        status: "" when counted, else why not (``withheld``, ``no results``).
+        status: "" when its points are shown, else why not (``withheld``, ``no results``).
+        left_out: "" when its points count in the class means, else why not (``template unchanged``, ``could not
+            be graded``): its points are shown all the same.
     """
 
     student: str
@@ -101,10 +105,16 @@ class TaskRow:
     public: Points = field(default_factory=Points)
     hidden: Points = field(default_factory=Points)
     status: str = ""
+    left_out: str = ""
 
     @property
     def total(self) -> Points:
         return self.public + self.hidden
+
+    @property
+    def counted(self) -> bool:
+        """Whether the row counts in the class means."""
+        return not self.status and not self.left_out
 
 
 @dataclass
@@ -122,15 +132,20 @@ class TaskTable:
     rows: list[TaskRow]
 
     @property
+    def left_out(self) -> int:
+        """How many students the class means leave out (withheld, no results, could not be graded, template)."""
+        return sum(not r.counted for r in self.rows)
+
+    @property
     def public_mean(self) -> Points:
         """The class mean of the public tests' points, out of their points."""
-        counted = [r.public.score for r in self.rows if not r.status]
+        counted = [r.public.score for r in self.rows if r.counted]
         return Points(statistics.fmean(counted) if counted else 0.0, sum(c.public_max for c in self.columns))
 
     @property
     def hidden_mean(self) -> Points:
         """The class mean of the hidden tests' points, out of their points."""
-        counted = [r.hidden.score for r in self.rows if not r.status]
+        counted = [r.hidden.score for r in self.rows if r.counted]
         return Points(statistics.fmean(counted) if counted else 0.0,
                       sum(c.max_score - c.public_max for c in self.columns))
 
@@ -148,13 +163,16 @@ def task_row(student: str, tests: Sequence[TestEntry]) -> TaskRow:
     return row
 
 
-def task_table(assignment: Assignment, results: Mapping[str, Sequence[TestEntry] | str]) -> TaskTable:
+def task_table(assignment: Assignment, results: Mapping[str, Sequence[TestEntry] | str],
+               left_out: Mapping[str, str] | None = None) -> TaskTable:
     """Add up one assignment's points per task and public/hidden, per student and for the class.
 
     Args:
         assignment: The assignment.
         results: Student id (in the gradebook's order) to their tests on it,
             or to why they are not counted (``"withheld"``, ``"no results"``).
+        left_out: Student id to why their points, shown in their row, are left
+            out of the class means (``"template unchanged"``, ``"could not be graded"``).
 
     Returns:
         The table; the columns are the tasks any student's tests name.
@@ -167,6 +185,7 @@ def task_table(assignment: Assignment, results: Mapping[str, Sequence[TestEntry]
             continue
         tests = [t for t in tests if t.task or t.max_score]  # a contract test: no task, no points
         rows.append(task_row(student, tests))
+        rows[-1].left_out = (left_out or {}).get(student, "")
         if not columns or sum(c.tests for c in columns.values()) < len(tests):  # the fullest set of tests describes the tasks
             columns = {}
             for t in tests:
@@ -182,5 +201,5 @@ def task_table(assignment: Assignment, results: Mapping[str, Sequence[TestEntry]
             row.tasks = {c.task: Points(0.0, c.max_score) for c in ordered}
             row.public, row.hidden = Points(0.0, table.public_mean.max_score), Points(0.0, table.hidden_mean.max_score)
     for column in ordered:
-        column.scores = [r.tasks[column.task].score for r in rows if not r.status and column.task in r.tasks]
+        column.scores = [r.tasks[column.task].score for r in rows if r.counted and column.task in r.tasks]
     return table

@@ -27,6 +27,10 @@ and outputs are untrusted text):
    linked to their side-by-side evidence (:mod:`grader.outputs.similarity_section`):
    evidence for a person to review, which never changes a score.
 
+The statistics of 2 to 4 (and the class's count of clear bugs in 5) leave out the submissions that need
+attention: they say nothing about how hard a task or a test is. The page says how many were left out and keeps
+them in the list of 1 and the gradebook of 6.
+
 The page needs no network: no scripts, fonts, images or stylesheets are
 loaded; the charts and the stylesheet are inline.
 """
@@ -127,6 +131,8 @@ class ClassReport:
         threshold: The lowest match strength that names a bug.
         similarity: The "Similar submissions" section (None until ``grader similarity`` has run).
         late: The "Due dates and late work" section (None without due dates or a roster).
+        left_out: Assignment id to how many of its submissions the statistics leave out (they need attention);
+            assignments without any are absent.
     """
 
     assignments: list[Assignment]
@@ -140,6 +146,7 @@ class ClassReport:
     threshold: float
     similarity: SimilaritySection | None = None
     late: LateSection | None = None
+    left_out: dict[str, int] = field(default_factory=dict)
 
 
 def first_hint(test: TestEntry) -> str:
@@ -197,10 +204,11 @@ def _assignment(a: Assignment, course: Course, results: Mapping[str, Result | No
             counted[student] = "withheld"
         else:
             counted[student] = tests
-        if found is None:  # results that need attention show no bug: nothing ran, only stubs, or the grader failed
-            eligible[student] = tests
-    bugs, table = load_bugs(a, course.reference_dir), task_table(a, counted)
-    return _Assignment(bugs, findings, table, attribute(bugs, eligible), _hints(results),
+        if found is None:  # results that need attention (nothing ran, only stubs, the grader failed) show no bug
+            eligible[student] = tests  # and count in no statistic: they say nothing about the tests
+    left_out = {s: f.kind for s, f in findings.items() if not isinstance(counted[s], str)}
+    bugs, table = load_bugs(a, course.reference_dir), task_table(a, counted, left_out)
+    return _Assignment(bugs, findings, table, attribute(bugs, eligible), _hints({s: results[s] for s in eligible}),
                        {r.student: r for r in table.rows})
 
 
@@ -222,12 +230,13 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
     header, rows = read_gradebook(out)
     assignments = [a for a in course.assignments() if a.id in header]
     students = [student_id(row["student"], out, [a.id for a in assignments]) for row in rows]
-    distributions = [histogram(a, [s for s in (_score(row.get(a.id)) for row in rows) if s is not None])
-                     for a in assignments]
     store = store if store is not None else ResultStore(out)
     items = analyse(store, assignments, students)
     results = {a.id: {s: store.get(a.id, s) for s in students} for a in assignments}
     per = {a.id: _assignment(a, course, results[a.id]) for a in assignments}
+    distributions = [histogram(a, [s for s in (_score(row.get(a.id)) for row, student in zip(rows, students)
+                                               if student not in per[a.id].findings) if s is not None],
+                               len(per[a.id].findings)) for a in assignments]
     roster = course.term.roster
     best_hint: dict[str, list[tuple[str, int]]] = {}
     for p in per.values():
@@ -256,7 +265,7 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
     return ClassReport(
         assignments=assignments,
         distributions=distributions,
-        tests=[(it, best_hint.get(it.key, [])) for it in items],
+        tests=[(it, best_hint.get(it.key, [])) for it in items if it.attempts],
         bugs=likely,
         attention=attention_list({s: f for s, f in findings.items() if f}),
         tasks=[per[a.id].table for a in assignments],
@@ -265,6 +274,7 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
         threshold=float(THRESHOLD),
         similarity=similarity_section(out),
         late=late_section(assignments, results, students, read_roster(roster) if roster is not None else None),
+        left_out={a.id: len(per[a.id].findings) for a in assignments if per[a.id].findings},
     )
 
 

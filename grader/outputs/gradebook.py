@@ -3,7 +3,8 @@
 ``grades.csv`` has one row per student (a cell a spreadsheet would read as a
 formula starts with an apostrophe; see :mod:`grader.inert`): ``student``, one column per
 assignment (points), ``total``, and ``notes`` (one-line reasons for anything
-that could not be graded); and, when any submission was read from a git
+that could not be graded, and the templates handed in unchanged: the report's
+:func:`grader.outputs.attention.finding`; never cut); and, when any submission was read from a git
 repository at a deadline (``grader grade --deadline``), ``commit``,
 ``commit_time`` (the committer date, UTC) and ``late`` (``yes``/``no``) after
 ``total``; and, for each assignment with a due date (``due`` in ``assignment.yaml``, or ``--deadline``),
@@ -20,6 +21,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +31,7 @@ from grader.course.config import Assignment
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell, terminal
+from grader.outputs.attention import finding
 from grader.outputs.store import LateWork, Result, ResultStore
 
 
@@ -44,7 +47,7 @@ class StudentGrade:
     Attributes:
         student: The student id.
         scores: Assignment id to (score, max score) in points.
-        notes: One-line reasons for anything that could not be graded.
+        notes: One-line reasons for anything that could not be graded or is the template handed in unchanged.
         withheld: Assignment id to why its score is withheld (a grader error).
         origin: For a submission read from git at a deadline: ``commit``, ``time`` and ``late``, as checked by
             :func:`origin_of`; empty otherwise.
@@ -103,17 +106,34 @@ def _late_cells(grade_: StudentGrade, assignment: str) -> list[str]:
             "" if withheld or not late.applied else points(late.penalty_points)]
 
 
-def table(assignments: list[Assignment], grades: list[StudentGrade], note_width: int = 60) -> str:
-    """A plain-text summary table, one row per student, maximum points in the header."""
+MIN_NOTE_WIDTH = 60
+"""Characters of a student's notes the summary table shows at least (more when the terminal is wider)."""
+
+
+def note_width(used: int) -> int:
+    """Characters left for the notes column on this terminal (:func:`shutil.get_terminal_size`: ``COLUMNS``, the
+    terminal, else 80) once ``used`` characters hold the other columns; at least :data:`MIN_NOTE_WIDTH`."""
+    return max(MIN_NOTE_WIDTH, shutil.get_terminal_size().columns - used)
+
+
+def table(assignments: list[Assignment], grades: list[StudentGrade], width: int | None = None) -> str:
+    """A plain-text summary table, one row per student, maximum points in the header.
+
+    Args:
+        assignments: The assignments, one column each.
+        grades: The students' grades.
+        width: Characters of notes shown before they are cut with "..."; None fits the table to the terminal
+            (:func:`note_width`). ``grades.csv`` never cuts them.
+    """
     header = ["student", *[f"{a.id} /{a.points:g}" for a in assignments], f"total /{sum(a.points for a in assignments):g}", "notes"]
-    rows = []
-    for g in sorted(grades, key=lambda g: g.student):
-        note = terminal("; ".join(g.notes), keep="")
-        if len(note) > note_width:
-            note = note[: note_width - 3] + "..."
-        rows.append([terminal(g.student, keep=""), *[g.cell(a.id, "withheld" if a.id in g.withheld else "-") for a in assignments],
-                     g.total_cell("withheld"), note])
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    rows = [[terminal(g.student, keep=""), *[g.cell(a.id, "withheld" if a.id in g.withheld else "-") for a in assignments],
+             g.total_cell("withheld"), terminal("; ".join(g.notes), keep="")] for g in sorted(grades, key=lambda g: g.student)]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header) - 1)]
+    cap = width if width is not None else note_width(sum(widths) + 2 * len(widths))
+    for row in rows:
+        if len(row[-1]) > cap:
+            row[-1] = row[-1][: cap - 3] + "..."
+    widths.append(max(len(r[-1]) for r in [header, *rows]))
     def fmt(row: list[str]) -> str:
         cells = [c.ljust(w) if i in (0, len(row) - 1) else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))]
         return "  ".join(cells).rstrip()
@@ -143,7 +163,8 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
     grade_ = StudentGrade(student)
     where: dict[str, list[str]] = {}
     for a in assignments:
-        result = store.get(a.id, student) or Result(a.id, student, ())
+        stored = store.get(a.id, student)
+        result = stored or Result(a.id, student, ())
         grade_.scores[a.id] = (result.score, result.max_score)
         if result.withheld:
             grade_.withheld[a.id] = result.withheld
@@ -156,6 +177,10 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
                 where.setdefault(f"late ({result.late.counted}{taken})", []).append(a.id)
         for problem in result.problems:
             where.setdefault(problem, []).append(a.id)
+        # what the report's attention list says and the lines above do not: the unchanged template, no test ran
+        found = finding(stored) if stored is not None and not stored.problems else None
+        if found is not None and found.kind != "grader error":
+            where.setdefault(f"{found.kind}: {found.reason}", []).append(a.id)
     grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in where.items()]
     if grade_.origin.get("late") == "yes":
         grade_.notes.insert(0, f"late: graded commit {grade_.origin['commit'][:7]} of {grade_.origin['time']}")

@@ -2,7 +2,9 @@
 
 :func:`histogram` lays out the bars, ticks and mean line in SVG user units;
 the report's template (``templates/report.html.j2``) draws them, so the page
-needs no charting script.
+needs no charting script. The scores are those of the submissions graded
+normally: the report leaves out those that need attention (could not be
+graded, the unchanged template, a withheld score) and says how many.
 """
 
 from __future__ import annotations
@@ -41,11 +43,12 @@ class Distribution:
 
     Attributes:
         assignment: The assignment.
-        scores: One score per graded student, in points.
+        scores: One score per student counted, in points.
         bars: The histogram's bars, one per bin (empty bins have height 0).
         x_ticks: (x, label) of the bin edges.
         y_ticks: (y, count) of the student-count axis.
         mean_x: Where the mean falls on the x axis.
+        left_out: Students left out of ``scores`` (their submissions need attention).
     """
 
     assignment: Assignment
@@ -54,6 +57,7 @@ class Distribution:
     x_ticks: list[tuple[float, str]]
     y_ticks: list[tuple[float, int]]
     mean_x: float
+    left_out: int = 0
 
     @property
     def mean(self) -> float:
@@ -68,8 +72,9 @@ class Distribution:
         return max(self.scores, default=0.0)
 
 
-def histogram(assignment: Assignment, scores: list[float]) -> Distribution:
-    """Lay out the histogram of ``scores`` (0 to ``assignment.points``) as SVG bars."""
+def histogram(assignment: Assignment, scores: list[float], left_out: int = 0) -> Distribution:
+    """Lay out the histogram of ``scores`` (0 to ``assignment.points``) as SVG bars; ``left_out`` students were not
+    counted."""
     full, plot_w, plot_h = assignment.points, WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     counts = [0] * BINS
     for s in scores:
@@ -87,6 +92,6 @@ def histogram(assignment: Assignment, scores: list[float]) -> Distribution:
                         f"[{points(lo)}, {points(hi)}{upper} points: {n} student{'s' if n != 1 else ''}"))
     x_ticks = [(round(LEFT + i * slot, 2), points(full * i / BINS)) for i in range(0, BINS + 1, 2)]
     y_ticks = [(round(TOP + plot_h - plot_h * v / top, 2), v) for v in range(0, top + 1, step)]
-    dist = Distribution(assignment, scores, bars, x_ticks, y_ticks, 0.0)
+    dist = Distribution(assignment, scores, bars, x_ticks, y_ticks, 0.0, left_out)
     dist.mean_x = round(LEFT + plot_w * min(dist.mean / full, 1.0), 2)
     return dist

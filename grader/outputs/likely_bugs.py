@@ -27,6 +27,15 @@ the tie goes to the bug with more of its expected tests failed, then to the
 bug that more students of the class have unambiguously, then to the one
 listed first in ``bugs.yaml``; the others are kept as :attr:`Attribution.ties`
 so the report can say which bugs fit equally well.
+
+Ties are only as good as the catalogue: two bugs are told apart by a test one
+of them fails and the other passes only when an entry's ``caught_by`` names it.
+A failure about the bug's method that no entry names is evidence for neither,
+so if ``backward_no_visited_set`` named only the two tests it shares in kind
+with ``topo_preorder`` (each two of the student's failures), a student without
+a visited set would fit both fully and be named ``topo_preorder``, listed
+first; naming ``test_backward_accumulates``, which a pre-order sort passes,
+makes the missing visited set the better fit.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from grader.outputs.store import ResultStore
 ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = ["value_ops", "backward"]
 HOSTILE_ID = "<img src=x onerror=alert(1)>&co"  # a legal folder name on Linux ("/" is the only forbidden character)
+NEED_ATTENTION = {"syntax_error", "template_unchanged"}  # left out of the class's statistics
 
 
 class Page(HTMLParser):
@@ -133,14 +134,16 @@ def test_each_student_is_listed_under_at_most_one_likely_bug_per_assignment(repo
     assert set(bug_of) == {("value_ops", "bug_overwritten_grad"), ("backward", "bug_wrong_tanh"),
                            ("backward", "bug_no_visited")}
     assert bug_of[("value_ops", "bug_overwritten_grad")] == "mul_overwrites_grad"
-    # the other two fail exactly the tests of three catalogued bugs each: one is named, the others with it
+    # the other two fail the tests of several catalogued bugs: the best fit is named, those that fit equally with it
     for student, real, look_alikes in [
         ("bug_wrong_tanh", "tanh_grad_from_input", {"tanh_grad_not_squared", "tanh_missing_out_grad"}),
-        ("bug_no_visited", "backward_no_visited_set", {"topo_preorder", "backward_recursive_no_topo"}),
+        # topo_preorder no longer fits as well: it does not fail test_backward_accumulates, which bug_no_visited fails
+        ("bug_no_visited", "backward_no_visited_set", {"backward_recursive_no_topo"}),
     ]:
         row = next(html for _, _, who, html in rows if student in who)
-        assert bug_of[("backward", student)] in look_alikes | {real}
-        assert real in row and "fits equally" in row
+        assert bug_of[("backward", student)] == real  # no_visited: its catalogue entry names test_backward_accumulates
+        assert "fits equally" in row and all(f"<code>{other}</code>" in row for other in look_alikes)
+    assert "topo_preorder" not in next(html for _, _, who, html in rows if "bug_no_visited" in who)
     counts = [int(r["data-count"] or 0) for r in page.rows("bug-row")]
     assert counts == sorted(counts, reverse=True) and counts == [len(who) for _, _, who, _ in rows]
 
@@ -173,7 +176,7 @@ def test_scores_per_task_are_the_class_means_of_each_tasks_tests(report, page):
     assert {r["data-for"] for r in rows} == set(ASSIGNMENTS)
     expected: dict[tuple[str, str], list[float]] = {}
     for a in course.assignments(ASSIGNMENTS):
-        for student in students(out):
+        for student in set(students(out)) - NEED_ATTENTION:  # they say nothing about the tasks: left out
             tasks: dict[str, float] = {}
             for t in json.loads((out / a.id / student / "results.json").read_text())["tests"]:
                 if "number" in t:  # a contract test has no task (and no points)
@@ -281,8 +284,8 @@ def test_a_withheld_score_needs_attention_and_counts_in_no_task_mean(made_up):
     for student in students(out):
         doc = json.loads((out / "backward" / student / "results.json").read_text(encoding="utf-8"))
         sums[student] = (sum(t["score"] for t in doc["tests"] if t.get("number") == "2.1-2.5"), "score" in doc)
-    counted = [got for got, scored in sums.values() if scored]
-    assert len(counted) == len(sums) - 1 and not sums["judge_died"][1]
+    counted = [got for student, (got, scored) in sums.items() if scored and student not in NEED_ATTENTION]
+    assert len(counted) == len(sums) - 3 and not sums["judge_died"][1]
     shown = {(r["data-for"], r["data-task"]): float(r["data-mean"] or "nan") for r in parse(made_up).rows("task-row")}
     assert shown[("backward", "2.1-2.5")] == pytest.approx(sum(counted) / len(counted), abs=1e-4)
     assert shown[("backward", "2.1-2.5")] != pytest.approx(sum(got for got, _ in sums.values()) / len(sums), abs=1e-3)
@@ -351,7 +354,7 @@ def check_in_browser(report: Path, chromium: Any) -> None:
         assert len(bars) == 10
         assert any(b.rect["height"] > 0 for b in bars)
         titles = [b.find_element(By.TAG_NAME, "title").get_attribute("textContent") for b in bars]
-        assert sum(int(re.search(r": (\d+) student", t).group(1)) for t in titles) == 9, titles
+        assert sum(int(re.search(r": (\d+) student", t).group(1)) for t in titles) == 9 - len(NEED_ATTENTION), titles
 
     cells = [td.text for td in chromium.find_elements(By.CSS_SELECTOR, "#students td.student")]
     assert HOSTILE_ID in cells
