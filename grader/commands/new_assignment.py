@@ -35,5 +35,5 @@ def run(args: Args) -> ExitCode:
     for path in written:
         print(f"wrote {path.relative_to(course.root)}")
     print(f"next: edit the handout, probes.py and the tests, add bugs to bugs.yaml, then run `grader template` "
-          f"and `grader validate -a {args.id}` (see docs/writing-an-assignment.md)")
+          f"and `grader validate -a {args.id}` (see docs/how-to/write-an-assignment.md)")
     return ExitCode.OK

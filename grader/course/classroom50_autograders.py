@@ -165,7 +165,7 @@ tests in the grader's sandbox, and writes `result.json` and `release-body.md`.
 The bundle holds no hidden test and no reference solution: Classroom 50
 publishes it on your classroom's public Pages site. Grade the hidden tests
 yourself after the deadline: `grader grade REPOS --deadline TIME` (see the
-course README).
+course's docs/how-to/git-repositories.md).
 """
 
 

@@ -15,7 +15,7 @@ What it writes (nothing that exists is overwritten; an existing folder stops it)
 * ``reference/micrograd/<module>.py`` when there is none: one function with
   its solution markers, so ``grader template`` writes the student's stub.
 
-See "Writing an assignment" in ``docs/`` for what goes in each.
+See ``docs/how-to/write-an-assignment.md`` for what goes in each.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ reference solution in this judge, in-process, measured once per judge
 covers what the reference's run leaves out (the sandbox's round trip, JSON
 on both sides, the other core's load); the multiple covers engines slower
 than the reference. The defaults (``Limits``: floor 0.5 s, multiple 20) and
-the measurements behind them (``bench/probe_limits.py``) are in the README
-("Time limits").
+the measurements behind them (``bench/probe_limits.py``) are in
+``docs/explanation/time-limits.md``.
 
 Once a submission has timed out in an assignment, it has shown that it hangs:
 its later probes get ``after_timeout_floor_seconds`` and

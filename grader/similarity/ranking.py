@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # the command line reads this module's defaults without loadi
     from grader.similarity.fingerprints import Fingerprint
 
 THRESHOLD = 4.0
-"""Default score (robust z) from which a pair is flagged; chosen with ``bench/similarity.py`` (see README)."""
+"""Default score (robust z) from which a pair is flagged; chosen with ``bench/similarity.py`` (see bench/README.md)."""
 FLOOR = 0.5
 """Default similarity below which no pair is flagged, however unusual (the class may be very diverse)."""
 IDENTICAL = 0.95

@@ -3,7 +3,7 @@
 A student repository is made from the release with git history and a ``submit/*`` tag, the runner's
 environment is set, and ``python3 autograder.py`` runs in the checkout. ``MICROGRAD_GRADER_PYTHON`` points it
 at this environment's interpreter (where the grader is installed), so the suite does not install the pinned
-grader from the package registry on every run; that step ran for real once (see the README's teacher's guide).
+grader from the package registry on every run; that step ran for real once (see docs/how-to/classroom50.md).
 """
 
 from __future__ import annotations
