@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.commands import CourseArgs, ExitCode, course_of, sandbox_option
+from grader.grading.follow import CheckProgress
 from grader.grading.one import self_check
 from grader.inert import terminal
 from grader.judge.backends import choose
@@ -62,7 +63,8 @@ def run(args: Args) -> ExitCode:
         print(choice.describe(), file=sys.stderr)
     if args.format == "classroom50":
         classroom50.clear(Path.cwd())  # no result.json from an earlier run (or a commit) outlives a failed one
-    result = self_check(course, Path(args.path), args.assignment or None, sandbox=choice.kind)
+    with CheckProgress(sys.stderr, course) as progress:  # each test as it ends, on stderr: stdout is the report's
+        result = self_check(course, Path(args.path), args.assignment or None, sandbox=choice.kind, follower=progress)
     if args.format == "classroom50":
         print(terminal(formats.text(result)))
         if result.withheld:

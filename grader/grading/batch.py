@@ -133,17 +133,19 @@ def run_judge(manifest: Manifest, path: Path, log: Path) -> int:
     """Run one judge process on ``manifest`` (saved at ``path``); its output goes to ``log``."""
     manifest.dump(path)
     log.parent.mkdir(parents=True, exist_ok=True)
-    env = dict(
-        os.environ,
-        PYTHONDONTWRITEBYTECODE="1",
-        HYPOTHESIS_STORAGE_DIRECTORY=str(path.parent / "hypothesis"),
-        GRADER_PARENT_PID=str(os.getpid()),
-    )
     with open(log, "wb") as out:
         return subprocess.run(
             [sys.executable, "-m", "grader.judge", str(path)],
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, check=False,
+            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=judge_environment(path), check=False,
         ).returncode
+
+
+def judge_environment(manifest_path: Path, **extra: str) -> dict[str, str]:
+    """A judge process's environment: this one's, no bytecode written, hypothesis's examples next to the manifest,
+    this process as the parent it dies with, and ``extra``."""
+    return dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
+                HYPOTHESIS_STORAGE_DIRECTORY=str(manifest_path.parent / "hypothesis"),
+                GRADER_PARENT_PID=str(os.getpid()), **extra)
 
 
 def clean_stale_work(instructor: Path) -> None:

@@ -5,7 +5,8 @@ The same intake (:func:`grader.grading.batch.intake`) and judge
 (:func:`grader.grading.batch.run_judge`) as a class, without the queue:
 the submission is read and staged in a temporary folder, one judge grades
 it, and each assignment's ``results.json`` document comes back. Nothing is
-left behind.
+left behind. A self-check can be followed as it runs: the judge then reports
+each test as it ends (:mod:`grader.grading.follow`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from grader.errors import GraderError, WithheldError
 from grader.files import temporary_folder, write_atomic
 from grader.grading.batch import intake, run_judge
 from grader.grading.due_work import DueWork
+from grader.grading.follow import Follower, run_followed_judge
 from grader.intake.submission import read_submission
 from grader.judge.backends import choose
 from grader.judge.linux_handle import prepare_runtime
@@ -41,7 +43,8 @@ class JudgeFailed(GraderError):
 
 
 def grade_one(course: Course, path: Path, assignments: list[Assignment], *, include_hidden: bool, sandbox: str,
-              hide: list[Path] | None = None, student: str = STUDENT) -> dict[str, Result | None]:
+              hide: list[Path] | None = None, student: str = STUDENT, follower: Follower | None = None
+              ) -> dict[str, Result | None]:
     """Grade the submission at ``path`` (a folder, a .zip or a .ipynb) on ``assignments``.
 
     Args:
@@ -52,6 +55,8 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
         sandbox: The sandbox backend, ``"linux"`` or ``"portable"``.
         hide: Folders the sandbox must not see besides the course and the output folder.
         student: The id the submission is graded under.
+        follower: Given each test's start and end as the judge reports them (public tests only: never with
+            ``include_hidden``); None: the judge runs unfollowed.
 
     Returns:
         Assignment id to its result (:class:`grader.outputs.store.Result`; None if the judge wrote none).
@@ -64,11 +69,17 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
         sub.id = student
         job = intake(student, {a.id: DueWork(sub, None) for a in assignments}, 0, assignments, tmp / "stage",
                      course.template_dir)
-        out = tmp / "out"
+        out, feed = tmp / "out", tmp / "feed"
+        followed = follower is not None and not include_hidden  # progress names public tests only
         manifest = Manifest(str(course.root), str(prepare_runtime(tmp / "runtime", course.parts_dir, course.assignments_dir)), [a.id for a in assignments],
-                            include_hidden, [job], hide=[str(course.root), str(out), *map(str, hide or [])],
+                            include_hidden, [job], hide=[str(course.root), str(out), *map(str, hide or []),
+                                                         *([str(feed)] if followed else [])],
                             out=str(out), sandbox=sandbox)
-        status = run_judge(manifest, tmp / "manifest.json", tmp / "judge.log")
+        if follower is not None and followed:
+            status = run_followed_judge(manifest, tmp / "manifest.json", tmp / "judge.log", feed / "progress.jsonl",
+                                        follower)
+        else:
+            status = run_judge(manifest, tmp / "manifest.json", tmp / "judge.log")
         if status not in (0, 1):
             log = (tmp / "judge.log").read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:]
             raise JudgeFailed(status, "\n".join(log))
@@ -99,8 +110,8 @@ def autograde(course: Course, submission: Path, assignment_id: str, results: Pat
     return result.score
 
 
-def self_check(course: Course, path: Path, assignment_ids: list[str] | None = None, sandbox: str | None = None
-               ) -> CheckResult:
+def self_check(course: Course, path: Path, assignment_ids: list[str] | None = None, sandbox: str | None = None,
+               follower: Follower | None = None) -> CheckResult:
     """Run the public tests of the chosen assignments (default: all) on the submission at ``path``.
 
     Args:
@@ -108,6 +119,8 @@ def self_check(course: Course, path: Path, assignment_ids: list[str] | None = No
         path: A folder holding ``micrograd/`` (or flat files), a ``.zip`` or a ``.ipynb``.
         assignment_ids: Assignments to check; None for all.
         sandbox: The sandbox backend, ``"linux"`` or ``"portable"``; None picks it (:func:`grader.judge.backends.choose`).
+        follower: Given each test's start and end as the judge runs them (e.g.
+            :class:`grader.grading.follow.CheckProgress`); None: nothing until the end.
 
     Raises:
         GraderError: If ``path`` does not exist, or the judge fails.
@@ -118,7 +131,7 @@ def self_check(course: Course, path: Path, assignment_ids: list[str] | None = No
     result = CheckResult(assignments, path=path)
     try:
         docs = grade_one(course, path, assignments, include_hidden=False, sandbox=sandbox or choose("auto").kind,
-                         student=SELF_CHECK)
+                         student=SELF_CHECK, follower=follower)
     except JudgeFailed as exc:
         raise GraderError(f"the self-check could not run (status {exc.status}):\n{exc.log_tail}") from None
     result.results = {aid: found.document for aid, found in docs.items() if found is not None}

@@ -15,7 +15,9 @@ Loaded with ``-p grader.judge.plugin``. With ``--grader-manifest FILE`` (ini:
   ``check`` collects soft assertions for partial credit;
 * each test's outcome becomes a result (points, status, student-facing
   feedback); when a submission's last test ends its workers are killed and
-  its results file is written.
+  its results file is written;
+* in a self-check that ``grader check`` follows, each test's start and end is appended to its progress feed
+  (:mod:`grader.judge.progress_feed`).
 
 Markers: ``points(n)`` (required on every graded test), ``task("1.2")``,
 ``visibility("visible"|"hidden"|"after_due_date"|"after_published")``, ``methods(...)``,
@@ -40,6 +42,7 @@ from grader.course.config import VISIBILITIES
 from grader.judge.answers import MalformedAnswer
 from grader.judge.answers import parse as parse_answer
 from grader.judge.manifest import Manifest
+from grader.judge.progress_feed import ProgressFeed
 from grader.judge.reference import complete_request
 from grader.judge.scoring import points_earned
 from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of
@@ -68,6 +71,7 @@ STATE = pytest.StashKey[GradingState]()
 CHECK = pytest.StashKey[Check]()
 STARTED = pytest.StashKey[float]()
 FAULT = pytest.StashKey[Failure]()
+FEED = pytest.StashKey[ProgressFeed]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -88,6 +92,10 @@ def pytest_configure(config: pytest.Config) -> None:
     if path:
         config.stash[STATE] = state = GradingState(Manifest.load(path))
         config.pluginmanager.register(EmptySlots(state), "grader-empty-slots")
+        feed = ProgressFeed.requested(state, test_name, test_seconds)  # `grader check` follows a self-check
+        if feed is not None:
+            config.stash[FEED] = feed
+            config.pluginmanager.register(feed, "grader-progress")
         from hypothesis import HealthCheck, settings
 
         settings.register_profile(
@@ -324,6 +332,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.when == "call" or (report.when == "setup" and report.failed):
         result = make_result(state, item, call, report, run)
         run.record(state.assignment_of(item).id, result)
+        feed = item.config.stash.get(FEED, None)
+        if feed is not None:
+            feed.finished(item, result, item.stash.get(CHECK, None), item.stash.get(FAULT, None))
     return report
 
 

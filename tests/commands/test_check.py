@@ -128,7 +128,7 @@ def test_classroom50_points_are_the_sum_of_partial_scores(tmp_path, capsys, monk
 
 
 def test_classroom50_format_writes_no_result_when_the_grader_failed(tmp_path, capsys, monkeypatch):
-    def withheld(course, path, assignment_ids=None, sandbox=None):
+    def withheld(course, path, assignment_ids=None, sandbox=None, follower=None):
         result = CheckResult(course.assignments(assignment_ids), path=path)
         result.results = {a.id: gradescope_results(a, empty_record(grader_error="the sandbox could not start"))
                           for a in result.assignments}
