@@ -9,6 +9,7 @@ from pathlib import Path
 from grader.commands import CourseArgs, ExitCode, course_of
 from grader.course.classroom50_autograders import build_classroom50
 from grader.course.leaks import bodies_in
+from grader.course.pins import grader_lock
 from grader.course.student_release import WORKFLOW_NAME, build_release
 from grader.errors import GraderError
 from grader.files import remove_tree, require_new_folder
@@ -38,8 +39,9 @@ def run(args: Args) -> ExitCode:
     teacher = Path(args.classroom50) if args.classroom50 else out.with_name(out.name + "-classroom50")
     require_new_folder(out, "the release")  # both checked first: an error never leaves half a release behind
     require_new_folder(teacher, "the Classroom 50 autograders (or choose one with --classroom50 DIR)")
-    files = build_release(course, out)
-    bundle = build_classroom50(course, teacher)
+    lock = grader_lock()  # one lock: the release's self-check and the Classroom 50 autograders install the same
+    files = build_release(course, out, lock)
+    bundle = build_classroom50(course, teacher, lock)
     leaks = [f"{hit} ({folder})" for folder in (out, teacher) for hit in bodies_in(folder, course.reference_dir)]
     if leaks:  # e.g. a solution pasted into a handout's example or a public test: students must never get it
         remove_tree(out)

@@ -195,8 +195,10 @@ def slug_of(assignment_id: str) -> str:
     return slug
 
 
-def build_classroom50(course: Course, dest: Path) -> Classroom50Bundle:
-    """Write the Classroom 50 autograders of every assignment into ``dest`` (which must be empty or missing).
+def build_classroom50(course: Course, dest: Path, lock: Lock | None = None) -> Classroom50Bundle:
+    """Write the Classroom 50 autograders of every assignment into ``dest`` (which must be empty or missing), pinned
+    to ``lock`` (None: resolved here, :func:`grader.course.pins.resolve`; ``grader release`` passes the release's, so
+    the two install the same versions).
 
     Raises:
         GraderError: If ``dest`` is not empty, an assignment id has no slug, the template is missing, or a runtime
@@ -209,7 +211,7 @@ def build_classroom50(course: Course, dest: Path) -> Classroom50Bundle:
         raise GraderError(f"no pyproject.toml next to {package}: the autograders install the grader from it")
     if not (course.template_dir / "micrograd").is_dir():
         raise GraderError(f"no student template at {course.template_dir / 'micrograd'} (run `grader template` first)")
-    lock = resolve(runtime_requirements(pyproject))
+    lock = lock or resolve(runtime_requirements(pyproject))
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     slugs: dict[str, str] = {}
     for a in course.assignments():

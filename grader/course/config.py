@@ -61,6 +61,9 @@ FILE = re.compile(r"^micrograd/[a-z_][a-z0-9_]{0,39}\.py$")
 """A file an assignment may ask for: a module of the student's ``micrograd`` package (``micrograd/engine.py``)."""
 ALLOWED_FILES = ("micrograd/engine.py", "micrograd/nn.py")
 """The student API's first two modules, in import order (the engine, then the network built on it)."""
+OWN_MODULES = frozenset(f.rsplit("/", 1)[-1].removesuffix(".py") for f in ALLOWED_FILES)
+"""Module names (``micrograd.engine``, ``.nn``, ``engine``...) that stand for a notebook's own code, besides the
+modules of the assignment it is graded for (whose short names the caller adds)."""
 
 SHARED = "shared"
 """The folder of ``assignments/`` that holds what several assignments share (it has no ``assignment.yaml``)."""

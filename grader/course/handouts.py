@@ -9,11 +9,32 @@ drops what only makes sense in a package (``from __future__`` after the
 first cell, ``from .engine import Value``), since Jupyter itself would fail on
 it.
 
-The self-check cell runs the grader through the kernel's own interpreter
-(``!"{sys.executable}" -m grader check``), so it works whether or not the
-``grader`` command is on the kernel's ``PATH``: IPython expands
-``{sys.executable}`` and the double quotes keep a path with spaces one word
-in POSIX shells and in Windows ``cmd``.
+Jupyter runs a notebook in the notebook's own folder (``notebooks/``), VS Code
+may run it in the workspace folder, Colab in ``/content``: nothing in a
+notebook depends on where it runs.
+
+* After the first file's cell, a notebook of several files has a *set-up*
+  cell (:func:`setup_cell`): it makes the imports of a file pasted whole
+  (``from .engine import Value``, ``from micrograd.engine import Value``,
+  ``from engine import Value``) give the notebook's own code in Jupyter, as
+  :mod:`grader.intake.notebook_imports` makes them do when the grader grades
+  the notebook. Without it, ``nn.py`` pasted into its cell stops the notebook
+  at its first import.
+* The self-check cell (:func:`check_cell`) finds the course folder (the
+  nearest folder, from the working folder up, holding ``micrograd/`` and
+  ``assignments/``) and the notebook's saved file (in the working folder, else
+  in the course's ``notebooks/``), then runs the grader through the kernel's
+  own interpreter (``!"{sys.executable}" -m grader``), so it works whether or
+  not the ``grader`` command is on the kernel's ``PATH``: IPython expands
+  ``{...}`` and the double quotes keep a path with spaces one word in POSIX
+  shells and in Windows ``cmd``.
+
+Both cells are plain standard-library Python under ``if __name__ ==
+"__main__":``: the grader, which runs the notebook's code as a module of the
+package, skips them (and never runs a ``!`` line). Neither names the
+assignment on a Python line (only the ``!`` line does): the template's
+notebook code, which :mod:`grader.intake.candidates` compares a notebook
+with, is built without an assignment id.
 """
 
 from __future__ import annotations
@@ -23,10 +44,55 @@ import re
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from grader.course.config import Assignment, ordered_files
+from grader.course.config import OWN_MODULES, Assignment, ordered_files
 
 PACKAGE_ONLY = re.compile(r"^(from __future__ import .*|from \.\w+ import .*|from micrograd\.\w+ import .*)\n", re.M)
 """Lines a later cell drops: the notebook is one module, so imports of its own earlier files would fail."""
+
+SETUP = """\
+# Set-up: run this cell before the cells below (again after restarting the kernel).
+# A file pasted whole into a cell keeps its imports: `from .engine import Value`,
+# `from micrograd.engine import Value` and `from engine import Value` give the Value
+# defined in this notebook, as they do when the grader grades it (it skips this cell).
+if __name__ == "__main__":
+    import sys
+    import types
+
+    this_notebook = sys.modules[__name__]  # the code of this notebook, as a module
+    micrograd_package = types.ModuleType("micrograd")
+    micrograd_package.__path__ = []
+    for module_name in {modules}:
+        setattr(micrograd_package, module_name, this_notebook)
+        sys.modules[module_name] = sys.modules["micrograd." + module_name] = this_notebook
+    sys.modules["micrograd"] = micrograd_package
+    __package__ = "micrograd"  # what `from .engine import Value` is relative to
+"""
+"""The set-up cell; ``{modules}`` is a tuple of module names (:func:`setup_cell`)."""
+
+CHECK = """\
+# Self-check: `grader check` grades this notebook as saved, so save it first (Ctrl+S,
+# or Cmd+S on a Mac). The grader skips this cell when it grades the notebook.
+if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    # The course folder: the nearest folder, from where this notebook runs up, holding micrograd/ and assignments/.
+    run_folder = Path.cwd()
+    course_folder = next((p for p in (run_folder, *run_folder.parents)
+                          if (p / "micrograd").is_dir() and (p / "assignments").is_dir()), None)
+
+    def saved_notebook(name):
+        \"\"\"This notebook's file: in the folder it runs in (Jupyter, Colab), else in the course's notebooks/.\"\"\"
+        here = run_folder / name
+        return here if here.is_file() or course_folder is None else course_folder / "notebooks" / name
+
+    if course_folder is None:
+        print(f"No course folder (one holding micrograd/ and assignments/) in {run_folder} or above it: open "
+              "this notebook from the course's notebooks/ folder (in Colab, unzip the course first: see its README).")
+    else:
+        !"{sys.executable}" -m grader check "{saved_notebook('<id>.ipynb')}" -a <id>
+"""
+"""The self-check cell; ``<id>`` is the assignment's id, on the ``!`` line only (:func:`check_cell`)."""
 
 
 def cell_code(source: str, first: bool) -> str:
@@ -36,13 +102,25 @@ def cell_code(source: str, first: bool) -> str:
     return PACKAGE_ONLY.sub("", source).strip() + "\n"
 
 
+def own_modules(files: tuple[str, ...]) -> tuple[str, ...]:
+    """The module names a notebook of ``files`` stands for, as the grader counts them: ``engine``, ``nn`` and
+    those of ``files`` (see :func:`grader.intake.candidates.choose`)."""
+    return tuple(sorted(set(OWN_MODULES) | {f.rsplit("/", 1)[-1].removesuffix(".py") for f in files}))
+
+
+def setup_cell(files: tuple[str, ...]) -> str:
+    """The source of the set-up cell of a notebook standing for ``files``."""
+    return SETUP.replace("{modules}", "(" + ", ".join(f'"{m}"' for m in own_modules(files)) + ")")
+
+
 def check_cell(assignment_id: str) -> str:
     """The source of the self-check cell of assignment ``assignment_id``."""
-    return f'import sys\n!"{{sys.executable}}" -m grader check {assignment_id}.ipynb -a {assignment_id}'
+    return CHECK.replace("<id>", assignment_id).rstrip("\n")
 
 
-def notebook_code_cells(files: tuple[str, ...], sources: dict[str, str], assignment_id: str) -> list[str]:
-    """The code cells of an assignment's notebook, in order: one per file it names, then the self-check.
+def notebook_cells(files: tuple[str, ...], sources: dict[str, str], assignment_id: str) -> list[tuple[str, str]]:
+    """The ``(title, code)`` of each code cell of an assignment's notebook, in order: one per file it names (the
+    set-up cell after the first when there are several), then the self-check.
 
     Args:
         files: The package paths the assignment names (``micrograd/engine.py``, ``micrograd/nn.py``).
@@ -53,7 +131,32 @@ def notebook_code_cells(files: tuple[str, ...], sources: dict[str, str], assignm
         KeyError: If ``sources`` lacks one of ``files``.
     """
     targets = ordered_files(files)
-    return [cell_code(sources[t], first=i == 0) for i, t in enumerate(targets)] + [check_cell(assignment_id)]
+    cells = [(f"`{t}`", cell_code(sources[t], first=i == 0)) for i, t in enumerate(targets)]
+    if len(targets) > 1:
+        cells.insert(1, ("Set-up", setup_cell(files)))
+    return [*cells, ("Self-check", check_cell(assignment_id))]
+
+
+def notebook_code_cells(files: tuple[str, ...], sources: dict[str, str], assignment_id: str) -> list[str]:
+    """The code cells of an assignment's notebook, in order (see :func:`notebook_cells`).
+
+    Raises:
+        KeyError: If ``sources`` lacks one of ``files``.
+    """
+    return [code for _, code in notebook_cells(files, sources, assignment_id)]
+
+
+SETUP_TEXT = ("Run the cell below before the cells after it (again after restarting the kernel). It lets a file "
+              "pasted whole into a cell keep its imports (`from .engine import Value`, "
+              "`from micrograd.engine import Value`): in this notebook they give its own code, as they do when "
+              "the grader grades it. It uses the standard library only.")
+FILE_TEXT = "Fill in every method that raises `NotImplementedError`."
+CHECK_TEXT = ("Save the notebook, then run the cell below: it grades this notebook against the public tests in a "
+              "sandbox, with the Python running this notebook (the grader skips this cell when it grades your "
+              "notebook). It finds the course folder (the one holding `micrograd/` and `assignments/`) from the "
+              "folder the notebook runs in, so it works wherever Jupyter, VS Code or Colab starts it. Errors are "
+              "located as *notebook cell N* (counting every cell from the top, Markdown included) *(code cell M)* "
+              "(counting code cells only), *line L* within that cell.")
 
 
 def build_notebook(assignment: Assignment, sources: dict[str, str], handout: str) -> nbformat.NotebookNode:
@@ -66,17 +169,10 @@ def build_notebook(assignment: Assignment, sources: dict[str, str], handout: str
         handout: The assignment's README (Markdown).
     """
     cells = [new_markdown_cell(handout.strip())]
-    code = notebook_code_cells(assignment.files, sources, assignment.id)
-    targets = ordered_files(assignment.files)
-    for target, source in zip(targets, code):
-        cells.append(new_markdown_cell(f"## `{target}`\n\nFill in every method that raises `NotImplementedError`."))
-        cells.append(new_code_cell(source))
-    cells.append(new_markdown_cell(
-        "## Self-check\n\nSave the notebook, then run the cell below: it grades this notebook against the public "
-        "tests in a sandbox, with the Python running this notebook (the grader never runs this cell's `!` line "
-        "when it grades your notebook). Errors are located as *notebook cell N* (counting every cell from the "
-        "top, Markdown included) *(code cell M)* (counting code cells only), *line L* within that cell."))
-    cells.append(new_code_cell(code[-1]))
+    texts = {"Set-up": SETUP_TEXT, "Self-check": CHECK_TEXT}
+    for title, code in notebook_cells(assignment.files, sources, assignment.id):
+        cells.append(new_markdown_cell(f"## {title}\n\n{texts.get(title, FILE_TEXT)}"))
+        cells.append(new_code_cell(code))
     nb = new_notebook(cells=cells, metadata={
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"},

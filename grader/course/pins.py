@@ -121,6 +121,16 @@ def runtime_requirements(pyproject: Path) -> list[str]:
                           "to know its dependencies") from exc
 
 
+def grader_lock() -> Lock:
+    """The grader's own runtime dependencies (its ``pyproject.toml``, next to the package) pinned to this
+    environment: what a release's self-check and the Classroom 50 autograders install.
+
+    Raises:
+        GraderError: As :func:`runtime_requirements` and :func:`resolve` do.
+    """
+    return resolve(runtime_requirements(Path(__file__).resolve().parent.parent.parent / "pyproject.toml"))
+
+
 def _holds(marker: Marker | None, extras: set[str]) -> bool:
     """Whether a requirement with ``marker`` comes with ``extras`` of its distribution here ("": the plain install)."""
     if marker is None:

@@ -15,7 +15,10 @@ Classroom 50 assignment, or of any GitHub organisation) holding:
   ``parts`` (the course's probes and checks the public tests run on: see
   :mod:`grader.course.public`);
 * ``grader/`` and ``pyproject.toml``: the grader itself, so ``grader check``
-  runs locally and in CI. It holds no implementation of a graded method: the
+  runs locally and in CI. The ``pyproject.toml`` is the release's own
+  (:mod:`grader.course.release_pyproject`): it installs the grader and names
+  nothing of the instructor's tests and tools. The grader holds no
+  implementation of a graded method: the
   grader's own working engine and network (``assignments/shared/parts``) are
   never copied, so the self-check runs the network's tests on the student's
   own engine (``tests/course/test_release_leaks.py`` checks every release);
@@ -26,7 +29,12 @@ Classroom 50 assignment, or of any GitHub organisation) holding:
   checkpoints, grader output and OS files stay out of a student's commits;
 * ``.devcontainer/devcontainer.json``: GitHub Codespaces or a VS Code dev
   container with the grader installed and the Python and Jupyter extensions;
-* ``.github/workflows/self-check.yml``: runs ``grader check --format github``
+* ``requirements.lock``: the grader's dependencies pinned
+  (:func:`grader.course.pins.resolve`), the same lock as the Classroom 50
+  autograders';
+* ``.github/workflows/self-check.yml``: installs the grader with those pins,
+  on the Python they were made with, as a Classroom 50 autograder does, and
+  runs ``grader check --format github``
   on every push to a branch (annotations and a job summary). Its name leaves
   ``autograde.yaml`` to Classroom 50, whose caller workflow has that reserved
   name; GitHub Classroom's autograding reporter is not used (GitHub Classroom
@@ -50,7 +58,9 @@ import nbformat
 
 from grader.course.config import Course
 from grader.course.handouts import build_notebook
+from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.course.public import copy_assignment, copy_shared
+from grader.course.release_pyproject import release_pyproject
 from grader.errors import GraderError
 from grader.files import require_new_folder
 
@@ -61,6 +71,8 @@ WORKFLOW = """\
 # The public self-check on every push to a branch (not on submit/* tags, which
 # Classroom 50's own autograde.yaml grades): the same `grader check` students run
 # on their laptops, with annotations at the failing lines and a job summary.
+# It installs what Classroom 50's autograder installs: the versions pinned in
+# requirements.lock, on the Python they were made with, so both score alike.
 name: micrograd self-check
 on:
   push:
@@ -77,7 +89,7 @@ jobs:
       - uses: actions/checkout@v4
       - uses: actions/setup-python@v5
         with:
-          python-version: "3.12"
+          python-version: "{python}"  # the Python requirements.lock was made with
       # ubuntu-latest (Ubuntu 24.04) restricts unprivileged user namespaces with
       # AppArmor. This runner is a virtual machine discarded after the job, so the
       # grader's sandbox may use them: your code then runs in its own user, PID,
@@ -85,11 +97,20 @@ jobs:
       # Landlock and resource limits only, and the points are the same.
       - name: Allow the sandbox's user namespaces
         run: sudo sysctl -w kernel.apparmor_restrict_unprivileged_userns=0 || true
-      - name: Install the grader
-        run: python -m pip install --quiet .
+      - name: Install the grader (the pinned versions of requirements.lock)
+        run: |
+          python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+          python -m pip install --quiet --disable-pip-version-check --no-deps .
       - name: micrograd self-check
         run: grader check --format github
 """
+"""The release's ``.github/workflows/self-check.yml``; ``{python}`` is the lock's Python minor (:func:`workflow`)."""
+
+
+def workflow(lock: Lock) -> str:
+    """The self-check workflow of a release pinned to ``lock`` (its ``requirements.lock``)."""
+    return WORKFLOW.replace("{python}", lock.python_minor)
+
 
 README = """\
 # micrograd: build an autograd engine and a neural network
@@ -167,7 +188,19 @@ active, either:
   **Select Kernel** (top right), **Python Environments**, then `.venv`.
 
 Write your code in the cells, save the notebook (Ctrl+S, or Cmd+S on a Mac),
-then run its last cell, **Self-check**: it grades the saved file.
+then run its last cell, **Self-check**: it grades the saved file. It finds
+this folder (the one holding `micrograd/` and `assignments/`) from wherever
+Jupyter, VS Code or Colab runs the notebook.
+
+You may paste a whole file of `micrograd/` into its cell, imports included.
+In a notebook of several files, run its **Set-up** cell first (it comes
+after the first file's cell): `from .engine import Value` or `from
+micrograd.engine import Value` then give the `Value` of the notebook, as
+they do when the notebook is graded.
+
+To run a file of `micrograd/` yourself, run it as a module from this folder:
+`python -m micrograd.nn`, not `python micrograd/nn.py` (which stops at its
+`from .engine import Value`).
 
 ## Google Colab
 
@@ -205,7 +238,9 @@ changed (`student_template/` keeps the untouched stubs it compares with).
 
 Commit and push to your course repository. On every push, the workflow in
 `.github/workflows/self-check.yml` runs the same self-check on GitHub and
-shows your points in the run's summary (the **Actions** tab). If your course
+shows your points in the run's summary (the **Actions** tab). It installs the
+versions pinned in `requirements.lock` on Python {lock_python}, as the
+Classroom 50 autograder does, so both give the same points. If your course
 uses Classroom 50, submit as your instructor says (`gh student submit`): its
 autograder runs the public tests on the submitted commit and publishes your
 points on the submission's Release. Your instructor grades the files of each
@@ -270,19 +305,34 @@ def min_python(pyproject: str) -> str:
     return found.group(1)
 
 
-def build_release(course: Course, dest: Path) -> list[Path]:
+def build_release(course: Course, dest: Path, lock: Lock | None = None) -> list[Path]:
     """Write the student release into ``dest`` (which must be empty or missing).
+
+    Args:
+        course: The course.
+        dest: The release folder.
+        lock: The pins to ship as ``requirements.lock`` (what the self-check workflow installs); None: resolved
+            here (:func:`grader.course.pins.resolve`), as the Classroom 50 autograders resolve theirs.
 
     Returns:
         The files written, relative to ``dest``.
 
     Raises:
-        GraderError: If ``dest`` is not empty, or the template or ``pyproject.toml`` is missing.
+        GraderError: If ``dest`` is not empty, the template or ``pyproject.toml`` is missing or incomplete, or a
+            runtime dependency of the grader is not installed here.
     """
     require_new_folder(dest, "the release")
     template = course.template_dir / "micrograd"
     if not (template / "engine.py").is_file():
         raise GraderError(f"no student template at {template} (run `grader template` first)")
+    package = Path(__file__).resolve().parent.parent  # the grader package
+    pyproject = next((p for p in (package.parent / "pyproject.toml", course.root / "pyproject.toml") if p.is_file()),
+                     None)
+    if pyproject is None:
+        raise GraderError(f"no pyproject.toml next to {package} or in {course.root}: students need it "
+                          "to install the grader (`pip install -e .`)")
+    own_pyproject, _ = release_pyproject(pyproject, package)
+    lock = lock if lock is not None else resolve(runtime_requirements(pyproject))  # as the Classroom 50 bundle's
     dest.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(template, dest / "micrograd", ignore=ignore)
@@ -296,21 +346,15 @@ def build_release(course: Course, dest: Path) -> list[Path]:
         (dest / "notebooks").mkdir(exist_ok=True)
         nbformat.write(build_notebook(a, sources, handout), dest / "notebooks" / f"{a.id}.ipynb")
         rows.append(f"| `{a.id}` | [{a.title}](assignments/{a.id}/README.md) | {', '.join(a.files)} |")
-    package = Path(__file__).resolve().parent.parent  # the grader package
     shutil.copytree(package, dest / "grader", ignore=ignore)
-    pyproject = next((p for p in (package.parent / "pyproject.toml", course.root / "pyproject.toml") if p.is_file()),
-                     None)
-    if pyproject is None:
-        raise GraderError(f"no pyproject.toml next to {package} or in {course.root}: students need it "
-                          "to install the grader (`pip install -e .`)")
-    shutil.copy(pyproject, dest / "pyproject.toml")
-    readme = README.format(rows="\n".join(rows), python=min_python(pyproject.read_text(encoding="utf-8")))
+    (dest / "pyproject.toml").write_text(own_pyproject, encoding="utf-8")
+    (dest / LOCK_NAME).write_text(lock.text(), encoding="utf-8")
+    readme = README.format(rows="\n".join(rows), python=min_python(own_pyproject), lock_python=lock.python_minor)
     (dest / "README.md").write_text(readme, encoding="utf-8")
     (dest / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
     (dest / ".devcontainer").mkdir()
     (dest / ".devcontainer" / "devcontainer.json").write_text(json.dumps(DEVCONTAINER, indent=2) + "\n",
                                                                encoding="utf-8")
-    workflow = dest / ".github" / "workflows" / WORKFLOW_NAME
-    workflow.parent.mkdir(parents=True)
-    workflow.write_text(WORKFLOW, encoding="utf-8")
+    (dest / ".github" / "workflows").mkdir(parents=True)
+    (dest / ".github" / "workflows" / WORKFLOW_NAME).write_text(workflow(lock), encoding="utf-8")
     return sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file())

@@ -29,12 +29,12 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.course.config import OWN_MODULES
 from grader.course.handouts import notebook_code_cells
 from grader.errors import SubmissionError
 from grader.intake.cellmap import LineMap
 from grader.intake.entry import Submission
 from grader.intake.notebook import IPYTHON_LINE, MODULE, assemble, cap, code_cells, parse, source_lines
-from grader.intake.notebook_imports import OWN_MODULES
 
 STUB = re.compile(r"^\s*raise\s+NotImplementedError\b", re.M)
 """A stub left to fill (the template's methods raise ``NotImplementedError("Task N.M: ...")``)."""

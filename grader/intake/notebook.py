@@ -25,9 +25,10 @@ from typing import Any
 
 import nbformat
 
+from grader.course.config import OWN_MODULES
 from grader.errors import SubmissionError
 from grader.intake.cellmap import CellSpan, LineMap
-from grader.intake.notebook_imports import OWN_MODULES, StatementTracker, rewrite_imports
+from grader.intake.notebook_imports import StatementTracker, rewrite_imports
 
 IPYTHON_LINE = re.compile(r"^\s*([%!?]|\w+\s*=\s*[%!])|^\s*[\w.]+\?{1,2}\s*$")
 NEWLINE = re.compile(r"\r\n|\r|\n")

@@ -26,10 +26,9 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
+from grader.course.config import OWN_MODULES
+
 IMPORT_START = re.compile(r"^\s*(from|import)\s")
-OWN_MODULES = {"engine", "nn"}
-"""Module names (``micrograd.engine``, ``.nn``, ``engine``...) that stand for the notebook itself, besides the
-modules of the assignment it is graded for (whose short names the caller adds)."""
 SELF = '__import__("sys").modules[__name__]'
 """An expression for the module being run (the generated module)."""
 PACKAGE = f'__import__("types").SimpleNamespace(engine={SELF}, nn={SELF})'

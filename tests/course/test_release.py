@@ -92,7 +92,9 @@ def test_notebooks_hold_the_handout_the_stubs_and_a_self_check(release):
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     assert nb.cells[0].cell_type == "markdown" and "Assignment 3" in nb.cells[0].source
     assert any("NotImplementedError(\"Task 3.1" in c for c in code)
-    assert code[-1] == 'import sys\n!"{sys.executable}" -m grader check mlp.ipynb -a mlp'
+    assert code[-1].splitlines()[-1].strip() == (
+        '!"{sys.executable}" -m grader check "{saved_notebook(\'mlp.ipynb\')}" -a mlp')
+    assert "if __name__ == \"__main__\":" in code[-1] and "Path.cwd()" in code[-1]  # the course, from where it runs
     assert "student_template" not in (release / "notebooks" / "mlp.ipynb").read_text()
 
 
@@ -101,8 +103,8 @@ def test_the_check_cell_is_never_run_when_the_notebook_is_graded(release):
 
     code = notebook_code(raw, "value_ops.ipynb")
 
-    checks = [line for line in code.splitlines() if "grader check" in line]
-    assert checks and all(line.startswith("pass  # removed by the grader: !") for line in checks)
+    checks = [line for line in code.splitlines() if "-m grader" in line]
+    assert checks and all(line.lstrip().startswith("pass  # removed by the grader: !") for line in checks)
     assert not any(line.lstrip().startswith("!") for line in code.splitlines())
     assert "import sys" in code and compile(code, "engine.py", "exec")
 

@@ -4,6 +4,7 @@ names real assignments and files, its links resolve, and nothing stale remains."
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from pathlib import Path
@@ -71,6 +72,29 @@ def student_texts(release: Path) -> dict[str, str]:
     return {p.relative_to(release).as_posix(): p.read_text(encoding="utf-8") for p in paths}
 
 
+SHELL_LINE = re.compile(r"^(\s*)!(.*)$", re.M)
+EXPANSION = re.compile(r"\{([^{}]+)\}")
+
+
+def shell_lines(cell: str, cwd: Path) -> list[str]:
+    """The ``!`` lines of a notebook's code cell as IPython runs them in ``cwd``: the cell's Python runs, and each
+    ``!`` line reached has its ``{expression}`` parts expanded (``{sys.executable}`` kept: the kernel's Python)."""
+    ran: list[str] = []
+
+    def shell(line: str, namespace: dict) -> None:
+        ran.append("!" + EXPANSION.sub(lambda m: m[0] if m[1] == "sys.executable" else str(eval(m[1], namespace)),
+                                       line))
+
+    source = SHELL_LINE.sub(lambda m: f"{m[1]}_shell({m[2]!r}, globals())", cell)
+    before = Path.cwd()
+    os.chdir(cwd)
+    try:
+        exec(compile(source, "<notebook cell>", "exec"), {"__name__": "__main__", "_shell": shell})
+    finally:
+        os.chdir(before)
+    return ran
+
+
 def shown_commands(release: Path) -> list[tuple[str, Path, list[str]]]:
     """(where, working folder, arguments) of every ``grader`` command the release shows a student."""
     shown = []
@@ -81,11 +105,10 @@ def shown_commands(release: Path) -> list[tuple[str, Path, list[str]]]:
             for cell in nbformat.reads(text, as_version=4).cells:
                 if cell.cell_type == "markdown":
                     shown += markdown_commands(cell.source, name, release)
-                elif cell.cell_type == "code":
-                    for line in cell.source.splitlines():
-                        if line.lstrip().startswith("!"):  # a shell line runs in the notebook's folder
-                            shown += [(f"{name}: {line.strip()}", release / "notebooks", args)
-                                      for args in grader_arguments(line)]
+                elif cell.cell_type == "code" and SHELL_LINE.search(cell.source):
+                    for line in shell_lines(cell.source, release / "notebooks"):  # Jupyter's choice of folder
+                        shown += [(f"{name}: {line.strip()}", release / "notebooks", args)
+                                  for args in grader_arguments(line)]
         elif name.endswith(".yml"):
             for job in yaml.safe_load(text)["jobs"].values():
                 for step in job["steps"]:
