@@ -114,13 +114,21 @@ def read_due_work(entry: Path, dues: Mapping[str, DueDate | None], zone: tzinfo 
 
 
 def submitted_at(sub: Submission, zone: tzinfo | None) -> tuple[datetime | None, str]:
-    """When ``sub`` was submitted, and by what evidence (see the module docstring); None when nothing records it."""
+    """When ``sub`` was submitted, and by what evidence (see the module docstring); None when nothing records it.
+
+    A submission read from a platform's download (:attr:`~grader.intake.entry.Submission.recorded`) is dated by
+    what the platform recorded: a Gradescope export by "the submission time Gradescope recorded" (its
+    ``:created_at:``); a Canvas download records no time (its files' times are when the zip was made), so none is
+    given, and the reason says whether Canvas marked the work late.
+    """
     if sub.origin is not None:
         try:
             when = datetime.strptime(sub.origin.time, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
         except ValueError:
             return None, "the graded commit's date could not be read"
         return when, f"the committer date of commit {sub.origin.commit[:7]}"
+    if sub.recorded is not None:
+        return sub.recorded.time, sub.recorded.evidence
     if sub.error or not sub.mtimes:
         return None, "no file was read from it"
     latest = max(sub.mtimes.values())

@@ -7,6 +7,7 @@ other for its type).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 
@@ -29,6 +30,21 @@ class Origin:
     note: str
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """When the platform a submission was handed in on says it was submitted, as its download records it
+    (:mod:`grader.intake.layouts`): a Gradescope export's ``:created_at:``, or a Canvas download's lack of any time.
+
+    Attributes:
+        time: The submission time it recorded (aware), or None when its download records none.
+        evidence: Where the time comes from (or why there is none), for the feedback: "the submission time
+            Gradescope recorded".
+    """
+
+    time: datetime | None
+    evidence: str
+
+
 @dataclass
 class Submission:
     """One student's submission as read from disk.
@@ -44,6 +60,8 @@ class Submission:
             repository, the graded commit's committer date).
         origin: The commit graded when read from a git repository at a deadline
             (:func:`grader.intake.git_history.read_at_deadline`), else None.
+        recorded: When the platform it was downloaded from recorded it as submitted (a Gradescope export, a
+            Canvas download: :mod:`grader.intake.layouts`), else None (its files' own times say).
     """
 
     id: str
@@ -53,3 +71,4 @@ class Submission:
     error: str = ""
     mtimes: dict[str, float] = field(default_factory=dict)
     origin: Origin | None = None
+    recorded: Recorded | None = None

@@ -9,6 +9,9 @@ student id is the entry's name (without ``.zip``/``.ipynb``):
   paths, ``..`` entries and symbolic links are ignored, sizes are capped);
 * a ``.ipynb`` notebook (code cells; IPython syntax is never run).
 
+An instructor's download from an LMS is read as one entry per student (:mod:`grader.intake.layouts`): the files of
+Canvas's bulk download, grouped by student, and the folders of a Gradescope export, named by its metadata.
+
 Environment and cache folders (:data:`SKIP_DIRS`, hidden folders) are neither read nor counted, in folders, zips
 and git trees alike. Every file read goes through one :class:`Budget`: a notebook too large for a source file is
 read (up to :data:`MAX_NOTEBOOK_BYTES`) without its outputs, and only its code counts against the cap.
@@ -33,6 +36,9 @@ from typing import BinaryIO
 from grader.errors import GraderError, SubmissionError
 from grader.intake.candidates import choose
 from grader.intake.entry import Submission
+from grader.intake.layouts import LayoutEntry
+from grader.intake.layouts import find as find_layouts
+from grader.intake.layouts import read as read_layout
 from grader.intake.notebook import CLEAR_OUTPUTS, without_outputs
 
 MAX_FILE_BYTES = 1 << 20
@@ -155,21 +161,25 @@ def discover(folder: Path) -> list[Path]:
     """List the submission entries of ``folder``, sorted by student id (see :func:`student_id`).
 
     Folders, ``.zip`` and ``.ipynb`` files count; hidden entries and other
-    files (a README, a CSV) are not submissions.
+    files (a README, a CSV) are not submissions. A Canvas download's files and a
+    Gradescope export stand for one :class:`~grader.intake.layouts.LayoutEntry` per
+    student (:func:`grader.intake.layouts.find`).
 
     Raises:
-        GraderError: If ``folder`` is not a directory.
+        GraderError: If ``folder`` is not a directory, or a Gradescope export's metadata cannot be read.
     """
     if not folder.is_dir():
         raise GraderError(f"{folder} is not a folder of submissions")
+    layouts = find_layouts(folder)
     entries: dict[str, Path] = {}
     for entry in sorted(folder.iterdir()):
-        if entry.name.startswith(".") or entry.name in SKIP_DIRS:
+        if entry.name.startswith(".") or entry.name in SKIP_DIRS or entry.name in layouts.claimed:
             continue
         if entry.is_symlink():
             continue
         if entry.is_dir() or entry.suffix.lower() in (".zip", ".ipynb"):
             entries[student_id(entry)] = entry
+    entries.update((e.student, e) for e in layouts.entries(set(entries)))
     return [entries[k] for k in sorted(entries)]
 
 
@@ -185,8 +195,11 @@ def student_id(entry: Path) -> str:
     without the suffix, unless that would be another entry's id too (``dup/``
     next to ``dup.zip``, or ``dup.zip`` next to ``dup.ipynb``): then it keeps
     its whole file name (``dup.zip``), so both are graded, each under its own
-    name. Bytes of a name that are not UTF-8 appear as ``\\xNN``.
+    name. Bytes of a name that are not UTF-8 appear as ``\\xNN``. A layout's
+    entry has the id its layout gives it (:mod:`grader.intake.layouts`).
     """
+    if isinstance(entry, LayoutEntry):
+        return entry.student
     name = _printable_name(entry)
     if entry.is_dir():
         return name
@@ -199,6 +212,8 @@ def student_id(entry: Path) -> str:
 
 def read_submission(entry: Path) -> Submission:
     """Read a submission entry into memory; problems go to ``Submission.error``."""
+    if isinstance(entry, LayoutEntry):  # a student's files of a Canvas download, a Gradescope export's folder
+        return read_layout(entry, read_submission, MAX_TOTAL_BYTES)
     sub = Submission(student_id(entry), entry)
     try:
         if entry.is_dir():
