@@ -139,7 +139,8 @@ from grader.testing import Failure, close, show
 @pytest.mark.task("{task}.1")
 def test_square_on_random_inputs(student, reference, check):
     """square(x) on 5 seeded inputs"""
-    inputs = [random.Random(1).uniform(-5, 5) for _ in range(5)]
+    rng = random.Random(1)
+    inputs = [rng.uniform(-5, 5) for _ in range(5)]
     got, want = student("{id}_call", "square", inputs), reference("{id}_call", "square", inputs)
     for x, g, w in zip(inputs, got["values"], want["values"]):
         with check.case(f"square({{x!r}})", method="square", hint="return x * x"):

@@ -136,6 +136,6 @@ def summary(items: list[Item], count: int = 5) -> str:
         lines.append("  none: no submission was graded normally")
     dropped = left_out(items)
     if dropped:
-        lines.append(f"  (pass rates leave out the {sum(dropped.values())} submission(s) that need attention: could not "
-                     "be graded, the unchanged template, or a withheld score)")
+        lines.append(f"  (pass rates leave out the {sum(dropped.values())} result(s), a student on an assignment, that "
+                     "need attention: could not be graded, the unchanged template, or a withheld score)")
     return "\n".join(lines)

@@ -128,7 +128,7 @@ def test_a_resumed_run_prints_the_same_hardest_tests(tmp_path, capsys):
     assert hardest(again) == hardest(first)
     shown = re.findall(r"^ +(\d+)%  backward: ", hardest(first), re.M)
     assert len(shown) == 5 and shown[0] == "50"  # of the 2 counted (the template left out), one failed
-    assert "leave out the 1 submission(s) that need attention" in hardest(first)
+    assert "leave out the 1 result(s), a student on an assignment, that need attention" in hardest(first)
 
 
 LONG = "value_ops: micrograd/engine.py could not be imported: raised SyntaxError: expected ':' (line 34) " * 2
