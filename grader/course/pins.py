@@ -68,7 +68,7 @@ class Lock:
         lines = [
             "# Written by `grader gradescope` or `grader release`: the grader's runtime dependencies",
             "# and their whole dependency closure, pinned to the versions installed where it was",
-            f"# built ({self.environment}, Python {self.python}, {platform.system()} {platform.machine()}).",
+            f"# built (Python {self.python}, {platform.system()} {platform.machine()}).",  # no path: students get it
             "# To refresh: validate the course in an updated environment and build it again.",
             f"# python: {self.python}",
         ]

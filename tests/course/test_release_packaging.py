@@ -174,6 +174,7 @@ def test_the_release_ships_the_classroom50_lock_and_its_workflow_installs_it_on_
     bundles = sorted((teacher / "autograders").glob(f"*/dist/{LOCK_NAME}"))
     assert bundles and all(b.read_text(encoding="utf-8") == lock for b in bundles)  # the same pins everywhere
     assert read_lock(lock) and "pytest" in read_lock(lock)
+    assert sys.prefix not in lock and str(Path.home()) not in lock  # no folder of the instructor's machine
     python = json.loads((teacher / "runtime.json").read_text(encoding="utf-8"))["python"]
     assert re.search(r"^# python: (\d+\.\d+)\.", lock, re.M).group(1) == python
 
