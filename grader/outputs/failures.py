@@ -8,7 +8,7 @@ case that met it and how many more did::
       Value.__add__: your code raised TypeError: ...
         at micrograd/engine.py line 12, in __add__: out = Value(self.data + other.data)
       Hint: ...
-      (and 2 more cases)
+      (the same error in 2 more cases)
 
 Column 0 holds only the grader's text (``✗`` and a case title, the header,
 the first line of a failure that ended the test); whatever came from the
@@ -41,7 +41,8 @@ NOT_RUN = "Not run: your code could not be loaded, so this test could not run (t
 """The whole feedback of a test that no code of the submission could run in."""
 MAX_CASES_SHOWN = 3
 """Distinct errors shown per test; the rest are counted."""
-MORE = re.compile(r"  \(and (\d+) more cases?\)")
+MORE = re.compile(r"  \((?:and|the same error in) (\d+) more cases?\)")
+"""The count line of a block, as written now or (``and N more cases``) by earlier versions."""
 OWN_MODULES = {"micrograd", "engine", "nn"}
 """Module names of the submission itself: a missing one is not a package the grader lacks."""
 TOP_LEVEL_ADVICE = ('code at the top level of the file runs when it is imported: put tests and demos under '
@@ -54,8 +55,8 @@ NOTEBOOK_ADVICE = ('every code cell of a notebook runs when it is graded: put te
 
 
 def more(count: int) -> str:
-    """``(and 2 more cases)``."""
-    return f"(and {count} more case{'s' if count != 1 else ''})"
+    """``(the same error in 2 more cases)``: how many other cases met the error just shown."""
+    return f"(the same error in {count} more case{'s' if count != 1 else ''})"
 
 
 def _indented(text: str) -> str:
@@ -162,7 +163,7 @@ class Block:
 
     Attributes:
         title: The case's title, or "" for other lines (the header, a failure that ended the test).
-        lines: The block's lines as written (the ``✗`` line first), without its ``(and N more cases)`` line.
+        lines: The block's lines as written (the ``✗`` line first), without its count line (:func:`more`).
         count: How many cases met this error (1 + N).
     """
 
@@ -208,7 +209,7 @@ class ShownTest:
 
 def views(tests: Sequence[Mapping[str, Any]]) -> list[ShownTest]:
     """The failing ``tests`` (in the order given) with each distinct error shown once, where first met, followed by
-    ``(and N more cases)`` counting every other case in ``tests`` that met it."""
+    a count line (:func:`more`) counting every other case in ``tests`` that met it."""
     parsed = [(t, parse(str(t.get("output", "")))) for t in tests]
     totals: dict[str, int] = {}
     for _, blocks in parsed:

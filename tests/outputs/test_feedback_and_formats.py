@@ -117,7 +117,7 @@ def test_an_import_error_s_text_stays_inert_in_markdown():
 
 def block(title: str, message: str, more: int = 0) -> str:
     lines = [f"✗ {title}", *(f"  {line}" for line in message.splitlines())]
-    return "\n".join(lines + ([f"  (and {more} more cases)"] if more else []))
+    return "\n".join(lines + ([f"  (the same error in {more} more cases)"] if more else []))
 
 
 ADD_RAISES = ("Value.__add__: your code raised AttributeError: 'int' object has no attribute 'data'\n"
@@ -135,7 +135,7 @@ def test_the_same_error_in_several_tests_is_shown_once_with_how_many_more_cases(
     )
     for text in (formats.text(check_of(doc)), feedback_markdown(ASSIGNMENT, "alice", doc)):
         assert text.count("'int' object has no attribute 'data'") == 1
-        assert "(and 3 more cases)" in text and "✗ 3 - x0: the same error as above" in text
+        assert "(the same error in 3 more cases)" in text and "✗ 3 - x0: the same error as above" in text
         assert "x0.grad was 3.0" in text  # another error is shown as it is
     # results.json keeps each test's feedback whole: Gradescope shows tests one by one
     assert all("'int' object" in t["output"] for t in gradescope_results(ASSIGNMENT, doc)["tests"][:2])
@@ -149,3 +149,13 @@ def test_start_here_counts_attributions_and_puts_a_method_before_those_built_on_
     assert "1 of the failing tests points to `Value.__mul__`" in text
     assert "Then: `Value.__sub__` (2, built on `Value.__mul__`)." in text
     assert text.index("### ✗ mul") < text.index("### ✗ sub")
+
+
+def test_a_count_line_written_by_an_earlier_version_is_still_read_as_a_count():
+    """Results kept from an earlier run say ``(and N more cases)``: they are read back as a count, never shown as
+    a line of the student's error."""
+    from grader.outputs.failures import parse
+
+    for line in ("  (and 2 more cases)", "  (the same error in 2 more cases)"):
+        (block,) = parse(f"✗ x0 + 1 at 2\n  Value.__add__: your code raised TypeError: boom\n{line}")
+        assert block.count == 3 and line not in block.lines

@@ -104,7 +104,7 @@ def test_cases_failing_with_the_same_error_are_shown_once_with_how_many_more():
     with check.case("x0 * 2", method="Value.__mul__"):
         raise Failure("gave 1, expected 4")
     output = render_output(check.cases)
-    assert output.count("'int' object has no attribute 'data'") == 1 and "(and 2 more cases)" in output
+    assert output.count("'int' object has no attribute 'data'") == 1 and "(the same error in 2 more cases)" in output
     assert output.splitlines()[0] == "0 of 4 case(s) passed." and "✗ x0 * 2" in output
 
 
