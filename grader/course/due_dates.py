@@ -16,7 +16,7 @@ from typing import TypedDict
 
 from grader.course.config import Assignment
 from grader.course.extensions import Extension, extension_for
-from grader.course.late_policy import Lateness, LatePolicy, assess
+from grader.course.late_policy import Lateness, LatePolicy, assess, penalised
 
 
 class LateTerms(TypedDict):
@@ -114,9 +114,8 @@ def due_date(assignment: Assignment, student_ids: Sequence[str], extensions: Seq
 
 def final_score(terms: LateTerms, raw: float, points: float) -> tuple[float, float]:
     """(points taken, final score) of a raw score under ``terms`` (``points``: what the assignment is worth): the
-    only place a penalty is applied (:meth:`grader.course.late_policy.Lateness.final`)."""
-    late = Lateness(terms["seconds"], terms["units"], terms["penalty"], terms["graded"], datetime.now(timezone.utc))
-    final = late.final(raw, points)
+    only place a penalty is applied (:func:`grader.course.late_policy.penalised`)."""
+    final = penalised(raw, points, terms["penalty"], terms["graded"])
     return round(raw - final, 4), final
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
-from grader.course.late_policy import _duration, duration_seconds, parse_due
+from grader.course.late_policy import duration_seconds, duration_text, parse_due
 from grader.course.roster import check_cell, read_text
 from grader.errors import ConfigError
 
@@ -96,7 +96,7 @@ class Extension:
             ValueError: If ``due`` is naive.
         """
         own, usual = self.applied_to(due).isoformat(timespec="seconds"), due.isoformat(timespec="seconds")
-        more = f"{_duration(self.extra)} more, " if self.extra is not None else ""
+        more = f"{duration_text(self.extra)} more, " if self.extra is not None else ""
         return f"Extension: {more}due {own} instead of {usual}."
 
 

@@ -77,9 +77,9 @@ class LatePolicy:
         else:
             parts.append("late work loses no points")
         if self.grace:
-            parts.append(f"nothing within {_duration(self.grace)} of it")
+            parts.append(f"nothing within {duration_text(self.grace)} of it")
         if self.cutoff is not None:
-            parts.append(f"work more than {_duration(self.cutoff)} late is not graded")
+            parts.append(f"work more than {duration_text(self.cutoff)} late is not graded")
         return "; ".join(parts) + "."
 
 
@@ -109,19 +109,25 @@ class Lateness:
         """What was applied to this submission, in one sentence."""
         when = f"due {self.due.isoformat(timespec='seconds')}"
         if not self.graded:
-            return f"Submitted {_duration(self.seconds)} late ({when}), after the cut-off: not graded."
+            return f"Submitted {duration_text(self.seconds)} late ({when}), after the cut-off: not graded."
         if not self.late:
             return f"On time ({when})."
         if not self.penalty:
-            return f"Submitted {_duration(self.seconds)} late ({when}), within the grace period: no penalty."
-        return (f"Submitted {_duration(self.seconds)} late ({when}): {self.units} started {policy.per}(s), "
+            return f"Submitted {duration_text(self.seconds)} late ({when}), within the grace period: no penalty."
+        return (f"Submitted {duration_text(self.seconds)} late ({when}): {self.units} started {policy.per}(s), "
                 f"{_percent(self.penalty)} of the points taken.")
 
     def final(self, raw: float, points: float) -> float:
         """The score after the penalty (points: what the assignment is worth); 0 when not graded."""
-        if not self.graded:
-            return 0.0
-        return round(max(0.0, raw - self.penalty * points), 4)
+        return penalised(raw, points, self.penalty, self.graded)
+
+
+def penalised(raw: float, points: float, penalty: float, graded: bool) -> float:
+    """``raw`` points less ``penalty`` (a fraction) of ``points`` (what the assignment is worth), never below 0; 0
+    when the work was not graded (after the cut-off)."""
+    if not graded:
+        return 0.0
+    return round(max(0.0, raw - penalty * points), 4)
 
 
 def assess(submitted: datetime, due: datetime, policy: LatePolicy) -> Lateness:
@@ -302,7 +308,7 @@ def _percent(fraction: float) -> str:
     return f"{round(fraction * 100, 2):g}%"
 
 
-def _duration(seconds: int) -> str:
+def duration_text(seconds: int) -> str:
     """``seconds`` for a person: ``2 d 3 h``, ``15 min``, ``40 s``."""
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)
