@@ -246,6 +246,50 @@ _msgid = _libc.msgget({IPC_KEY}, 0o1666)
 """
 
 
+CARRY_KEY = 0x63617272
+CARRY_FILE = "/dev/shm/grader-carry"
+CARRY_SYSV = f"""
+import ctypes, os
+_libc = ctypes.CDLL(None, use_errno=True)
+_seen = []  # what an earlier worker of this submission left behind
+if _libc.shmget({CARRY_KEY}, 4096, 0) >= 0:
+    _seen.append("shm")
+else:
+    _libc.shmget({CARRY_KEY}, 1 << 20, 0o1666)
+if _libc.msgget({CARRY_KEY}, 0) >= 0:
+    _seen.append("msg")
+else:
+    _libc.msgget({CARRY_KEY}, 0o1666)
+"""
+CARRY_DEV_SHM = f"""
+if os.path.exists("{CARRY_FILE}"):
+    _seen.append("/dev/shm")
+else:
+    try:
+        open("{CARRY_FILE}", "w").close()
+    except OSError:
+        pass
+"""
+CARRY_END = """
+if _seen:  # a later worker: it knows it is not the first, and could know what the earlier ones were asked
+    raise ImportError(f"state carried from an earlier worker: {_seen}")
+"""
+CARRY_STATE = CARRY_SYSV + CARRY_DEV_SHM + CARRY_END
+"""A submission that imports only while no earlier worker of its own left state in SysV IPC or ``/dev/shm``: its
+later workers fail to import, so carried state costs it points (grade two assignments one after the other).
+``CARRY_SYSV + CARRY_END`` tries SysV IPC alone (the portable sandbox leaves every file writable, so a file carries
+state there by design: the report says Landlock is off)."""
+
+
+def remove_carried_state() -> None:
+    """Remove what :data:`CARRY_STATE` leaves on the host when nothing held it (tests of the degraded sandbox)."""
+    import subprocess
+
+    for flag in ("-M", "-Q"):
+        subprocess.run(["ipcrm", flag, str(CARRY_KEY)], capture_output=True, check=False)
+    Path(CARRY_FILE).unlink(missing_ok=True)
+
+
 def sysv_ipc_keys() -> set[int]:
     """Keys of the SysV IPC objects this process's IPC namespace holds (shared memory, semaphores, queues)."""
     keys = set()

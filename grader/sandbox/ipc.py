@@ -1,15 +1,24 @@
-"""Removing a worker's SysV IPC objects where it had no IPC namespace of its own (Linux).
+"""What holds a worker's SysV IPC objects, and removing them where it had no IPC namespace of its own.
 
-With an IPC namespace, shared memory, semaphores and message queues die with
-the worker. Without one (a container that refuses namespaces, as Docker's
-default profile does, so Gradescope's images), they live in the host's
-namespace until removed. The launcher removes them after the worker's whole
-tree has ended, but only where it can tell them apart: the worker ran under
-a user id of its own (the separate-user layer), so every object created or
-owned by that id is the worker's. Run as the grading user instead, a
-worker's objects look like the grader's (and the desktop's: X11 shared
-memory, browsers), so nothing is removed and the isolation report says the
-objects may outlive it.
+SysV shared memory, semaphores and message queues (and POSIX message queues)
+outlive the process that made them. Three mechanisms keep one worker's from
+reaching the next worker of the same submission, or holding memory no limit
+counts, tried in this order and all reported (:func:`layers`):
+
+1. the **IPC filter** (:mod:`.seccomp`, Linux on x86-64 and ARM64): the
+   calls fail, so there is nothing to carry;
+2. an **IPC namespace** (:mod:`.isolation`): the objects die with the worker;
+3. **removal**: without a namespace (a container that refuses namespaces,
+   as Docker's default profile does, so Gradescope's images), the launcher
+   removes them after the worker's whole tree has ended, but only where it
+   can tell them apart: the worker ran under a user id of its own (the
+   separate-user layer), so every object created or owned by that id is the
+   worker's. Run as the grading user instead, a worker's objects look like
+   the grader's (and the desktop's: X11 shared memory, browsers), so nothing
+   is removed.
+
+With none of them (the portable sandbox on macOS) the report says the
+objects may reach the submission's later workers.
 
 ``/proc/sysvipc/{shm,sem,msg}`` list the namespace's objects with a header
 line naming the columns (``shmid``/``semid``/``msqid``, ``uid``, ``cuid``);
@@ -21,7 +30,11 @@ the sandbox's private copy).
 from __future__ import annotations
 
 import ctypes
+import os
 from collections.abc import Callable
+
+from . import isolation, seccomp
+from .protocol import LayerStatus, off, on
 
 IPC_RMID = 0
 KINDS = {"shm": "shmid", "sem": "semid", "msg": "msqid"}
@@ -70,3 +83,30 @@ def remove_owned_by(uid: int, root: str = "/proc/sysvipc") -> int:
     except (OSError, AttributeError):
         return 0
     return sum(1 for kind, ident in objects if removers[kind](ident) == 0)
+
+
+def layers(report: dict[str, LayerStatus], own_user: bool) -> dict[str, LayerStatus]:
+    """Refuse SysV IPC and POSIX message queues (:mod:`.seccomp`); return the ``ipc filter`` layer and the
+    ``ipc namespace`` layer restated to say what holds a worker's IPC objects when there is no namespace.
+
+    Without a namespace the filter holds them; without the filter either, the launcher removes them when the
+    worker ends if it ran under a user id of its own (``own_user``), and otherwise nothing does: the report says
+    they may reach the submission's later workers.
+    """
+    if os.name == "nt":
+        return {"ipc filter": on("ipc filter", "Windows has neither SysV IPC nor POSIX message queues")}
+    try:
+        found = {"ipc filter": seccomp.refuse_ipc()}
+    except OSError as exc:
+        found = {"ipc filter": off("ipc filter", isolation.reason(exc))}
+    if "ipc namespace" in report and report["ipc namespace"]["active"]:
+        return found
+    why = report["ipc namespace"]["reason"] if "ipc namespace" in report else ""
+    if found["ipc filter"]["active"]:
+        fate = "the IPC filter refuses SysV IPC and POSIX message queues instead"
+    elif own_user:
+        fate = "its SysV IPC objects are removed when it ends"
+    else:
+        fate = "SysV IPC objects it creates may outlive it and reach the submission's later workers"
+    found["ipc namespace"] = off("ipc namespace", f"{why}; {fate}" if why else fate)
+    return found

@@ -21,11 +21,14 @@ never fatal. The layers:
 * **no capabilities**: in a user namespace, every capability is dropped
   after the mounts are made, so the mounts cannot be undone;
 * **Landlock**: a filesystem allowlist (read: the Python installation and
-  system libraries; read: own code and runtime; read-write: own scratch),
+  system libraries; read: own code and runtime; read-write: own scratch and the few device files of
+  :data:`.landlock.DEVICES`, not ``/dev/shm``),
   and, where the ABI offers them, no TCP and no signals or abstract sockets
   outside the sandbox;
 * **resource limits**: address space, CPU time, file size, processes, no
-  core dumps (see :func:`apply_limits`).
+  core dumps (see :func:`apply_limits`);
+* **the IPC filter** (:mod:`.seccomp`): SysV IPC and POSIX message queue
+  calls fail (see :mod:`.ipc` for what holds IPC objects where it cannot).
 
 Degradation: a step that fails drops its layer and the layers that depend
 on it (a refused ``uid_map`` write drops the user namespace, hence the PID,
@@ -39,7 +42,7 @@ worker again without namespaces.
 Fault injection (for tests): :data:`FAULTS` names steps that fail with
 ``EPERM`` as if the host refused them (``launcher``: the whole start, ``unshare``, ``setgroups``,
 ``uid_map``, ``gid_map``, ``mount``, ``scratch``, ``proc``, ``capabilities``,
-``chown``, ``setuid``, ``landlock``, ``rlimit``); the judge fills it from
+``chown``, ``setuid``, ``landlock``, ``seccomp``, ``rlimit``); the judge fills it from
 ``GRADER_SANDBOX_FAULTS``.
 """
 

@@ -95,6 +95,11 @@ def landlock(read: list[str], write: list[str], network: bool) -> LayerStatus:
     return on("landlock", f"ABI {abi}: {', '.join(what)}")
 
 
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts")
+"""The device files a worker may read and write (not the whole of ``/dev``: ``/dev/shm`` would carry files from one
+worker to the next where no mount namespace hides it, and hold the desktop's shared memory)."""
+
+
 def system_read_paths() -> list[str]:
     """What the Python interpreter and its extension modules need to read."""
     paths = set(python_paths()) | {"/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc", "/proc"}

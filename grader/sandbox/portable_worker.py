@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import isolation, limits, own_parts, protocol
+from . import ipc, isolation, limits, own_parts, protocol
 from .protocol import BACKEND, LayerStatus, off
 from .worker import PARTS_LAYER, load_parts, serve_submission
 
@@ -76,5 +76,6 @@ def main() -> None:
     if cfg["parts"]:
         report[PARTS_LAYER] = off(PARTS_LAYER, "the portable sandbox cannot close files to the worker, so it could "
                                   "read the grader's parts (grade a class on Linux)")
+    report.update(ipc.layers(report, own_user=False))  # Linux: the IPC filter, as in the Linux sandbox
     report["resource limits"] = limits.apply_limits(cfg["limits"], own_user=False, in_use=cfg["processes_in_use"])
     serve_submission(rfile, wfile, cfg, os.path.abspath(cfg["code_dir"]), report)

@@ -220,11 +220,6 @@ def main(cfg: LaunchedConfig) -> None:  # one function on purpose: the order of 
         report["separate user"] = off("separate user", turned_off["separate user"])
     else:
         worker_uid = 10_000_000 + os.getpid()
-    if not _active(report, "ipc namespace"):
-        why = report["ipc namespace"]["reason"] if "ipc namespace" in report else ""
-        fate = ("its SysV IPC objects are removed when it ends" if worker_uid is not None
-                else "SysV IPC objects it creates may outlive it")
-        report["ipc namespace"] = off("ipc namespace", f"{why}; {fate}" if why else fate)
     sync_r, sync_w = os.pipe()
     launcher = os.getpid()
     child = os.fork()
@@ -407,9 +402,10 @@ def _worker(cfg: WorkerConfig, report: dict[str, LayerStatus], code_dir: str, wo
     else:
         try:
             read = landlock.system_read_paths() + [code_dir]  # not the runtime: all of it is imported already
-            report["landlock"] = landlock.landlock(read, [cfg["scratch"], "/dev"], network)
+            report["landlock"] = landlock.landlock(read, [cfg["scratch"], *landlock.DEVICES], network)
         except OSError as exc:
             report["landlock"] = off("landlock", isolation.reason(exc))
+    report.update(ipc.layers(report, own_user=worker_uid is not None))
     if cfg["parts"]:
         report[PARTS_LAYER] = parts_hidden(report, cfg, worker_uid)
     report["resource limits"] = limits.apply_limits(cfg["limits"], own_user=worker_uid is not None)

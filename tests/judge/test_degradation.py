@@ -114,6 +114,7 @@ LAYER_OF = {  # injected step -> the layer the report must show as off (as root 
     "proc": "pid namespace",
     "landlock": "landlock",
     "rlimit": "resource limits",
+    "seccomp": "ipc filter",
     **({"setuid": "separate user", "chown": "separate user"} if AS_ROOT else {"capabilities": "capabilities"}),
 }
 

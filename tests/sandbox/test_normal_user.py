@@ -133,15 +133,40 @@ def test_a_fork_bomb_is_bounded_on_the_portable_backend_for_a_normal_user(as_use
     assert running() == []
 
 
-def test_as_root_without_namespaces_a_workers_sysv_ipc_objects_are_removed(as_user):
-    """A container that refuses namespaces (Docker's default, so Gradescope's images): no IPC namespace,
-    but the worker runs under a user id of its own, so its SysV objects are removed when it ends."""
+CARRY_CASES = [  # (faults, extra arguments, as root, carrier, held, what the report's ipc namespace layer says)
+    ("uid_map", (), False, H.CARRY_STATE, True, "the IPC filter refuses SysV IPC"),
+    ("", ("--sandbox", "portable"), False, H.CARRY_SYSV + H.CARRY_END, True, "the IPC filter refuses SysV IPC"),
+    ("unshare,seccomp", (), True, H.CARRY_SYSV + H.CARRY_END, True, "its SysV IPC objects are removed when it ends"),
+    ("uid_map,seccomp", (), False, H.CARRY_STATE, False, "may outlive it and reach the submission's later workers"),
+]
+
+
+@pytest.mark.parametrize(("faults", "extra", "root", "carrier", "held", "says"), CARRY_CASES,
+                         ids=["user-no-namespaces", "user-portable", "root-container", "user-nothing-holds"])
+def test_a_submissions_later_workers_find_no_ipc_state_on_every_host_kind(as_user, faults, extra, root, carrier,
+                                                                          held, says):
+    """The IPC class of tests/sandbox/test_ipc.py where it was open: a normal user whose namespaces are refused (the
+    IPC filter holds it), the portable backend (the filter), a container as root with neither namespaces nor filter
+    (the worker's own user id: its objects are removed), and, to show the test can fail, a host where nothing holds
+    it: the carrier then loses its later assignment, and the report says why."""
     run, work = as_user
-    H.write(work / "ipc" / "leaver", H.with_import_code(H.SYSV_IPC, H.CORRECT))
-    done = run("grade", "ipc", "-o", "out-ipc", "-a", "value_ops", faults="unshare", as_root=True)
+    H.remove_carried_state()
+    folder = work / f"carry-{faults or 'none'}-{len(extra)}"
+    H.write(folder / "carrier", H.with_import_code(carrier, H.CORRECT))
+    subprocess.run(["chown", "-R", f"{USER}:{USER}", str(folder)], check=True)
+    out = f"out-{folder.name}"
+    try:
+        done = run("grade", folder.name, "-o", out, "-a", "value_ops", "-a", "backward", "-j", "1", *extra,
+                   faults=faults, as_root=root)
+        left = H.CARRY_KEY in H.sysv_ipc_keys() or Path(H.CARRY_FILE).exists()
+    finally:
+        H.remove_carried_state()
     assert done.returncode == 0, done.stderr[-3000:]
-    isolation = json.loads((work / "out-ipc" / "value_ops" / "leaver" / "results.json").read_text())[
-        "extra_data"]["grader"]["isolation"]
-    assert isolation["separate user"].startswith("on") and "objects are removed" in isolation["ipc namespace"]
-    assert H.IPC_KEY not in H.sysv_ipc_keys()
-    assert grades(work / "out-ipc")["leaver"]["value_ops"] == "40"
+    row = grades(work / out)["carrier"]
+    isolation = json.loads((work / out / "backward" / "carrier" / "results.json").read_text())["extra_data"][
+        "grader"]["isolation"]
+    assert says in isolation["ipc namespace"], isolation
+    if held:
+        assert (row["value_ops"], row["backward"], left) == ("40", "50", False), row["notes"]
+    else:
+        assert row["backward"] == "0" and "state carried from an earlier worker" in row["notes"] and left
