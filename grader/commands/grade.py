@@ -41,6 +41,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "extensions by the course's student id, and who is missing")
     p.add_argument("--extensions", metavar="CSV",
                    help="per-student extensions (default: extensions in assignments/course.yaml)")
+    p.add_argument("--pushes", metavar="DIR",
+                   help="the git server's push records, one <submission name>.json per repository (GitHub's "
+                   "repository activity list: gh api --paginate repos/ORG/REPO/activity): a repository is then "
+                   "graded as pushed at the due date and dated by the server's clock, not by its commit dates")
     p.add_argument("--format", choices=["csv", "junit"], default="csv",
                    help="gradebook: grades.csv (always) and, with junit, grades.junit.xml for other CI systems")
     p.add_argument("--shard", metavar="K/N", help="grade only shard K of N (by a hash of the student id); "
@@ -60,6 +64,7 @@ class Args(CourseArgs):
     deadline: str | None
     roster: str | None
     extensions: str | None
+    pushes: str | None
     format: str
     shard: str | None
     sandbox: str
@@ -77,7 +82,7 @@ def run(args: Args) -> ExitCode:
     deadline = parse_deadline(args.deadline, course.term.time_zone) if args.deadline else None
     assignments = course.assignments(args.assignment or None)  # a wrong due date or late policy: nothing graded
     rules = term_rules(course, deadline, Path(args.roster) if args.roster else None,
-                       Path(args.extensions) if args.extensions else None)
+                       Path(args.extensions) if args.extensions else None, Path(args.pushes) if args.pushes else None)
     for line in due_lines(assignments, rules):
         print(line, file=sys.stderr)
     with Progress(sys.stderr) as progress:

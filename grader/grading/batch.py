@@ -215,7 +215,8 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
         for index, entry in enumerate(entries):
             student = student_id(entry)
             dues = rules.dues(student, assignments) if rules is not None else dict.fromkeys(a.id for a in assignments)
-            work_of = read_due_work(entry, dues, rules.zone if rules is not None else None)
+            work_of = read_due_work(entry, dues, rules.zone if rules is not None else None,
+                                    rules.pushes_of(student) if rules is not None else None)
             fingerprints = {aid: work_of[aid].fingerprint for aid in work_of}
             why = {a.id: "forced" for a in assignments} if force else stale_assignments(
                 store, assignments, student, fingerprints, prints)

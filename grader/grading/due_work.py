@@ -8,7 +8,8 @@ before the student's due date, else the latest at or before the policy's cut-off
 
 When was the work submitted? The evidence differs by kind of entry, and the feedback says which was used:
 
-* a git repository: the graded commit's committer date (the student's machine writes it);
+* a git repository: the graded commit's committer date (the student's machine writes it), or, given the server's
+  push records (``grader grade --pushes``, :mod:`grader.intake.pushes`), when the server received the push;
 * a zip: the latest date its members record (a zip's dates have no time zone: read in the course's);
 * a folder or a notebook: the latest modification time of its ``.py``/``.ipynb`` files (copy submissions with
   their times kept: ``cp -p``, ``rsync -t``, or unzip);
@@ -30,6 +31,7 @@ from grader.course.roster import Student, match, read_roster
 from grader.grading.freshness import part_fingerprint
 from grader.intake.entry import Submission
 from grader.intake.git_history import is_repository, read_at_deadlines
+from grader.intake.pushes import Push, read_push_folder
 from grader.intake.submission import read_submission
 
 ZIP_EPOCH = calendar.timegm((1980, 1, 1, 0, 0, 0))
@@ -46,12 +48,19 @@ class TermRules:
             course's student id through it (:func:`grader.course.roster.match`).
         override: ``--deadline``: every assignment's due date for this run (None: each assignment's ``due``).
         zone: The course's time zone (a zip's dates are read in it; this machine's without one).
+        pushes: The server's push records by submission name (``--pushes``; None: none given).
     """
 
     extensions: Sequence[Extension] = ()
     roster: Sequence[Student] = ()
     override: datetime | None = None
     zone: tzinfo | None = None
+    pushes: Mapping[str, Sequence[Push]] | None = None
+
+    def pushes_of(self, student: str) -> Sequence[Push] | None:
+        """The push record of the submission named ``student`` (an empty one when records were given but not its:
+        its repository is then dated by committer dates, with a note)."""
+        return None if self.pushes is None else self.pushes.get(student, ())
 
     def dues(self, student: str, assignments: Sequence[Assignment]) -> dict[str, DueDate | None]:
         """Each assignment's due date for the submission named ``student`` (None: no due date)."""
@@ -61,12 +70,13 @@ class TermRules:
 
 
 def term_rules(course: Course, override: datetime | None = None,
-               roster: Path | None = None, extensions: Path | None = None) -> TermRules:
+               roster: Path | None = None, extensions: Path | None = None, pushes: Path | None = None) -> TermRules:
     """The rules of a run: the course's time zone, its roster and extensions (``roster`` and ``extensions`` name other
-    files than ``assignments/course.yaml`` does), and ``--deadline``.
+    files than ``assignments/course.yaml`` does), ``--deadline`` and the folder of push records (``--pushes``).
 
     Raises:
-        ConfigError: If ``course.yaml``, the roster or the extensions are invalid (naming the file, line and column).
+        ConfigError: If ``course.yaml``, the roster, the extensions or a push record are invalid (naming the file,
+            line and column, or record).
     """
     term = course.term
     roster = roster or term.roster
@@ -74,7 +84,8 @@ def term_rules(course: Course, override: datetime | None = None,
     return TermRules(
         extensions=read_extensions(extensions, term.time_zone, course.assignment_ids())
         if extensions is not None else (),
-        roster=read_roster(roster) if roster is not None else (), override=override, zone=term.time_zone)
+        roster=read_roster(roster) if roster is not None else (), override=override, zone=term.time_zone,
+        pushes=read_push_folder(pushes) if pushes is not None else None)
 
 
 @dataclass(frozen=True)
@@ -95,13 +106,15 @@ class DueWork:
         return part_fingerprint(self.submission, self.late)
 
 
-def read_due_work(entry: Path, dues: Mapping[str, DueDate | None], zone: tzinfo | None) -> dict[str, DueWork]:
-    """Read ``entry`` for each assignment of ``dues`` (assignment id to the student's due date, or None)."""
+def read_due_work(entry: Path, dues: Mapping[str, DueDate | None], zone: tzinfo | None,
+                  pushes: Sequence[Push] | None = None) -> dict[str, DueWork]:
+    """Read ``entry`` for each assignment of ``dues`` (assignment id to the student's due date, or None); a git
+    repository by the server's ``pushes`` when given (:func:`grader.intake.git_history.read_at_deadlines`)."""
     dated = {aid: due for aid, due in dues.items() if due is not None}
     subs: dict[str, Submission] = {}
     if dated and is_repository(entry):
         windows = list(dict.fromkeys(due.window() for due in dated.values()))
-        read = dict(zip(windows, read_at_deadlines(entry, windows)))
+        read = dict(zip(windows, read_at_deadlines(entry, windows, pushes)))
         subs = {aid: read[due.window()] for aid, due in dated.items()}
     if len(subs) < len(dues):
         plain = read_submission(entry)
@@ -126,7 +139,7 @@ def submitted_at(sub: Submission, zone: tzinfo | None) -> tuple[datetime | None,
             when = datetime.strptime(sub.origin.time, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
         except ValueError:
             return None, "the graded commit's date could not be read"
-        return when, f"the committer date of commit {sub.origin.commit[:7]}"
+        return when, sub.origin.evidence or f"the committer date of commit {sub.origin.commit[:7]}"
     if sub.recorded is not None:
         return sub.recorded.time, sub.recorded.evidence
     if sub.error or not sub.mtimes:

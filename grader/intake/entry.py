@@ -17,10 +17,12 @@ class Origin:
 
     Attributes:
         commit: The graded commit's full object id (hex).
-        time: Its committer date in UTC, ``YYYY-MM-DDTHH:MM:SSZ`` (written by the student's machine).
+        time: Its committer date in UTC, ``YYYY-MM-DDTHH:MM:SSZ`` (written by the student's machine), or
+            when the server received its push (:mod:`grader.intake.pushes`).
         ref: The tag graded (``submit/2026-11-20T220103Z-a3f9c1d``), or ``HEAD``.
         late: Whether that commit is after the deadline (no submission was made in time).
         note: One line for the feedback and the terminal: what was graded, on time or how late.
+        evidence: What ``time`` is, for the feedback ("" for the committer date of ``commit``).
     """
 
     commit: str
@@ -28,6 +30,7 @@ class Origin:
     ref: str
     late: bool
     note: str
+    evidence: str = ""
 
 
 @dataclass(frozen=True)

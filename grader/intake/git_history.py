@@ -5,8 +5,10 @@ graded commit is the latest ``submit/*`` tag at or before the due date (on time)
 the cut-off, else the latest submit tag (these two marked late); without submit tags, the same with the
 commits reachable from ``HEAD``, the last resort being ``HEAD`` itself. Times are *committer dates*: the
 student's machine writes them and a student can fake them. The grader uses them as Classroom 50 does (its
-result's datetime is the graded commit's committer date); for times a student cannot fake, grade copies
-fetched at the deadline instead.
+result's datetime is the graded commit's committer date). For times a student cannot fake, give the server's push
+records (:mod:`grader.intake.pushes`): the graded commit is then the one the ref pointed to after the last push
+the server received at or before the due date (else the cut-off, else the last push: late), dated by the
+server's clock, with ``submit/*`` tag pushes preferred to pushes of the branch ``HEAD`` names, as above.
 
 Student repositories are untrusted. Nothing is checked out and git never opens the student's repository: its refs
 (``HEAD``, ``refs/tags/submit/*``, ``packed-refs``) are read here as bounded plain data, and git runs on a fresh
@@ -35,6 +37,7 @@ from grader.intake import submission as S
 from grader.intake.entry import Origin, Submission
 from grader.intake.git_refs import HEX as _HEX
 from grader.intake.git_refs import packed_refs, read_small, resolve, submit_tags
+from grader.intake.pushes import Push
 from grader.intake.submission import student_id
 
 GIT_TIMEOUT = 60.0
@@ -42,9 +45,13 @@ GIT_TIMEOUT = 60.0
 
 
 def is_repository(entry: Path) -> bool:
-    """Whether ``entry`` is a folder holding a ``.git`` folder (not a symbolic link, not a ``.git`` file)."""
+    """Whether ``entry`` is a folder holding a ``.git`` folder (not a symbolic link, not a ``.git`` file); False
+    when that cannot be told (a folder whose permissions forbid looking in: reading it says why)."""
     git = entry / ".git"
-    return entry.is_dir() and git.is_dir() and not git.is_symlink()
+    try:
+        return entry.is_dir() and git.is_dir() and not git.is_symlink()
+    except OSError:
+        return False
 
 
 def read_at_deadline(entry: Path, deadline: datetime) -> Submission:
@@ -56,12 +63,15 @@ def read_at_deadline(entry: Path, deadline: datetime) -> Submission:
     return read_at_deadlines(entry, [(deadline, None)])[0]
 
 
-def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | None]]) -> list[Submission]:
+def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | None]],
+                      pushes: Sequence[Push] | None = None) -> list[Submission]:
     """Read the repository ``entry`` once for each of its windows (see the module docstring).
 
     Args:
         entry: The student's folder, holding ``.git``.
         windows: ``(due, cutoff)``, aware datetimes; ``cutoff`` None for no cut-off, else not before ``due``.
+        pushes: The server's record of the pushes to this repository (None: none given, so committer dates are
+            used; a record with no push of the branch or of a ``submit/*`` tag also falls back to them, with a note).
 
     Returns:
         One submission per window, in order; ``Submission.origin`` says which commit was graded and whether it
@@ -69,9 +79,16 @@ def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | 
         grading it; any other problem with the repository, every window's.
 
     Raises:
-        GraderError: If git is not installed on this machine.
+        GraderError: If git is not installed on this machine, or a pushed commit graded is not in the clone (fetch
+            it again).
     """
-    return _read(entry, lambda repo: [repo.pick(due, cutoff) for due, cutoff in windows], len(windows))
+    def choose(repo: _Repo) -> list[Origin]:
+        pushed = repo.pushed(pushes) if pushes is not None else []
+        if pushed:
+            return [repo.pick_pushed(pushed, due, cutoff) for due, cutoff in windows]
+        return [repo.pick(due, cutoff) for due, cutoff in windows]
+
+    return _read(entry, choose, len(windows))
 
 
 def read_at_commits(entry: Path, commits: Sequence[str]) -> list[Submission]:
@@ -157,6 +174,9 @@ class _Repo:
         if not self.tags and tip is None:
             raise SubmissionError(head_error if head is None else "HEAD does not point to a commit in the repository")
         self.entry, self.tip = entry, tip or ""
+        self.notes = notes
+        symbolic = (read_small(git_dir, "HEAD", 4096) or b"").decode("ascii", "replace").strip()
+        self.branch = symbolic[len("ref: "):] if symbolic.startswith("ref: refs/heads/") else ""
         self.walks: dict[int | None, tuple[int, str, str] | None] = {}
         self.dates: dict[str, int] = {}
         self.trees: dict[str, Submission] = {}
@@ -170,6 +190,34 @@ class _Repo:
         self.dates[commit], stamp = ct, _utc(ct)
         late = f"{_duration(ct - limit)} after the deadline" if ct > limit else "on time"
         return Origin(commit, stamp, ref, ct > limit, f"{what} (commit {commit[:7]}, {stamp}), {late}")
+
+    def pushed(self, pushes: Sequence[Push]) -> list[Push]:
+        """The pushes that decide what is graded: of ``submit/*`` tags if any was pushed, else of the branch ``HEAD``
+        names; none (with a note: committer dates are used) when the record holds neither."""
+        tags = [p for p in pushes if p.ref.startswith("refs/tags/submit/")]
+        branch = [p for p in pushes if p.ref == self.branch]
+        if not tags and not branch:
+            where = _text(self.branch.encode()) or "the branch HEAD names"
+            self.notes.append(f"no push of {where} or of a submit/* tag is recorded for this repository: dated "
+                              "by committer dates, which the student's machine writes")
+        return tags or branch
+
+    def pick_pushed(self, pushes: list[Push], due: datetime, cutoff: datetime | None) -> Origin:
+        """The commit the pushed ref pointed to after the last push received at or before ``due`` (else
+        ``cutoff``, else the last push), dated by the server (``pushes`` oldest first)."""
+        push = next((x for limit in (due, cutoff) if limit is not None
+                     if (x := next((p for p in reversed(pushes) if p.time <= limit), None))), pushes[-1])
+        commit = _peel(self.git, [push.after]).get(push.after)
+        ref, stamp = push.ref.removeprefix("refs/heads/").removeprefix("refs/tags/"), _utc(push.time.timestamp())
+        if commit is None:
+            raise GraderError(f"{self.entry.name}: commit {push.after[:12]} pushed to {_text(ref.encode())} at {stamp} "
+                              "is not in this clone: fetch the repositories again (with their tags), then grade")
+        ct = math.floor(push.time.timestamp())
+        self.dates[commit] = ct
+        late = f"{_duration(ct - math.floor(due.timestamp()))} after the deadline" if push.time > due else "on time"
+        return Origin(commit, stamp, _text(ref.encode()), push.time > due,
+                      f"graded {_text(ref.encode())} as pushed at {stamp} (commit {commit[:7]}), {late}",
+                      evidence=f"the time the server received the push of commit {commit[:7]}")
 
     def at(self, commit: str) -> Origin:
         """The commit ``commit`` itself (a full object id).
@@ -360,11 +408,17 @@ def _text(raw: bytes) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def _utc(ct: int) -> str:
+LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
+"""The latest date written (a commit dated later, as a student can date it, is shown, and counted, as this)."""
+
+
+def _utc(ct: float) -> str:
+    """A committer date as ``YYYY-MM-DDTHH:MM:SSZ``, clamped to years 1970 to 9999 (both readable by the policy)."""
     try:
-        return datetime.fromtimestamp(ct, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        when = datetime.fromtimestamp(max(ct, 0), timezone.utc)
     except (OverflowError, OSError, ValueError):
-        return f"@{ct}"
+        when = LATEST
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _duration(seconds: int) -> str:
