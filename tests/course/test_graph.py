@@ -170,3 +170,32 @@ def test_the_hidden_graphs_are_fair(mg):
     for spec in hidden.random_graphs("trace", 8, inner=True):
         nodes = ask(mg, "graph_trace", spec)["nodes"]
         assert set(nodes) == reachable(spec)
+
+
+LABEL_ATTACKS = ["\x1b[2J\x1b[31mred", "\u202eevil\u202c", "`` ```\n# Heading", "</script><script>alert(1)</script>",
+                 "\x07\x08\r\x00", "\u200b\u2066hidden\u2069"]
+
+
+@pytest.mark.parametrize("label", LABEL_ATTACKS, ids=range(len(LABEL_ATTACKS)))
+def test_a_hostile_label_reaches_the_feedback_inert(label):
+    """Student labels are the subject of the drawing checks' messages: control, bidi and invisible characters are
+    escaped there (the feedback writer then fences them), so none reaches a terminal, Markdown or HTML as it is."""
+    import unicodedata
+
+    escaped = label.replace("\\", "\\\\").replace('"', '\\"')
+    text = 'digraph { rankdir=LR; node [shape=record]; "1" [label="{ ' + escaped + ' | data 1.0000 }"]; }'
+    answer = {"dot": text, "length": len(text), "ids": [1, 2, 3]}
+    most_chars, most_names = dot.dot_limits(SPEC)
+    messages = []
+    try:
+        got = drawings.drawing(answer, SPEC, most_chars, most_names)
+        for check in (drawings.check_records, drawings.check_ops, drawings.check_edges):
+            try:
+                check(got, drawings.expected_drawing(SPEC), SPEC)
+            except Failure as failure:
+                messages.append(str(failure))
+    except Failure as failure:
+        messages.append(str(failure))
+    assert messages
+    for message in messages:
+        assert not [c for c in message if c != "\n" and unicodedata.category(c) in ("Cc", "Cf")], message
