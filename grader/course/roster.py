@@ -7,14 +7,18 @@ One row per student, UTF-8 (a byte-order mark is allowed), comma-separated, a he
 
 ``student`` (required) is the course's id: the name of the student's submission (a folder, a zip, a repository) in
 ``grader grade``'s output. The other columns are optional: ``github`` (a GitHub user name, matched without regard to
-case, as GitHub does), ``email`` and ``sis_id`` (what an LMS imports by), ``section`` and ``name``. Each error names
-the file, the line and the column (:class:`~grader.errors.ConfigError`), and the file is never changed.
+case, as GitHub does), ``email`` and ``sis_id`` (what an LMS imports by), ``section`` and ``name``. Each value that
+identifies a student belongs to one row: no two rows share a student id, GitHub name, e-mail address or SIS id, and no
+row's student id is another row's GitHub name (without regard to case, as a submission is matched). Each error names
+the file, the line and the column (:class:`~grader.errors.ConfigError`), and the file is never changed. A file in
+UTF-16 (with or without a byte-order mark) or another encoding is refused, saying to save it as CSV UTF-8.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +29,7 @@ COLUMNS = ("student", "github", "email", "sis_id", "section", "name")
 MAX_BYTES = 10 * 1024 * 1024
 """Largest roster read, in bytes (a course of 10,000 students needs about 1 MB)."""
 MAX_CELL = 200
+LABELS = {"student": "student id", "github": "GitHub name"}
 
 
 @dataclass(frozen=True)
@@ -66,25 +71,56 @@ class Matching:
         return lines
 
 
-def read_text(path: Path, what: str) -> str:
-    """A course CSV file's text: at most :data:`MAX_BYTES`, UTF-8 with an optional byte-order mark.
+def read_bytes(path: Path, what: str) -> bytes:
+    """A course file's bytes, at most :data:`MAX_BYTES` of them: a folder, a FIFO or a device is refused before it is
+    opened, and no more than one byte past the limit is ever read (a file that grows while it is read included).
 
     Raises:
-        ConfigError: If it cannot be read, is too large, or is not UTF-8 (saying how to save it).
+        ConfigError: If it is missing, not a regular file, cannot be read, or is too large.
     """
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ConfigError(path, "", f"{what} is {size} bytes, more than the {MAX_BYTES} read")
-        data = path.read_bytes()
+        info = path.stat()
+        if stat.S_ISDIR(info.st_mode):
+            raise ConfigError(path, "", f"{what} is a folder: give the file itself")
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigError(path, "", f"{what} is not a regular file")
+        if info.st_size > MAX_BYTES:
+            raise ConfigError(path, "", f"{what} is {info.st_size} bytes, more than the {MAX_BYTES} read")
+        with open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
     except OSError as exc:
-        raise ConfigError(path, "", f"cannot read {what} ({exc.strerror})") from None
+        raise ConfigError(path, "", f"cannot read {what} ({exc.strerror or exc})") from None
+    if len(data) > MAX_BYTES:
+        raise ConfigError(path, "", f"{what} is more than the {MAX_BYTES} bytes read")
+    return data
+
+
+def decode_text(path: Path, what: str, data: bytes) -> str:
+    """A course CSV file's text from its bytes ``data``: UTF-8 with an optional byte-order mark (removed).
+
+    Raises:
+        ConfigError: If it is UTF-16 (with or without a byte-order mark: any NUL byte) or not UTF-8, saying how to
+            save it.
+    """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise ConfigError(path, "", f"{what} is UTF-16: save it as CSV UTF-8")
+    nul = data.find(b"\x00")
+    if nul >= 0:  # UTF-16 without a byte-order mark (or not text at all): no CSV UTF-8 file holds one
+        raise ConfigError(path, f"byte {nul}", f"{what} holds NUL bytes, as UTF-16 does: save it as CSV UTF-8")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(path, f"byte {exc.start}", f"{what} is not UTF-8: save it as CSV UTF-8") from None
+
+
+def read_text(path: Path, what: str) -> str:
+    """A course CSV file's text: at most :data:`MAX_BYTES` (:func:`read_bytes`), UTF-8 with an optional byte-order
+    mark (:func:`decode_text`).
+
+    Raises:
+        ConfigError: If it cannot be read, is not a file, is too large, or is not UTF-8 (saying how to save it).
+    """
+    return decode_text(path, what, read_bytes(path, what))
 
 
 def check_cell(path: Path, where: str, value: str) -> None:
@@ -105,8 +141,9 @@ def read_roster(path: Path) -> list[Student]:
 
     Raises:
         ConfigError: Naming the file, the line and the column: no ``student`` column, an unknown or repeated column,
-            an empty or repeated student id, a GitHub name or e-mail address or SIS id that two rows share, a cell a
-            spreadsheet would run as a formula, or a value over 200 characters.
+            an empty or repeated student id, a GitHub name or e-mail address or SIS id that two rows share, a student id
+            that is another row's GitHub name (without regard to case: a submission of that name would match both), a
+            cell a spreadsheet would run as a formula, or a value over 200 characters.
     """
     text = read_text(path, "the roster")
     try:
@@ -125,6 +162,7 @@ def read_roster(path: Path) -> list[Student]:
         raise ConfigError(path, "line 1", "no student column (the course's id of each student)")
     students: list[Student] = []
     seen: dict[tuple[str, str], int] = {}
+    ids: dict[tuple[str, str], int] = {}  # (student or github, its value in lower case): its first line
     for number, row in enumerate(rows[1:], start=2):
         if not any(c.strip() for c in row):
             continue
@@ -144,6 +182,16 @@ def read_roster(path: Path) -> list[Student]:
                     raise ConfigError(path, f"line {number}, {name}",
                                       f"{values[name][:60]!r} is also on line {seen[(name, key)]}")
                 seen[(name, key)] = number
+        for name, other in (("student", "github"), ("github", "student")):  # match finds a submission by either
+            key = values.get(name, "").lower()
+            line = ids.get((other, key), number) if key else number
+            if line != number:
+                raise ConfigError(path, f"line {number}, {name}",
+                                  f"{values[name][:60]!r} is also the {LABELS[other]} on line {line} (without regard "
+                                  "to case): a submission of that name would match both rows; give each row its own")
+        for name in ("student", "github"):
+            if values.get(name):
+                ids.setdefault((name, values[name].lower()), number)
         students.append(Student(line=number, **values))
     return students
 

@@ -140,7 +140,9 @@ def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapp
             title, or its Canvas id.
 
     Raises:
-        GraderError: If the file is not a Canvas gradebook, or a column cannot be found (naming those there are).
+        GraderError: If the file is not a Canvas gradebook, a column cannot be found (naming those there are), a name
+            matches several columns (naming them and the ``--column ID=<Canvas id>`` that picks each), or two
+            assignments would fill one column. Blank lines stay as they are, and count for no student.
     """
     spans = _cell_spans(text)
     rows = [[text[a:b] for a, b in row] for row in spans]
@@ -148,13 +150,19 @@ def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapp
         parsed = list(csv.reader(io.StringIO(text, newline=""), strict=True))
     except csv.Error as exc:
         raise GraderError(f"the Canvas file is not CSV ({exc})") from None
-    if [[_unquote(c) for c in row] for row in rows] != [r for r in parsed if r]:
+    parsed = [r for r in parsed if r]  # blank lines: _cell_spans leaves them out too, so row r is spans[r]
+    if [[_unquote(c) for c in row] for row in rows] != parsed:
         raise GraderError("the Canvas file could not be read cell by cell (an unusual quoting): export it again")
     if not parsed or parsed[0][:1] != ["Student"] or not all(c in parsed[0] for c in CANVAS_ID_COLUMNS):
         raise GraderError("not a Canvas gradebook export: its first row should start with Student and hold "
                           f"{' and '.join(CANVAS_ID_COLUMNS)}")
     header = parsed[0]
     where = {aid: _canvas_column(header, aid, names) for aid, names in columns.items()}
+    filled_by: dict[int, str] = {}
+    for aid, c in where.items():
+        if filled_by.setdefault(c, aid) != aid:
+            raise GraderError(f"{filled_by[c]} and {aid} would both fill the Canvas column {header[c][:80]!r}: give "
+                              f"each its own with --column ID=<Canvas id>")
     found, scores = _by_student(book, roster)
     by_sis = {s.sis_id: s for s in roster if s.sis_id}
     by_login = {s.email.lower(): s for s in roster if s.email}
@@ -182,11 +190,24 @@ def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapp
 
 
 def _canvas_column(header: Sequence[str], aid: str, names: Sequence[str]) -> int:
+    """The index of the Canvas column ``aid`` fills: the first of ``names`` that is a header cell, a column's title or
+    its Canvas id.
+
+    Raises:
+        GraderError: If none is, or one names several columns (two Canvas assignments of one title).
+    """
     for name in names:
-        for i, cell in enumerate(header):
-            m = CANVAS_COLUMN.match(cell)
-            if cell == name or m is not None and name in (m.group("title"), m.group("id")):
-                return i
+        found = [i for i, cell in enumerate(header)
+                 if cell == name or (m := CANVAS_COLUMN.match(cell)) is not None and name in (m.group("title"),
+                                                                                              m.group("id"))]
+        if len(found) > 1:
+            shown = [header[i][:80] for i in found[:5]]
+            ids = [m.group("id") for i in found[:5] if (m := CANVAS_COLUMN.match(header[i])) is not None]
+            pick = " or ".join(f"--column {aid}={i}" for i in ids) or f"--column {aid}=<Canvas id>"
+            raise GraderError(f"{len(found)} Canvas columns match {name!r} for {aid}: {', '.join(shown)}; choose one "
+                              f"with {pick}")
+        if found:
+            return found[0]
     shown = [c for c in header if CANVAS_COLUMN.match(c)]
     tried = " or ".join(repr(n) for n in names)
     raise GraderError(f"no Canvas column {tried} for {aid}; the file's assignment columns: {', '.join(shown[:20])}"

@@ -167,13 +167,20 @@ def test_a_due_date_without_an_offset_needs_the_courses_time_zone(tmp_path):
     ((HEADER + "alice,mlp,,1d,\n").encode("utf-16"), "", "the extensions file is UTF-16: save it as CSV UTF-8"),
     ((HEADER + "zoë,mlp,,1d,\n").encode("latin-1"), "byte 38",
      "the extensions file is not UTF-8: save it as CSV UTF-8"),
+    # UTF-16 without a byte-order mark: not "unknown column 's\x00t\x00u...'"
+    pytest.param((HEADER + "alice,mlp,,1d,\n").encode("utf-16-le"), "byte 1",
+                 "the extensions file holds NUL bytes, as UTF-16 does: save it as CSV UTF-8", id="utf-16-le-no-bom"),
+    pytest.param((HEADER + "alice,mlp,,1d,\n").encode("utf-16-be"), "byte 0",
+                 "the extensions file holds NUL bytes, as UTF-16 does: save it as CSV UTF-8", id="utf-16-be-no-bom"),
 ])
 def test_a_file_in_another_encoding_says_how_to_save_it(tmp_path, data, where, words):
     path = tmp_path / "extensions.csv"
     path.write_bytes(data)
+    before = path.stat().st_mtime_ns
     with pytest.raises(ConfigError) as caught:
         read_extensions(path, NEW_YORK, ASSIGNMENTS)
     assert caught.value.path == str(path) and caught.value.key == where and caught.value.message == words
+    assert path.read_bytes() == data and path.stat().st_mtime_ns == before  # never changed
 
 
 def test_a_file_over_the_size_limit_is_refused_before_it_is_read(tmp_path):
