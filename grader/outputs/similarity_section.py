@@ -5,28 +5,34 @@ each distribution (an assignment's class pairs, or the class against a corpus fo
 the pairs' similarity on a logarithmic count axis (the few unusual pairs stay visible next to tens of
 thousands of ordinary ones), with the flag cutoff marked, and lists the flagged pairs with links to
 their evidence pages. Without ``similarity.json`` there is no section; a damaged one gives a section
-that says so. Nothing here reads or changes a score.
+that says so. Every student-controlled string (ids, corpus folder names, labels, notes) is made inert and capped
+here, as the evidence pages show it. Nothing here reads or changes a score.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Bar
+from grader.similarity.evidence import short
 from grader.similarity.similarity_json import (
     FILE,
     DistributionRecord,
     NoteRecord,
     PairRecord,
     Settings,
+    Side,
     SimilarityError,
     load,
 )
 
 MAX_NOTES = 200
 """Notes on submissions not compared listed in the report (similarity.json has them all)."""
+MAX_NOTE = 400
+"""Characters of one note (or of the reason the file could not be read) shown; ids and names are capped at
+:data:`grader.similarity.evidence.MAX_LABEL`."""
 
 
 @dataclass
@@ -108,15 +114,36 @@ def chart(d: DistributionRecord) -> Chart:
                  round(LEFT + plot_w * min(d.median, 1.0), 2))
 
 
+def _side(side: Side) -> Side:
+    return Side(short(side.origin), short(side.id), short(side.label))
+
+
+def _pair(p: PairRecord) -> PairRecord:
+    """``p`` as the report shows it: its names inert and capped (:func:`grader.similarity.evidence.short`)."""
+    return replace(p, assignment=short(p.assignment), against=short(p.against), a=_side(p.a), b=_side(p.b))
+
+
+def _note(n: NoteRecord) -> NoteRecord:
+    return NoteRecord(short(n.origin), short(n.id), short(n.assignment), short(n.note, MAX_NOTE))
+
+
 def similarity_section(out: Path) -> SimilaritySection | None:
-    """The section for the graded folder ``out``: None without ``similarity.json``."""
+    """The section for the graded folder ``out``: None without ``similarity.json``.
+
+    ``similarity.json`` keeps student text as it is (ids, corpus folder names, file names, notes); the section's
+    records hold it as the evidence pages show it: one line, control and bidirectional-override characters as
+    visible escapes, capped (:func:`grader.similarity.evidence.short`). Jinja's autoescaping then makes it text.
+    """
     if not (Path(out) / FILE).exists():
         return None
     try:
         report = load(Path(out))
     except SimilarityError as exc:
-        return SimilaritySection(error=str(exc))
+        return SimilaritySection(error=short(str(exc), MAX_NOTE))
     notes = report.notes
-    return SimilaritySection(generated=report.generated, settings=report.settings, corpora=report.corpora,
-                             charts=[chart(d) for d in report.distributions], flagged=report.flagged,
-                             notes=notes[:MAX_NOTES], more_notes=max(0, len(notes) - MAX_NOTES))
+    return SimilaritySection(generated=short(report.generated), settings=report.settings,
+                             corpora=[short(c) for c in report.corpora],
+                             charts=[chart(replace(d, assignment=short(d.assignment), against=short(d.against)))
+                                     for d in report.distributions],
+                             flagged=[_pair(p) for p in report.flagged],
+                             notes=[_note(n) for n in notes[:MAX_NOTES]], more_notes=max(0, len(notes) - MAX_NOTES))

@@ -1,7 +1,9 @@
 """The side-by-side evidence page of a flagged pair: ``OUT/similarity/pair-NNNN.html``.
 
-Each page shows the two documents next to each other, line by line, with every matched region
-highlighted and numbered (the same number on both sides, so a region moved elsewhere is still found),
+Each page shows the two documents next to each other, line by line, with every matched region of each side
+highlighted and numbered (the same number on both sides, so a region moved elsewhere is still found; code that
+matches twice, such as a classmate's pasted twice, is highlighted both times, its counterpart carrying both numbers),
+at most :data:`~grader.similarity.fingerprints.MAX_REGIONS` regions (the page says when it stops there),
 the pair's similarity, how unusual it is in the class, and the class's usual similarity. It is rendered
 by Jinja2 with autoescaping from ``templates/evidence.html.j2``: ids, file names and code are the
 student's text, shown only as text, with control and bidirectional-override characters made visible
@@ -14,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +25,7 @@ import jinja2
 from grader import __version__
 from grader.files import write_atomic
 from grader.inert import terminal
-from grader.similarity.fingerprints import Region
+from grader.similarity.fingerprints import MAX_REGIONS, Region
 from grader.similarity.similarity_json import DistributionRecord, PairRecord
 from grader.similarity.sources import Document
 
@@ -140,21 +142,27 @@ def _template() -> jinja2.Template:
     return env.get_template("evidence.html.j2")
 
 
+def _spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int, str, int]]:
+    """One side's highlighted spans, ``(start, end, region numbers, colour)``, from each region's span on that side
+    (regions are numbered from 1): a span that is several regions' (the counterpart of code pasted twice on the
+    other side) is highlighted once, with all their numbers."""
+    grouped: dict[tuple[int, int], list[int]] = {}
+    for n, span in enumerate(spans, start=1):
+        grouped.setdefault(span, []).append(n)
+    return [(s, e, ",".join(map(str, ns)), ns[0] % COLOURS) for (s, e), ns in grouped.items()]
+
+
 def render(evidence: Evidence, distribution: DistributionRecord | None) -> str:
     """The page of one pair (autoescaped)."""
     record = evidence.record
-    spans_a = [(r.a[0], r.a[1], str(n), n % COLOURS) for n, r in enumerate(evidence.regions, start=1)]
-    grouped: dict[tuple[int, int], list[int]] = {}
-    for n, r in enumerate(evidence.regions, start=1):
-        grouped.setdefault(r.b, []).append(n)
-    spans_b = [(s, e, ",".join(map(str, ns)), ns[0] % COLOURS) for (s, e), ns in grouped.items()]
+    spans_a, spans_b = _spans(r.a for r in evidence.regions), _spans(r.b for r in evidence.regions)
     other = short(record.b.id) if record.b.origin == "class" else f"{short(record.b.id)} (corpus {short(record.b.origin)})"
     left = column(evidence.a, spans_a, "a", short(record.a.id), short(record.a.label))
     right = column(evidence.b, spans_b, "b", other, short(record.b.label))
     regions = [(n, rr) for n, rr in enumerate(record.regions, start=1)]
     return _template().render(
         pair=record, left=left, right=right, regions=regions, distribution=distribution, version=__version__,
-        against=short(record.against))
+        against=short(record.against), capped=MAX_REGIONS if len(evidence.regions) >= MAX_REGIONS else 0)
 
 
 def write_pages(out: Path, evidence: Sequence[Evidence],

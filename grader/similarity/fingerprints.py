@@ -18,8 +18,8 @@ differ with them; keeping every k-gram makes a pair's score the same on every ru
 
 Tokenising is most of the work (a few milliseconds per file); :func:`tokenise_all` spreads it over
 processes, and only tokens cross a process boundary. :func:`matched_regions` turns the fingerprints two
-documents share into the regions of each text that match, paired with their counterpart in the other
-(copydetect's :func:`~copydetect.utils.get_copied_slices`).
+documents share into the regions of each text that match (copydetect's :func:`~copydetect.utils.get_copied_slices`
+over every position of every shared fingerprint, on both sides), each paired with its counterpart in the other.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from __future__ import annotations
 import ast
 import multiprocessing
 import os
-from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -35,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from copydetect.utils import filter_code, get_copied_slices, get_document_fingerprints
+from copydetect.utils import filter_code, get_copied_slices, get_document_fingerprints, hashed_kgrams, winnow
 
 NOISE = 12
 """copydetect's noise threshold: characters of filtered code in one fingerprint (a k-gram; about one short
@@ -188,12 +187,25 @@ def boilerplate(documents: Sequence[Sequence[str]]) -> Any:
 
 
 def fingerprint(tokens: Tokens, boilerplate_hashes: Any) -> Fingerprint:
-    """The fingerprints winnowing keeps of ``tokens`` (all of them at ``GUARANTEE == NOISE``), boilerplate removed."""
+    """The fingerprints winnowing keeps of ``tokens`` (all of them at ``GUARANTEE == NOISE``), boilerplate removed,
+    each with every position it has.
+
+    copydetect's :func:`~copydetect.utils.get_document_fingerprints` finds the same set, but removes boilerplate
+    with ``np.intersect1d(..., assume_unique=True)`` on hashes that repeat: a fingerprint found several times keeps
+    only its last position there, so code pasted twice would be matched in one place only. The boilerplate is
+    removed here by value (:func:`numpy.isin`), which keeps every position.
+    """
     if len(tokens.filtered) < NOISE:
         return Fingerprint(frozenset(), {}, tokens)
-    _, index = get_document_fingerprints(tokens.filtered, NOISE, GUARANTEE - NOISE + 1, boilerplate_hashes)
-    hashes = np.fromiter(index, dtype=np.int64, count=len(index))
-    return Fingerprint(frozenset(hashes.tolist()), index, tokens)  # numpy keys: they hash and compare as ints
+    hashes, where = winnow(hashed_kgrams(tokens.filtered, NOISE), GUARANTEE - NOISE + 1, remove_duplicates=False)
+    hashes, where = np.asarray(hashes, dtype=np.int64), np.asarray(where, dtype=np.int64)
+    if len(boilerplate_hashes):
+        keep = ~np.isin(hashes, np.asarray(boilerplate_hashes, dtype=np.int64))
+        hashes, where = hashes[keep], where[keep]
+    index: dict[int, list[int]] = {}
+    for h, i in zip(hashes.tolist(), where.tolist()):
+        index.setdefault(h, []).append(i)
+    return Fingerprint(frozenset(index), index, tokens)
 
 
 BLOCK = 8192
@@ -245,26 +257,73 @@ def _to_text(slices: Any, offsets: Any) -> Any:
     return slices
 
 
-def matched_regions(a: Fingerprint, b: Fingerprint) -> list[Region]:
-    """The regions of ``a``'s text that match ``b``'s, in ``a``'s order, each with its counterpart in ``b``: the
-    region of ``b`` that holds most of the same fingerprints (a region moved elsewhere is still paired)."""
+MAX_REGIONS = 500
+"""Matched regions :func:`matched_regions` returns at most (the ones holding the most fingerprints): a file built to
+repeat one fingerprint a hundred thousand times still gives a page and a record of bounded size."""
+
+
+def _occurrences(fp: Fingerprint, shared: Sequence[int]) -> tuple[Any, Any, Any]:
+    """Every position in ``fp`` of the ``shared`` fingerprints, the index in ``shared`` of each one's fingerprint, and
+    each fingerprint's first position."""
+    arrays = [np.asarray(fp.positions[h], dtype=np.int64) for h in shared]
+    sizes = np.fromiter((len(x) for x in arrays), dtype=np.int64, count=len(arrays))
+    positions = np.concatenate(arrays)
+    first = np.minimum.reduceat(positions, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
+    return positions, np.repeat(np.arange(len(shared), dtype=np.int64), sizes), first
+
+
+def _most_common(region: Any, other: Any, regions: int, others: int) -> Any:
+    """For each of ``regions`` regions, the value of ``other`` most often paired with it in (``region``, ``other``)
+    (ties: the lowest, i.e. the first in the text); -1 for a region without any."""
+    codes, counts = np.unique(region * others + other, return_counts=True)
+    order = np.lexsort((-counts, codes // others))  # by region, then most common first (stable: lowest other first)
+    best = np.full(regions, -1, dtype=np.int64)
+    picked = codes[order]
+    first = np.concatenate([[True], picked[1:] // others != picked[:-1] // others])
+    best[picked[first] // others] = picked[first] % others
+    return best
+
+
+def matched_regions(a: Fingerprint, b: Fingerprint, limit: int = MAX_REGIONS) -> list[Region]:
+    """The regions of ``a``'s and ``b``'s texts that match, each paired with a counterpart on the other side, in
+    ``a``'s order; at most ``limit`` of them (those holding the most fingerprints).
+
+    Every position of every shared fingerprint is in a region, on both sides: code pasted twice, or a fingerprint
+    repeated to collide with a classmate's, is shown every time it occurs. Each region of either side is paired
+    with the region of the other that holds most of its fingerprints (where they first occur there), so a region
+    moved elsewhere is still paired, and one region may be the counterpart of several. ``fingerprints`` counts the
+    shared fingerprints both regions of a pair hold. The work is linear in the positions, however often a
+    fingerprint repeats.
+    """
     shared = list(a.hashes & b.hashes)
     if not shared:
         return []
-    pos_a = np.concatenate([np.asarray(a.positions[h], dtype=np.int64) for h in shared])
-    pos_b = np.concatenate([np.asarray(b.positions[h], dtype=np.int64) for h in shared])
+    pos_a, hid_a, first_a = _occurrences(a, shared)
+    pos_b, hid_b, first_b = _occurrences(b, shared)
     slices_a, slices_b = get_copied_slices(pos_a, NOISE), get_copied_slices(pos_b, NOISE)
-    first_a = np.array([a.positions[h][0] for h in shared], dtype=np.int64)
-    first_b = np.array([b.positions[h][0] for h in shared], dtype=np.int64)
-    region_a = np.searchsorted(slices_a[0], first_a, side="right") - 1
-    region_b = np.searchsorted(slices_b[0], first_b, side="right") - 1
-    keys, counts = np.unique(np.stack([region_a, region_b], axis=1), axis=0, return_counts=True)
+    n_a, n_b, n_h = slices_a.shape[1], slices_b.shape[1], len(shared)
+    # each side's (region, fingerprint), once each, as sorted codes region * n_h + fingerprint
+    held_a = np.unique((np.searchsorted(slices_a[0], pos_a, side="right") - 1) * n_h + hid_a)
+    held_b = np.unique((np.searchsorted(slices_b[0], pos_b, side="right") - 1) * n_h + hid_b)
+    home_a = np.searchsorted(slices_a[0], first_a, side="right") - 1  # each fingerprint's first region
+    home_b = np.searchsorted(slices_b[0], first_b, side="right") - 1
+    reg_a, fp_a = held_a // n_h, held_a % n_h
+    reg_b, fp_b = held_b // n_h, held_b % n_h
+    to_b = _most_common(reg_a, home_b[fp_a], n_a, n_b)  # each region of a's counterpart in b
+    to_a = _most_common(reg_b, home_a[fp_b], n_b, n_a)
+
+    def both(held_other: Any, region: Any, fps: Any, counterpart: Any, regions: int) -> Any:
+        """For each region of one side, how many of its fingerprints its counterpart holds too."""
+        code = counterpart[region] * n_h + fps
+        at = np.minimum(np.searchsorted(held_other, code), len(held_other) - 1)
+        return np.bincount(region, weights=(held_other[at] == code), minlength=regions).astype(np.int64)
+
+    # the pairs, each region of either side with its counterpart (a pair found from both sides once), as codes
+    codes = np.concatenate([np.arange(n_a, dtype=np.int64) * n_b + to_b, to_a * n_b + np.arange(n_b, dtype=np.int64)])
+    counts = np.concatenate([both(held_b, reg_a, fp_a, to_b, n_a), both(held_a, reg_b, fp_b, to_a, n_b)])
+    codes, at = np.unique(codes, return_index=True)  # the same pair found from both sides holds the same count
+    counts = counts[at]
+    kept = np.sort(np.lexsort((codes, -counts))[:limit])  # the most fingerprints first; then back in a's order
     text_a, text_b = _to_text(slices_a, a.tokens.offsets), _to_text(slices_b, b.tokens.offsets)
-    best: dict[int, tuple[int, int]] = {}  # region of a: (its most common region of b, how many)
-    total: Counter[int] = Counter()
-    for (ia, ib), n in zip(keys.tolist(), counts.tolist()):
-        total[ia] += n
-        if ia not in best or n > best[ia][1]:
-            best[ia] = (ib, n)
-    return [Region((int(text_a[0][ia]), int(text_a[1][ia])), (int(text_b[0][ib]), int(text_b[1][ib])), total[ia])
-            for ia, (ib, _) in sorted(best.items())]
+    return [Region((int(text_a[0][ia]), int(text_a[1][ia])), (int(text_b[0][ib]), int(text_b[1][ib])), int(n))
+            for ia, ib, n in zip((codes[kept] // n_b).tolist(), (codes[kept] % n_b).tolist(), counts[kept].tolist())]
