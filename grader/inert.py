@@ -24,21 +24,26 @@ from __future__ import annotations
 import re
 import unicodedata
 
-_BIDI = {"\u200e", "\u200f", "\u061c", *map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))}
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 _MARKDOWN = re.compile(r"([\\`*_\[\]#!|<>~])")
 
 
+_HIDDEN = ("Cc", "Cf", "Cs")
+"""Unicode categories never shown as they are: control, format (bidirectional overrides, zero-width spaces and
+joiners, byte-order marks, soft hyphens...) and lone surrogates."""
+
+
 def _visible(char: str) -> str:
     code = ord(char)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def terminal(text: str, keep: str = "\n\t") -> str:
-    """``text`` with control and bidi-override characters shown as escapes (``\\x1b``), except those in ``keep``."""
-    return "".join(
-        _visible(c) if c not in keep and (unicodedata.category(c) == "Cc" or c in _BIDI) else c for c in text
-    )
+    """``text`` with every control, format and lone surrogate character (:data:`_HIDDEN`: ``\\x1b``, a bidi
+    override ``\\u202e``, a zero-width space ``\\u200b``) shown as an escape, except those in ``keep``."""
+    if text.isprintable():  # the usual case, at C speed: none of them (nor any whitespace but spaces)
+        return text
+    return "".join(_visible(c) if c not in keep and unicodedata.category(c) in _HIDDEN else c for c in text)
 
 
 def csv_cell(text: str) -> str:

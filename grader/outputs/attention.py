@@ -16,8 +16,11 @@ it) is read for three conditions, in this order (one per assignment):
    or the wrong files.
 
 Reasons quote the grader's problems, which hold text from the submission:
-they are capped and made inert (:func:`grader.inert.terminal`) here,
-and escaped by the report's template.
+they are capped and made inert (:func:`one_line`) here,
+and escaped by the report's template. :func:`one_line` and :func:`shown_id` are what every section of the class
+report shows a student-controlled string through (ids, notes, messages, test names and late sentences from
+results.json): one line, every control, format (bidirectional overrides, zero-width and other invisible characters)
+and lone surrogate character as a visible escape, capped.
 """
 
 from __future__ import annotations
@@ -36,6 +39,11 @@ KINDS: tuple[Kind, ...] = ("grader error", "could not be graded", "template unch
 
 MAX_REASON = 300
 """Characters of a reason shown (problems quote the submission's own text)."""
+MAX_ID = 160
+"""Characters of a student id shown (a submission's folder, zip or notebook name), and of a test's task label or a
+method's name."""
+MAX_MESSAGE = 400
+"""Characters of a message from results.json shown (a hint, a test's title or key, a late sentence)."""
 
 TEMPLATE_REASON = "every test failed on a template stub (NotImplementedError): nothing was implemented"
 
@@ -58,7 +66,7 @@ class Attention:
     """One line of the "needs attention" list: a student, a condition, and where it holds.
 
     Attributes:
-        student: The student id.
+        student: The student id, as the report shows it (:func:`shown_id`).
         kind: Which condition.
         assignments: The assignments where it holds with this reason, in course order.
         reason: Why, in one line (capped, inert).
@@ -70,10 +78,26 @@ class Attention:
     reason: str
 
 
+def inert(text: str, keep: str = "\n\t") -> str:
+    """``text`` with every control (Unicode category Cc), format (Cf: bidirectional overrides, zero-width spaces and
+    joiners, byte-order marks, soft hyphens...) and lone surrogate (Cs) character shown as an escape (``\\x1b``,
+    ``\\u202e``), except those in ``keep`` (:func:`grader.inert.terminal`)."""
+    return terminal(text, keep=keep)
+
+
 def one_line(text: str, cap: int = MAX_REASON) -> str:
-    """``text`` as one inert line (control and bidi-override characters as escapes) of at most ``cap`` characters."""
-    text = " ".join(terminal(text, keep="").split())
+    """``text`` as one inert line (:func:`inert`: control, format and lone surrogate characters as escapes) of at
+    most ``cap`` characters."""
+    text = " ".join(inert(text, keep="").split())
     return text if len(text) <= cap else text[: cap - 1] + "…"
+
+
+def shown_id(student: str) -> str:
+    """A student id as the report shows it: one inert line of at most :data:`MAX_ID` characters (:func:`one_line`).
+
+    The id itself (a folder name) still names the student's results and feedback; only what is shown changes.
+    """
+    return one_line(student, MAX_ID)
 
 
 def finding(result: Result | None) -> Finding | None:
@@ -100,7 +124,7 @@ def attention_list(findings: Mapping[str, Sequence[tuple[str, Finding]]]) -> lis
         findings: Student id to (assignment id, finding) pairs, in course order.
 
     Returns:
-        The lines, grader errors first, then submissions that could not be
+        The lines (each id as :func:`shown_id` shows it), grader errors first, then submissions that could not be
         graded, then unchanged templates; by student id within each.
     """
     lines = []
@@ -108,5 +132,5 @@ def attention_list(findings: Mapping[str, Sequence[tuple[str, Finding]]]) -> lis
         where: dict[tuple[Kind, str], list[str]] = {}
         for assignment, f in found:
             where.setdefault((f.kind, f.reason), []).append(assignment)
-        lines += [Attention(student, kind, tuple(ids), reason) for (kind, reason), ids in where.items()]
+        lines += [Attention(shown_id(student), kind, tuple(ids), reason) for (kind, reason), ids in where.items()]
     return sorted(lines, key=lambda a: (KINDS.index(a.kind), a.student))

@@ -14,6 +14,9 @@ could not be graded or is the unchanged template (the report's "needs
 attention": :func:`grader.outputs.attention.finding`) keeps its points in its
 row (0 in every task when no test ran, as in ``grades.csv``) but is left out of
 the class means, which say how the class did on each task.
+
+Student ids and task labels (results.json's ``number``) are shown as they are in the table's records: one inert,
+capped line (:func:`grader.outputs.attention.one_line`).
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from __future__ import annotations
 import re
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from grader.course.config import Assignment
+from grader.outputs.attention import MAX_ID, one_line, shown_id
 from grader.outputs.entries import TestEntry
 
 
@@ -91,7 +95,7 @@ class TaskRow:
     """One student's points on one assignment.
 
     Attributes:
-        student: The student id.
+        student: The student id, as the report shows it (:func:`grader.outputs.attention.shown_id`).
         tasks: Task label to the student's points on it (empty when not counted).
         public: Points in the public tests.
         hidden: Points in the hidden tests.
@@ -175,16 +179,18 @@ def task_table(assignment: Assignment, results: Mapping[str, Sequence[TestEntry]
             out of the class means (``"template unchanged"``, ``"could not be graded"``).
 
     Returns:
-        The table; the columns are the tasks any student's tests name.
+        The table; the columns are the tasks any student's tests name; its rows are in the order of ``results``, each
+        id and task label as the report shows it (one inert, capped line).
     """
     columns: dict[str, TaskColumn] = {}
     rows = []
     for student, tests in results.items():
         if isinstance(tests, str):
-            rows.append(TaskRow(student, status=tests))
+            rows.append(TaskRow(shown_id(student), status=tests))
             continue
-        tests = [t for t in tests if t.task or t.max_score]  # a contract test: no task, no points
-        rows.append(task_row(student, tests))
+        tests = [replace(t, task=one_line(t.task, MAX_ID))  # results.json's text: inert before it is a label
+                 for t in tests if t.task or t.max_score]  # a contract test: no task, no points
+        rows.append(task_row(shown_id(student), tests))
         rows[-1].left_out = (left_out or {}).get(student, "")
         if not columns or sum(c.tests for c in columns.values()) < len(tests):  # the fullest set of tests describes the tasks
             columns = {}

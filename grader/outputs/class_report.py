@@ -33,13 +33,20 @@ them in the list of 1 and the gradebook of 6.
 
 The page needs no network: no scripts, fonts, images or stylesheets are
 loaded; the charts and the stylesheet are inline.
+
+Every string a student controls (ids, which are the names of their folders, zips or notebooks), and every string
+results.json holds (test titles, keys, task labels, methods, hints, problems, late sentences) is made inert and capped
+where each section's records are built (:func:`grader.outputs.attention.one_line` and ``shown_id``): one line, control,
+format (bidirectional overrides, zero-width characters) and lone surrogate characters as visible escapes. Jinja's
+autoescaping then makes it text; and every string the template prints passes :func:`grader.outputs.attention.inert`
+as it is rendered, so one a section forgot is still inert.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote
@@ -51,7 +58,17 @@ from grader.course.catalogue import Bug, load_bugs
 from grader.course.config import Assignment, Course
 from grader.course.roster import read_roster
 from grader.files import write_atomic
-from grader.outputs.attention import Attention, Finding, attention_list, finding, one_line
+from grader.outputs.attention import (
+    MAX_ID,
+    MAX_MESSAGE,
+    Attention,
+    Finding,
+    attention_list,
+    finding,
+    inert,
+    one_line,
+    shown_id,
+)
 from grader.outputs.breakdown import Points, TaskRow, TaskTable, task_table
 from grader.outputs.entries import TestEntry
 from grader.outputs.gradebook import points, read_gradebook, student_id
@@ -93,7 +110,7 @@ class StudentRow:
     """One student in the report's gradebook.
 
     Attributes:
-        student: The student id.
+        student: The student id, as the report shows it (:func:`grader.outputs.attention.shown_id`).
         scores: Assignment id to the score as ``grades.csv`` shows it ("" when withheld or missing).
         total: The total as ``grades.csv`` shows it.
         notes: The gradebook's notes (one inert, capped line).
@@ -162,14 +179,25 @@ def _score(cell: str | None) -> float | None:
 
 
 def _hints(results: Mapping[str, Result | None]) -> Counter[tuple[str, str]]:
-    """How often each (test key, first hint) was shown to a student who failed the test."""
+    """How often each (test key, first hint) was shown to a student who failed the test (the hint as the report
+    shows it: one inert, capped line)."""
     seen: Counter[tuple[str, str]] = Counter()
     for result in results.values():
         for t in result.tests if result is not None else ():
             hint = first_hint(t) if not t.passed else ""
             if hint:
-                seen[(t.key, hint)] += 1
+                seen[(t.key, one_line(hint, MAX_MESSAGE))] += 1
     return seen
+
+
+def _item(it: Item) -> Item:
+    """``it`` as the report shows it: its title, key, task label and the methods named in results.json as one inert,
+    capped line each."""
+    methods: Counter[str] = Counter()
+    for m, n in it.methods.items():
+        methods[one_line(m, MAX_ID)] += n
+    return replace(it, key=one_line(it.key, MAX_MESSAGE), name=one_line(it.name, MAX_MESSAGE),
+                   task=one_line(it.task, MAX_ID), methods=methods)
 
 
 @dataclass
@@ -209,7 +237,7 @@ def _assignment(a: Assignment, course: Course, results: Mapping[str, Result | No
     left_out = {s: f.kind for s, f in findings.items() if not isinstance(counted[s], str)}
     bugs, table = load_bugs(a, course.reference_dir), task_table(a, counted, left_out)
     return _Assignment(bugs, findings, table, attribute(bugs, eligible), _hints({s: results[s] for s in eligible}),
-                       {r.student: r for r in table.rows})
+                       dict(zip(counted, table.rows)))  # by the student's own id: the rows show it inert
 
 
 def class_data(out: Path, course: Course, store: ResultStore | None = None) -> ClassReport:
@@ -257,7 +285,8 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
         counted = [r for p in per.values() for r in p.counted(student)]
         kinds = {p.findings[student].kind: None for p in per.values() if student in p.findings}
         table.append(StudentRow(
-            student, {a.id: row.get(a.id) or "" for a in assignments}, row.get("total") or "",
+            shown_id(student), {a.id: one_line(row.get(a.id) or "", MAX_ID) for a in assignments},
+            one_line(row.get("total") or "", MAX_ID),
             one_line(row.get("notes") or "", MAX_NOTES),
             links, sum((r.public for r in counted), Points()), sum((r.hidden for r in counted), Points()),
             [per[a.id].attributions[student] for a in assignments if student in per[a.id].attributions], list(kinds)))
@@ -265,7 +294,7 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
     return ClassReport(
         assignments=assignments,
         distributions=distributions,
-        tests=[(it, best_hint.get(it.key, [])) for it in items if it.attempts],
+        tests=[(_item(it), best_hint.get(it.key, [])) for it in items if it.attempts],
         bugs=likely,
         attention=attention_list({s: f for s, f in findings.items() if f}),
         tasks=[per[a.id].table for a in assignments],
@@ -278,11 +307,19 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
     )
 
 
+def _shown(value: object) -> object:
+    """What the template prints of ``value``: a string inert (:func:`grader.outputs.attention.inert`; the records
+    are already, this is for one a section forgot), anything else (numbers, the template's own markup) as it is."""
+    return inert(value) if isinstance(value, str) and not hasattr(value, "__html__") else value
+
+
 def render_report(report: ClassReport) -> str:
-    """Render ``report.html.j2`` with ``report`` (autoescaped, undefined names are errors)."""
+    """Render ``report.html.j2`` with ``report`` (autoescaped, every string printed inert, undefined names are
+    errors)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("grader.outputs", "templates"),
         autoescape=True,
+        finalize=_shown,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,

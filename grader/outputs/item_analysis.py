@@ -25,7 +25,7 @@ from pathlib import Path
 
 from grader.course.config import Assignment
 from grader.files import write_atomic
-from grader.outputs.attention import finding
+from grader.outputs.attention import MAX_ID, MAX_MESSAGE, finding, one_line
 from grader.outputs.store import ResultStore
 
 
@@ -126,12 +126,14 @@ def write_csv(path: Path, items: list[Item]) -> None:
 
 
 def summary(items: list[Item], count: int = 5) -> str:
-    """The ``count`` tests the class did worst on, one line each, and how many submissions were left out."""
+    """The ``count`` tests the class did worst on, one line each, and how many submissions were left out (test titles
+    and methods from results.json inert for the terminal: :func:`grader.outputs.attention.one_line`)."""
     lines = ["Tests the class found hardest (pass rate, test, methods named in failures):"]
     counted = [it for it in items if it.attempts]
     for it in counted[:count]:
-        methods = ", ".join(m for m, _ in it.methods.most_common(2))
-        lines.append(f"  {it.pass_rate:>4.0%}  {it.assignment}: {it.name}" + (f"  [{methods}]" if methods else ""))
+        methods = ", ".join(one_line(m, MAX_ID) for m, _ in it.methods.most_common(2))
+        lines.append(f"  {it.pass_rate:>4.0%}  {it.assignment}: {one_line(it.name, MAX_MESSAGE)}"
+                     + (f"  [{methods}]" if methods else ""))
     if not counted:
         lines.append("  none: no submission was graded normally")
     dropped = left_out(items)

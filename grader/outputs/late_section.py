@@ -7,6 +7,10 @@ student whose work was late or extended, with the sentence their feedback states
 (``assignments/course.yaml``), the students on it with no submission (missing), the submissions it does not know,
 and the students two submissions claim. Nothing here changes a score: the judge applied each penalty once
 (:func:`grader.course.due_dates.final_score`).
+
+Every text here is shown as one inert, capped line (:func:`grader.outputs.attention.one_line`): student ids (which
+students choose through their folder or file names), the roster's ids, and the due dates, policies, lateness and
+sentences results.json records (the judge wrote them, from the submission's dates and commits).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from dataclasses import dataclass, field
 
 from grader.course.config import Assignment
 from grader.course.roster import Student, match
+from grader.outputs.attention import MAX_ID, MAX_MESSAGE, one_line, shown_id
 from grader.outputs.gradebook import points
 from grader.outputs.store import Result
 
@@ -50,7 +55,7 @@ class LateRow:
     """One late or extended submission.
 
     Attributes:
-        student: The student id.
+        student: The student id (shown: inert, capped).
         assignment: The assignment id.
         counted: The lateness as the policy counts it.
         penalty: The points taken, for display ("" for none).
@@ -71,8 +76,8 @@ class LateSection:
     Attributes:
         assignments: Each assignment with a due date, in course order.
         rows: Late or extended submissions (at most :data:`MAX_ROWS`), by assignment then student.
-        missing: Roster students with no submission (empty without a roster).
-        unknown: Submissions the roster does not know.
+        missing: Roster students with no submission (empty without a roster), ids shown inert and capped.
+        unknown: Submissions the roster does not know (ids shown inert and capped).
         claimed_twice: Roster students more than one submission matched, each with those submissions.
         roster: Whether a roster was read.
     """
@@ -110,7 +115,7 @@ def late_section(assignments: Sequence[Assignment], results: Mapping[str, Mappin
             continue
         first = dated[0][1].late
         assert first is not None
-        due = AssignmentDue(a.id, first.assignment_due, first.policy)
+        due = AssignmentDue(a.id, one_line(first.assignment_due, MAX_ID), one_line(first.policy, MAX_MESSAGE))
         for student, result in dated:
             late = result.late
             assert late is not None
@@ -120,15 +125,17 @@ def late_section(assignments: Sequence[Assignment], results: Mapping[str, Mappin
             taken = late.penalty_points if late.applied else 0.0
             due.penalty_points = round(due.penalty_points + taken, 4)
             if late.late or late.extension or kind == "no time recorded":
-                rows.append(LateRow(student, a.id, late.counted, points(taken) if taken else "",
-                                    " ".join(x for x in (late.extension, late.sentence) if x)))
+                rows.append(LateRow(shown_id(student), a.id, one_line(late.counted, MAX_ID),
+                                    points(taken) if taken else "",
+                                    " ".join(one_line(x, MAX_MESSAGE) for x in (late.extension, late.sentence) if x)))
         dues.append(due)
     if not dues and not roster:
         return None
     section = LateSection(dues, rows[:MAX_ROWS], roster=bool(roster))
     if roster:
         found = match(roster, students)
-        section.missing = [s.student for s in found.missing]
-        section.unknown = list(found.unknown)
-        section.claimed_twice = [f"{sid} ({', '.join(ids)})" for sid, ids in found.claimed_twice.items()]
+        section.missing = [shown_id(s.student) for s in found.missing]
+        section.unknown = [shown_id(u) for u in found.unknown]
+        section.claimed_twice = [f"{shown_id(sid)} ({', '.join(shown_id(i) for i in ids)})"
+                                 for sid, ids in found.claimed_twice.items()]
     return section

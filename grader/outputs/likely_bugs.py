@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from grader.course.catalogue import Bug
+from grader.outputs.attention import shown_id
 from grader.outputs.entries import TestEntry
 
 THRESHOLD = Fraction(1, 2)
@@ -132,7 +133,7 @@ class Attribution:
     """The one catalogued bug a student's results on an assignment most likely show.
 
     Attributes:
-        student: The student id.
+        student: The student id, as the report shows it (:func:`grader.outputs.attention.shown_id`).
         match: The bug and how well it fits.
         ties: Other bugs that fit exactly as well (the same score and expected tests failed).
     """
@@ -161,7 +162,7 @@ def attribute(bugs: Sequence[Bug], results: Mapping[str, Sequence[TestEntry]]) -
             import error, whatever the bug).
 
     Returns:
-        Student id to their attribution; students whose results fit no bug
+        Student id to their attribution (which shows the id inert and capped); students whose results fit no bug
         well enough (:data:`THRESHOLD`) are absent.
     """
     best = {student: found for student, tests in results.items() if (found := best_matches(bugs, tests))}
@@ -169,5 +170,5 @@ def attribute(bugs: Sequence[Bug], results: Mapping[str, Sequence[TestEntry]]) -
     attributions = {}
     for student, found in best.items():
         ordered = sorted(found, key=lambda m: -clear[m.bug.id])  # stable: catalogue order among equals
-        attributions[student] = Attribution(student, ordered[0], tuple(m.bug for m in ordered[1:]))
+        attributions[student] = Attribution(shown_id(student), ordered[0], tuple(m.bug for m in ordered[1:]))
     return attributions
