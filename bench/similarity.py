@@ -3,7 +3,8 @@
     python bench/similarity.py [--students 300] [--copies 60] [--seed 7] [--jobs 2] [--keep DIR] [--no-sweep]
 
 Builds a class with a fixed seed in a temporary folder, runs ``grader similarity`` on it (with ``-j
-JOBS``, against the public engine as ``--corpus``), and prints the share of disguised copies flagged
+JOBS``, against the public engine as ``--corpus``, on the assignments made of ``micrograd/engine.py`` and
+``micrograd/nn.py`` only: the students write no other file), and prints the share of disguised copies flagged
 at the default setting, the share of honest pairs flagged, and the wall time; then, unless
 ``--no-sweep``, the same shares for other thresholds and floors (from the scores of every pair), which
 is how the defaults were chosen.
@@ -22,6 +23,9 @@ temporary folder and never stored here; without the network, a course variant st
 note, and leaves the honest pool). A copy of the public engine adds the methods it lacks from the
 pool. Every copy then has its docstrings rewritten or dropped, its comments removed, its
 identifiers renamed, its methods reordered, dead code added, and a third become notebooks.
+
+The same seed writes the same class byte for byte (every random draw comes from the seeded ``rng``, in
+orders that depend on no set or hash, and notebook cells get fixed ids instead of nbformat's random ones).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.course.config import Course  # noqa: E402
+from grader.course.config import Assignment, Course  # noqa: E402
 from grader.course.handouts import build_notebook  # noqa: E402
 from grader.similarity.ranking import FLOOR, IDENTICAL, THRESHOLD  # noqa: E402
 
@@ -79,7 +83,7 @@ class Method:
     source: str
     body: str
     params: list[str]
-    uses: set[str]
+    uses: tuple[str, ...]
 
 
 @dataclass
@@ -122,15 +126,18 @@ def load_style(name: str, text: str) -> Style:
                 body = item.body[1:] if ast.get_docstring(item) is not None and len(item.body) > 1 else item.body
                 source = _dedent(_segment(lines, item), item.col_offset)
                 text_body = _dedent("".join(lines[body[0].lineno - 1: item.end_lineno]), body[0].col_offset)
-                uses = {n.id for n in ast.walk(item) if isinstance(n, ast.Name)} | \
-                       {n.attr for n in ast.walk(item) if isinstance(n, ast.Attribute)}
+                uses = tuple(dict.fromkeys(n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(item)
+                                           if isinstance(n, (ast.Name, ast.Attribute))))  # in order: no set
                 methods[item.name] = Method(item.name, source, text_body, [a.arg for a in item.args.args[1:]], uses)
             style.classes[node.name] = methods
     return style
 
 
 def load_pool(public_stand_in: str | None) -> tuple[list[Style], list[Style]]:
-    """The honest engine styles and network styles (a course variant standing in for the public engine left out)."""
+    """The honest engine styles and network styles (a course variant standing in for the public engine left out).
+
+    A course variant gives an engine style if it has ``engine.py``, a network style if it has ``nn.py``: the
+    variants of the later assignments (``forward.py``, ``graph.py``, ``classifier.py``...) alone give neither."""
     engines, nets = [], []
     reference = ROOT / "reference" / "micrograd"
     sources = [("reference", reference)] + sorted((v.name, v / "micrograd") for v in (ROOT / "reference" / "variants")
@@ -138,8 +145,10 @@ def load_pool(public_stand_in: str | None) -> tuple[list[Style], list[Style]]:
     for name, folder in sources:
         if name == public_stand_in:
             continue
-        engines.append(load_style(name, MARKER.sub("", (folder / "engine.py").read_text(encoding="utf-8"))))
-        nets.append(load_style(name, MARKER.sub("", (folder / "nn.py").read_text(encoding="utf-8"))))
+        if (folder / "engine.py").is_file():
+            engines.append(load_style(name, MARKER.sub("", (folder / "engine.py").read_text(encoding="utf-8"))))
+        if (folder / "nn.py").is_file():
+            nets.append(load_style(name, MARKER.sub("", (folder / "nn.py").read_text(encoding="utf-8"))))
     engines += [load_style(p.stem, p.read_text(encoding="utf-8")) for p in sorted((STYLES / "engine").glob("*.py"))]
     nets += [load_style(p.stem, p.read_text(encoding="utf-8")) for p in sorted((STYLES / "nn").glob("*.py"))]
     return engines, nets
@@ -179,7 +188,7 @@ def _needed(methods: list[Method], style_of: dict[str, Style], cls: str) -> tupl
             if name in style.helpers and name not in helpers:
                 helpers[name] = style.helpers[name]
                 src = style.helpers[name]
-                todo.append((Method(name, src, src, [], set(re.findall(r"\w+", src))), style))
+                todo.append((Method(name, src, src, [], tuple(dict.fromkeys(re.findall(r"\w+", src)))), style))
             own = style.classes.get(cls, {})
             if name in own and name not in (*ENGINE_API, *[x.name for x in methods]) and name not in class_helpers:
                 class_helpers[name] = own[name].source
@@ -427,8 +436,19 @@ class Student:
     frame: str = "template"
 
 
-def write_student(folder: Path, engine: str, nn: str, notebook: bool, course: Course) -> None:
-    """A package-layout submission, or the release's layout with the work in its notebooks (the package untouched)."""
+WRITTEN = ("micrograd/engine.py", "micrograd/nn.py")
+"""The files a student of the bench writes: it compares only the assignments made of them."""
+
+
+def compared(course: Course) -> list[Assignment]:
+    """The course's assignments whose files are all among :data:`WRITTEN` (the engine's and the network's)."""
+    return [a for a in course.assignments() if set(a.files) <= set(WRITTEN)]
+
+
+def write_student(folder: Path, engine: str, nn: str, notebook: bool, course: Course,
+                  assignments: list[Assignment]) -> None:
+    """A package-layout submission, or the release's layout with the work in its notebooks (the package untouched),
+    one per assignment of ``assignments``."""
     package = folder / "micrograd"
     package.mkdir(parents=True)
     (package / "__init__.py").write_text("")
@@ -439,15 +459,17 @@ def write_student(folder: Path, engine: str, nn: str, notebook: bool, course: Co
     for name in ("engine.py", "nn.py"):
         (package / name).write_text((course.template_dir / "micrograd" / name).read_text(encoding="utf-8"))
     (folder / "notebooks").mkdir()
-    for a in course.assignments():
+    for a in assignments:
         sources = {"micrograd/engine.py": engine, "micrograd/nn.py": nn}
         nb = build_notebook(a, sources, (a.root / "README.md").read_text(encoding="utf-8"))
+        for n, cell in enumerate(nb.cells):
+            cell["id"] = f"{a.id}-{n}"  # nbformat draws each cell's id at random (uuid4): the class would differ
         nbformat.write(nb, str(folder / "notebooks" / f"{a.id}.ipynb"))
 
 
 def build_class(dest: Path, students: int, copies: int, seed: int, public: tuple[str, str],
-                pool: tuple[list[Style], list[Style]], course: Course) -> list[Student]:
-    """Write the class into ``dest``; return who is who."""
+                pool: tuple[list[Style], list[Style]], course: Course, assignments: list[Assignment]) -> list[Student]:
+    """Write the class into ``dest`` (notebooks for ``assignments``); return who is who."""
     rng = random.Random(seed)
     engines, nets = pool
     template_engine = (course.template_dir / "micrograd" / "engine.py").read_text(encoding="utf-8")
@@ -480,7 +502,7 @@ def build_class(dest: Path, students: int, copies: int, seed: int, public: tuple
             roster.append(Student(sid, "public", "public", notebook=rng.random() < 1 / 3, frame=frame))
         code[sid] = (disguise(engine, rng), disguise(nn, rng))
     for s in roster:
-        write_student(dest / s.id, *code[s.id], s.notebook, course)
+        write_student(dest / s.id, *code[s.id], s.notebook, course, assignments)
     return roster
 
 
@@ -506,11 +528,11 @@ def rates(roster: list[Student], flagged_class: set[tuple[str, frozenset[str]]],
             "honest_vs_public": public_false / max(1, len(honest) * len(assignments))}
 
 
-def sweep(roster: list[Student], subs: Path, corpus: Path, jobs: int) -> None:
+def sweep(roster: list[Student], subs: Path, corpus: Path, jobs: int, assignments: list[Assignment]) -> None:
     """The shares at other thresholds and floors, from every pair's score."""
     from grader.similarity.class_pairs import score_class
 
-    scored = score_class(Course(ROOT), subs, corpora=[corpus], jobs=jobs)
+    scored = score_class(Course(ROOT), subs, corpora=[corpus], assignment_ids=[a.id for a in assignments], jobs=jobs)
     assignments = sorted({d.assignment.id for d in scored.distributions})
     print("\nthreshold floor | copies flagged (per assignment, any) | honest pairs flagged | honest vs public")
     for threshold in (3.0, 3.5, 4.0, 4.5, 5.0, 6.0):
@@ -546,14 +568,17 @@ def main() -> int:
         course = Course(ROOT)
         subs, out = base / "submissions", base / "out"
         out.mkdir()
-        roster = build_class(subs, args.students, args.copies, args.seed, (engine, nn), load_pool(stand_in), course)
+        assignments = compared(course)
+        roster = build_class(subs, args.students, args.copies, args.seed, (engine, nn), load_pool(stand_in), course,
+                             assignments)
         (base / "roster.json").write_text(json.dumps([vars(s) for s in roster], indent=1))
         kinds = {k: sum(s.kind == k for s in roster) for k in ("honest", "classmate", "public")}
         print(f"Class of {len(roster)} in {subs} (seed {args.seed}): {kinds['honest']} honest, {kinds['classmate']} "
               f"disguised copies of a classmate, {kinds['public']} of the public engine; "
               f"{sum(s.notebook for s in roster)} in notebooks")
         command = [sys.executable, "-m", "grader", "--course", str(ROOT), "similarity", str(out), "--submissions",
-                   str(subs), "--corpus", str(corpus), "-j", str(args.jobs)]
+                   str(subs), "--corpus", str(corpus), "-j", str(args.jobs)] + \
+                  [x for a in assignments for x in ("-a", a.id)]
         started = time.monotonic()
         done = subprocess.run(command, capture_output=True, text=True)
         wall = time.monotonic() - started
@@ -577,7 +602,7 @@ def main() -> int:
             print(f"  {d['assignment']:9} {d['against']:15} median {d['median']:.0%} MAD {d['mad']:.1%} "
                   f"cutoff {d['cutoff']:.0%} flagged {d['flagged']}")
         if not args.no_sweep:
-            sweep(roster, subs, corpus, args.jobs)
+            sweep(roster, subs, corpus, args.jobs, assignments)
     return 0
 
 
