@@ -26,8 +26,10 @@ What a student controls is untrusted: a Canvas original name with a path separat
 ``.``/``..``, is ignored with a note; links are never followed; ids from metadata keep letters, digits and
 ``@._+-`` (the rest becomes ``_``), lose leading dots, are capped (:data:`MAX_ID_CHARS`) and fall back to the
 folder's name (Canvas: ``<name>_<user id>``) when another submission has them. The metadata is read, never through a
-link, up to :data:`MAX_METADATA_BYTES` with YAML's safe loader: larger, not UTF-8 YAML or not a mapping is one
-:class:`~grader.errors.GraderError` naming the file; a record unlike Gradescope's is a note on its submission.
+link, up to :data:`MAX_METADATA_BYTES` with YAML's safe loader, its values counted with aliases expanded (never
+expanded) before they are built: larger, more than :data:`MAX_METADATA_VALUES` values, not UTF-8 YAML or not a
+mapping is one :class:`~grader.errors.GraderError` naming the file; a record unlike Gradescope's is a note on its
+submission, and a ``:created_at:`` that is not text or a YAML timestamp is not a date.
 
 Sources (formats only, no code copied): Canvas's ``lib/content_zipper.rb`` (``get_filename``,
 ``add_upload_submission``, ``sanitize_user_name``, ``sanitize_attachment_filename``) and
@@ -59,6 +61,10 @@ METADATA = "submission_metadata.yml"
 """The name of a Gradescope export's metadata file."""
 MAX_METADATA_BYTES = 8 << 20
 """Largest ``submission_metadata.yml`` read, in bytes."""
+MAX_METADATA_VALUES = 4_000_000
+"""Most values (scalars, lists, mappings) in ``submission_metadata.yml`` with each alias (``*name``) and merge
+(``<<``) counted as the values it stands for: an 8 MB file holds fewer without aliases, and a few aliases of aliases
+(a "billion laughs") stand for billions."""
 MAX_ID_CHARS = 100
 """Longest student id taken from a layout, in characters."""
 MAX_MEMBERS = 1000
@@ -291,7 +297,7 @@ def read_metadata(path: Path) -> dict[object, object]:
     try:
         if len(raw) > MAX_METADATA_BYTES:  # it grew since
             raise GraderError(f"{path} is more than the {MAX_METADATA_BYTES} bytes read: {fix}")
-        doc = yaml.safe_load(raw.decode("utf-8"))
+        doc = _load_yaml(raw.decode("utf-8"), path, fix)
     except UnicodeDecodeError:
         raise GraderError(f"{path} is not UTF-8 text: {fix}") from None
     except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
@@ -301,6 +307,61 @@ def read_metadata(path: Path) -> dict[object, object]:
         raise GraderError(f"{path} is not a mapping of submission folders to their submitters (it holds "
                           f"{type(doc).__name__}): {fix}")
     return doc
+
+
+def _load_yaml(text: str, path: Path, fix: str) -> object:
+    """``text`` parsed with YAML's safe loader, once its values, aliases expanded, are counted (never expanded).
+
+    Raises:
+        GraderError: If it stands for more than :data:`MAX_METADATA_VALUES` values, or an alias holds itself.
+        yaml.YAMLError: If it is not YAML (or more than one document).
+    """
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        count = _expanded_values(node)
+        if count is None:
+            raise GraderError(f"{path} holds an alias (*name) inside the value it names, which Gradescope never "
+                              f"writes: {fix}")
+        if count > MAX_METADATA_VALUES:
+            raise GraderError(f"{path} stands for more than {MAX_METADATA_VALUES} values once its aliases (*name) "
+                              f"are expanded, more than Gradescope writes: {fix}")
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded_values(root: yaml.Node) -> int | None:
+    """How many values ``root`` stands for, each alias counted as what it names (more than
+    :data:`MAX_METADATA_VALUES`: the count so far, past it); None when an alias holds itself.
+
+    Linear in the nodes composed: each node (shared by its aliases) is counted once and its total reused.
+    """
+    totals: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        if done:
+            open_.discard(key)
+            totals[key] = 1 + sum(totals[id(child)] for child in children)
+            if totals[key] > MAX_METADATA_VALUES:
+                return totals[key]
+        elif key in open_:
+            return None  # a node inside itself: an alias to a node it is part of
+        elif key not in totals:
+            open_.add(key)
+            stack.append((node, True))
+            stack.extend((child, False) for child in children if id(child) not in totals)
+    return totals[id(root)]
 
 
 def _get(record: object, key: str) -> object:
@@ -339,9 +400,12 @@ def _gradescope(folder: Path, record: object) -> LayoutEntry:
 
 
 def _timestamp(value: object) -> datetime | None:
-    """A ``:created_at:`` as an aware datetime (YAML's own timestamp, or its text; without a zone, UTC)."""
-    when, m = (value, None) if isinstance(value, datetime) else (None, _TIME.fullmatch(str(value).strip()[:64]))
-    if m is not None and isinstance(value, str):
+    """A ``:created_at:`` as an aware datetime (YAML's own timestamp, or its text; without a zone, UTC); None for
+    anything else (a list, a mapping: never turned into text, which an alias can make billions of characters)."""
+    if not isinstance(value, (str, datetime)):
+        return None
+    when, m = (value, None) if isinstance(value, datetime) else (None, _TIME.fullmatch(value.strip()[:64]))
+    if m is not None:
         try:
             year, month, day, hour, minute, second = (int(g) for g in m.group(1, 2, 3, 4, 5, 6))
             when = datetime(year, month, day, hour, minute, second, int((m[7] or "0")[:6].ljust(6, "0")))
@@ -437,7 +501,11 @@ def _read_member(sub: Submission, member: Member, read_path: Callable[[Path], Su
     if info is not None and stat.S_ISLNK(info.st_mode):
         sub.notes.append(f"ignored symbolic link {_shown(member.path.name)}")
         return
-    if info is None or not stat.S_ISREG(info.st_mode) or not lower.endswith(CANVAS_SUFFIXES):
+    if info is None or not lower.endswith(CANVAS_SUFFIXES):
+        return
+    if not stat.S_ISREG(info.st_mode):
+        if not stat.S_ISDIR(info.st_mode):
+            sub.notes.append(f"ignored {_shown(member.path.name)}: not a regular file (a FIFO or a device)")
         return
     part = read_path(Path(member.path))
     zipped = lower.endswith(".zip")

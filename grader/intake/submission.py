@@ -9,6 +9,9 @@ student id is the entry's name (without ``.zip``/``.ipynb``):
   paths, ``..`` entries and symbolic links are ignored, sizes are capped);
 * a ``.ipynb`` notebook (code cells; IPython syntax is never run).
 
+Only folders and regular files are read, each read bounded: a FIFO or a device named like a submission is that
+submission's error and is never opened, and a file or folder that cannot be read (its permissions) is named in it.
+
 An instructor's download from an LMS is read as one entry per student (:mod:`grader.intake.layouts`): the files of
 Canvas's bulk download, grouped by student, and the folders of a Gradescope export, named by its metadata.
 
@@ -39,7 +42,7 @@ from grader.intake.entry import Submission
 from grader.intake.layouts import LayoutEntry
 from grader.intake.layouts import find as find_layouts
 from grader.intake.layouts import read as read_layout
-from grader.intake.notebook import CLEAR_OUTPUTS, without_outputs
+from grader.intake.notebook import CLEAR_OUTPUTS, cap, without_outputs
 
 MAX_FILE_BYTES = 1 << 20
 """Largest source file kept from a submission, in bytes: a ``.py`` file, or a notebook without its outputs."""
@@ -65,6 +68,12 @@ SUBMISSION_SUFFIXES = (".zip", ".ipynb", ".ZIP", ".IPYNB")
 """File suffixes of a submission entry (discover() accepts any case; these are the spellings checked for rivals)."""
 SUBMIT_ONLY = "keep only your micrograd/ and notebooks/ files (grader submit-zip makes a zip of just those)"
 """What to do about a submission with too many files."""
+MAKE_READABLE = "make it readable (unzip keeps a member's permissions from the zip: chmod -R a+rX fixes them) and grade again"
+"""What to do about a file or folder of a submission that could not be read."""
+ZIP_END_SEARCH = 22 + 0xFFFF
+"""Most bytes at the end of a zip that hold its end record (22 bytes, then a comment of at most 65535)."""
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+               | getattr(os, "O_CLOEXEC", 0))
 
 
 def skipped(folder: str) -> bool:
@@ -160,25 +169,38 @@ class Budget:
 def discover(folder: Path) -> list[Path]:
     """List the submission entries of ``folder``, sorted by student id (see :func:`student_id`).
 
-    Folders, ``.zip`` and ``.ipynb`` files count; hidden entries and other
-    files (a README, a CSV) are not submissions. A Canvas download's files and a
+    Folders, ``.zip`` and ``.ipynb`` files count; hidden entries, symbolic links and other
+    files (a README, a CSV) are not submissions. An entry named ``.zip`` or ``.ipynb`` that is not a
+    regular file (a FIFO, a device) is listed, and :func:`read_submission` makes it that submission's
+    error without opening it. A Canvas download's files and a
     Gradescope export stand for one :class:`~grader.intake.layouts.LayoutEntry` per
     student (:func:`grader.intake.layouts.find`).
 
     Raises:
-        GraderError: If ``folder`` is not a directory, or a Gradescope export's metadata cannot be read.
+        GraderError: If ``folder`` is not a directory or cannot be listed, or a Gradescope export's metadata
+            cannot be read.
     """
     if not folder.is_dir():
         raise GraderError(f"{folder} is not a folder of submissions")
-    layouts = find_layouts(folder)
+    try:
+        layouts = find_layouts(folder)
+        listed = sorted(folder.iterdir())
+    except OSError as exc:
+        raise GraderError(f"{folder} could not be read ({exc.strerror or exc})") from None
     entries: dict[str, Path] = {}
-    for entry in sorted(folder.iterdir()):
+    for entry in listed:
         if entry.name.startswith(".") or entry.name in SKIP_DIRS or entry.name in layouts.claimed:
             continue
-        if entry.is_symlink():
+        try:
+            mode = entry.lstat().st_mode
+        except FileNotFoundError:
+            continue  # gone since the folder was listed
+        except OSError as exc:
+            raise GraderError(f"{folder} could not be read ({exc.strerror or exc})") from None
+        if stat.S_ISLNK(mode):
             continue
-        if entry.is_dir() or entry.suffix.lower() in (".zip", ".ipynb"):
-            entries[student_id(entry)] = entry
+        if stat.S_ISDIR(mode) or entry.suffix.lower() in (".zip", ".ipynb"):
+            entries[student_id(entry)] = entry  # not a regular file (a FIFO, a device): read_submission says so
     entries.update((e.student, e) for e in layouts.entries(set(entries)))
     return [entries[k] for k in sorted(entries)]
 
@@ -211,32 +233,105 @@ def student_id(entry: Path) -> str:
 
 
 def read_submission(entry: Path) -> Submission:
-    """Read a submission entry into memory; problems go to ``Submission.error``."""
+    """Read a submission entry into memory; problems go to ``Submission.error``.
+
+    Only folders and regular files are read: a FIFO or a device named like a submission is that submission's
+    error, never opened; a file or folder that cannot be read (its permissions) is too, named.
+    """
     if isinstance(entry, LayoutEntry):  # a student's files of a Canvas download, a Gradescope export's folder
         return read_layout(entry, read_submission, MAX_TOTAL_BYTES)
     sub = Submission(student_id(entry), entry)
     try:
-        if entry.is_dir():
+        mode = entry.stat().st_mode  # a link given directly is followed (discover() never lists one)
+        if stat.S_ISDIR(mode):
             _read_folder(entry, sub)
+        elif not stat.S_ISREG(mode):
+            raise _not_regular(_inert(_printable_name(entry)), mode)
         elif entry.suffix.lower() == ".zip":
             _read_zip(entry, sub)
         else:
             budget = Budget()
-            size = entry.stat().st_size
-            budget.admit(entry.name, size)
-            sub.files[entry.name] = budget.keep(entry.name, _read_upto(entry, budget.cap(entry.name)), size)
-            sub.mtimes[entry.name] = entry.stat().st_mtime
+            with open_regular(entry, _inert(_printable_name(entry)), follow=True) as f:
+                info = os.fstat(f.fileno())
+                budget.admit(entry.name, info.st_size)
+                data = f.read(budget.cap(entry.name) + 1)
+            sub.files[entry.name] = budget.keep(entry.name, data, info.st_size)
+            sub.mtimes[entry.name] = info.st_mtime
     except SubmissionError as exc:
         sub.error = str(exc)
+    except OSError as exc:
+        sub.error = _unreadable(entry, exc)
     if not sub.error and not sub.files:
         sub.error = "the submission is empty (no .py or .ipynb file found)"
     return sub
 
 
-def _read_upto(path: Path, limit: int) -> bytes:
-    """The first ``limit + 1`` bytes of ``path`` at most (one more than allowed tells a file that grew)."""
-    with path.open("rb") as f:
+def _inert(text: str) -> str:
+    """A name from a submission for a message: control and bidi characters as ``?``, capped."""
+    return cap(text, 200)
+
+
+def _kind(mode: int) -> str:
+    """What a file of this mode is, for a message."""
+    kinds = [(stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"),
+             (stat.S_ISDIR, "a folder")]
+    return next((what for test, what in kinds if test(mode)), "not a regular file")
+
+
+def _not_regular(shown: str, mode: int) -> SubmissionError:
+    return SubmissionError(f"{shown} is {_kind(mode)}, not a regular file: not read (submit the file itself)")
+
+
+def _unreadable(entry: Path, exc: OSError) -> str:
+    """The error of the submission ``entry``, part of which (named by ``exc``) could not be read."""
+    shown = _printable_name(entry)
+    if isinstance(exc.filename, (str, bytes)):
+        where = Path(os.fsdecode(exc.filename))
+        try:
+            inside = where.relative_to(entry)
+        except ValueError:
+            pass
+        else:
+            shown = _shown(where, entry) if inside.parts else shown
+    return f"{_inert(shown)} could not be read ({exc.strerror or type(exc).__name__}): {MAKE_READABLE}"
+
+
+def open_regular(path: Path, shown: str, follow: bool = False) -> BinaryIO:
+    """``path`` open for reading if it is a regular file.
+
+    Opened without blocking (a FIFO's open waits for a writer) and checked by its descriptor, so a FIFO or a
+    device put there is never read; a symbolic link is never followed unless ``follow``.
+
+    Args:
+        path: The file.
+        shown: Its name for a message (inert).
+        follow: Follow a symbolic link at ``path`` (a path given directly, not found in a submission).
+
+    Raises:
+        SubmissionError: If it is not a regular file.
+        OSError: If it cannot be opened.
+    """
+    fd = os.open(path, _OPEN_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(shown, mode)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_upto(path: Path, limit: int, shown: str) -> bytes:
+    """The first ``limit + 1`` bytes of the regular file ``path`` at most (one more than allowed tells a file that
+    grew), never through a symbolic link (:func:`open_regular`)."""
+    with open_regular(path, shown) as f:
         return f.read(limit + 1)
+
+
+def _raise(exc: OSError) -> None:
+    raise exc
 
 
 def _utf8(name: str) -> bool:
@@ -252,7 +347,8 @@ def _read_folder(root: Path, sub: Submission) -> None:
     count = 0
     budget = Budget()
     too_deep = False
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=_raise, followlinks=False):  # an unlistable folder
+        # is the submission's error (read_submission), not a folder silently empty
         here = Path(dirpath)
         depth = len(here.relative_to(root).parts)
         for d in dirnames:
@@ -283,7 +379,7 @@ def _read_folder(root: Path, sub: Submission) -> None:
             if not stat.S_ISREG(mode) or not name.endswith(READ_SUFFIXES):
                 continue
             budget.admit(name, info.st_size)
-            sub.files[rel] = budget.keep(name, _read_upto(path, budget.cap(name)), info.st_size)
+            sub.files[rel] = budget.keep(name, read_upto(path, budget.cap(name), _shown(path, root)), info.st_size)
             sub.mtimes[rel] = info.st_mtime
 
 
@@ -299,8 +395,8 @@ def _zip_directory(fp: BinaryIO) -> tuple[int, int] | None:
     Read from the end of the file alone, before :mod:`zipfile` parses the directory (ZIP64 records included).
     """
     end = fp.seek(0, os.SEEK_END)
-    fp.seek(max(0, end - 22 - 0xFFFF))
-    tail = fp.read()
+    fp.seek(max(0, end - ZIP_END_SEARCH))
+    tail = fp.read(ZIP_END_SEARCH)
     at = len(tail) - 22 if tail[-22:-18] == b"PK\x05\x06" else tail.rfind(b"PK\x05\x06")
     if at < 0 or len(tail) - at < 22:
         return None
@@ -314,8 +410,9 @@ def _zip_directory(fp: BinaryIO) -> tuple[int, int] | None:
 
 
 def _read_zip(path: Path, sub: Submission) -> None:
+    shown = _inert(_printable_name(path))
     try:
-        with path.open("rb") as fp:
+        with open_regular(path, shown, follow=True) as fp:
             declared = _zip_directory(fp)
             if declared is not None and declared[1] > MAX_ZIP_DIRECTORY_BYTES:
                 raise SubmissionError(f"the zip's list of members is {declared[1]} bytes, more than the "
@@ -326,9 +423,9 @@ def _read_zip(path: Path, sub: Submission) -> None:
             with zipfile.ZipFile(fp) as zf:
                 _read_members(zf, sub)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, RuntimeError) as exc:
-        raise SubmissionError(f"{path.name} is not a readable zip file ({exc})") from None
+        raise SubmissionError(f"{shown} is not a readable zip file ({exc})") from None
     except OSError as exc:
-        raise SubmissionError(f"{path.name} could not be read ({exc.strerror or exc})") from None
+        raise SubmissionError(f"{shown} could not be read ({exc.strerror or exc}): {MAKE_READABLE}") from None
 
 
 def _read_members(zf: zipfile.ZipFile, sub: Submission) -> None:

@@ -28,7 +28,7 @@ from grader.intake.candidates import choose, find_files, find_notebook
 from grader.intake.entry import Submission
 from grader.intake.git_history import is_repository, read_at_commits, read_at_deadline
 from grader.intake.notebook import cap
-from grader.intake.submission import MAX_FILE_BYTES, discover, read_submission, student_id
+from grader.intake.submission import MAX_FILE_BYTES, discover, read_submission, read_upto, student_id
 
 MAX_DOCUMENT_CHARS = 200_000
 """Longest document compared, in characters (a submission's files for one assignment, together; a whole engine and
@@ -163,10 +163,13 @@ def _loose(folder: Path, source: Source) -> list[tuple[str, str]]:
         try:
             if not stat.S_ISREG(path.lstat().st_mode):
                 continue
-            if path.stat().st_size > MAX_FILE_BYTES:
+            data = read_upto(path, MAX_FILE_BYTES, name)  # never a FIFO or a device put there since
+            if len(data) > MAX_FILE_BYTES:
                 source.notes.append(Note(source.origin, name, "", f"larger than {MAX_FILE_BYTES} bytes: not compared"))
                 continue
-            found.append((name, path.read_bytes().decode("utf-8-sig")))
+            found.append((name, data.decode("utf-8-sig")))
+        except SubmissionError as exc:
+            source.notes.append(Note(source.origin, name, "", _line(str(exc))))
         except UnicodeDecodeError:
             source.notes.append(Note(source.origin, name, "", "not UTF-8 text: not compared"))
         except OSError as exc:

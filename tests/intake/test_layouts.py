@@ -5,8 +5,11 @@ every hostile name or metadata file is a note or one clear error."""
 from __future__ import annotations
 
 import csv
+import json
 import os
+import subprocess
 import sys
+import textwrap
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,7 +23,15 @@ from grader.course.due_dates import DueDate
 from grader.course.late_policy import LatePolicy
 from grader.errors import GraderError
 from grader.grading.due_work import read_due_work, submitted_at
-from grader.intake.layouts import GRADESCOPE_TIME, MAX_ID_CHARS, LayoutEntry, canvas_name, safe_id
+from grader.intake.layouts import (
+    GRADESCOPE_TIME,
+    MAX_ID_CHARS,
+    MAX_METADATA_VALUES,
+    LayoutEntry,
+    _timestamp,
+    canvas_name,
+    safe_id,
+)
 from grader.intake.submission import discover, read_submission, student_id
 from grader.similarity.sources import read_folder
 
@@ -191,6 +202,15 @@ def test_canvas_files_with_unsafe_names_and_links_are_ignored_with_a_note(tmp_pa
     assert "ignored symbolic link x_1_6_nn.py" in sub.notes
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_among_a_canvas_students_files_is_a_note_never_opened(tmp_path):
+    folder = write(tmp_path / "canvas", {"x_1_2_engine.py": ENGINE, "y_4_5_engine.py": ENGINE})
+    os.mkfifo(folder / "x_1_6_nn.py")  # opened, it would wait for a writer forever
+    sub = read_submission(discover(folder)[0])
+    assert sub.id == "x" and sub.files == {"engine.py": ENGINE.encode()} and not sub.error
+    assert "ignored x_1_6_nn.py: not a regular file (a FIFO or a device)" in sub.notes
+
+
 def test_a_canvas_text_entry_is_a_student_with_nothing_to_grade(tmp_path):
     folder = write(tmp_path / "canvas", {"smithjane_101_9001_engine.py": ENGINE, "doejohn_LATE_102_text.html": "<p>"})
     john, jane = (read_submission(e) for e in discover(folder))
@@ -290,6 +310,88 @@ submission_5:
     assert submitted_at(subs["noid@example.edu"], PARIS) == (None, "Gradescope's recorded submission time could not "
                                                                    "be read")
     assert all(not s.error and s.files for s in subs.values())
+
+
+def laughs(levels: int) -> str:
+    """YAML whose last anchor, ``l<levels>``, stands for 9 ** levels strings through nine aliases of the one before."""
+    text = 'l0: &l0 "lol"\n'
+    for k in range(1, levels + 1):
+        text += f"l{k}: &l{k} [" + ", ".join([f"*l{k - 1}"] * 9) + "]\n"
+    return text
+
+
+def read_in_child(export: Path) -> list[object]:
+    """``["read", ids]`` or ``["refused", message]``: the export read in a fresh interpreter with 768 MB of address
+    space, killed after 10 s (metadata that expands without end fails the test, never the suite or the machine)."""
+    code = f"""
+        import json, resource, sys
+        resource.setrlimit(resource.RLIMIT_AS, (768 << 20, 768 << 20))
+        sys.path.insert(0, {str(ROOT)!r})
+        from pathlib import Path
+        from grader.errors import GraderError
+        from grader.intake.submission import discover, read_submission
+        try:
+            print(json.dumps(["read", [read_submission(e).id for e in discover(Path({str(export)!r}))]]))
+        except GraderError as exc:
+            print(json.dumps(["refused", str(exc)]))
+    """
+    try:
+        done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True, text=True,
+                              timeout=10, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        pytest.fail("reading a 1 KB submission_metadata.yml took more than 10 s")
+    assert done.returncode == 0, done.stderr[-1500:]
+    found: list[object] = json.loads(done.stdout)
+    return found
+
+
+FIX = "fix it, or remove it to grade each submission_<id> folder under its folder name"
+
+
+@pytest.mark.parametrize("tail", [
+    "submission_1:\n  :submitters:\n  - :sid: s1\n  :created_at: *l9\n",
+    "submission_1:\n  :submitters: *l9\n",
+    "submission_1:\n  :submitters:\n  - :sid: s1\n  :results: *l9\n",
+])
+def test_a_billion_laughs_in_gradescope_metadata_is_refused_quickly(tmp_path, tail):
+    # 1 KB standing for 387 million strings: a run that expands it (str() of :created_at: did) never ends
+    export = gradescope_export(tmp_path / "class", laughs(9) + tail)
+    assert read_in_child(export) == ["refused", f"{export / 'submission_metadata.yml'} stands for more than "
+                                     f"{MAX_METADATA_VALUES} values once its aliases (*name) are expanded, more than "
+                                     f"Gradescope writes: {FIX}"]
+
+
+@pytest.mark.parametrize(("metadata", "says"), [
+    ("submission_111: &a\n  :submitters: [*a]\n", "holds an alias (*name) inside the value it names"),
+    ("a: &a {x: 1}\n" + "".join(f"m{k}: &m{k}\n  <<: [*{'a' if k == 0 else f'm{k - 1}'}, "
+                                f"*{'a' if k == 0 else f'm{k - 1}'}]\n" for k in range(40)),
+     f"stands for more than {MAX_METADATA_VALUES} values"),  # merges of merges: YAML's loader copies each
+])
+def test_gradescope_metadata_whose_aliases_never_end_is_refused(tmp_path, metadata, says):
+    export = gradescope_export(tmp_path / "class", metadata)
+    found = read_in_child(export)
+    assert found[0] == "refused" and says in str(found[1]) and FIX in str(found[1]), found
+
+
+def test_gradescope_metadata_with_a_few_aliases_is_read(tmp_path):
+    # an alias of a small value (Ruby's YAML writes one for an object seen twice) is no bomb
+    metadata = METADATA.replace("  :score: 40.0", "  :score: &points 40.0").replace("  :score: 0.0",
+                                                                                     "  :score: *points")
+    subs = {s.id: s for s in map(read_submission, discover(gradescope_export(tmp_path / "class", metadata)))}
+    assert sorted(subs) == ["100", "200"] and all(not s.error for s in subs.values())
+
+
+def test_a_created_at_that_is_not_text_or_a_timestamp_is_never_made_text():
+    # str() of a list an alias made of a billion strings takes more time and memory than there is
+    class Loud(list[object]):
+        def __str__(self) -> str:
+            raise AssertionError(":created_at: was turned into text")
+
+        __repr__ = __str__
+
+    assert _timestamp(Loud(["2026-11-30 14:00:00"])) is None and _timestamp({"a": 1}) is None
+    assert _timestamp(20261130) is None
+    assert _timestamp("2026-11-30 14:00:00 -08:00") == datetime(2026, 11, 30, 22, 0, tzinfo=timezone.utc)
 
 
 def test_safe_ids_are_one_plain_folder_name():

@@ -15,6 +15,8 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import textwrap
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -356,3 +358,45 @@ def test_documents_that_share_no_fingerprint_count_zero_instead_of_failing():
     a, b = Fingerprint(frozenset({1, 2}), {}, None), Fingerprint(frozenset({3}), {}, None)  # type: ignore[arg-type]
     assert shared_counts([a, b]).tolist() == [[0, 0], [0, 0]]
     assert shared_counts([a], [b]).tolist() == [[0]]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX permissions")
+def test_a_corpus_folder_that_cannot_be_opened_is_a_note_not_a_crash_or_an_empty_folder():
+    # a folder of mode 000 (as unzip or tar leave it): looking for its .git raised, and listing it found "nothing"
+    base = Path(tempfile.mkdtemp(prefix="corpus-locked-", dir="/tmp"))  # where user 65534 can look in
+    try:
+        base.chmod(0o755)
+        package(base / "old_student", variant("kahn_list", "engine.py"), variant("kahn_list", "nn.py"))
+        package(base / "locked", variant("kahn_list", "engine.py"), variant("kahn_list", "nn.py"))
+        (base / "locked").chmod(0)
+        drop = "os.setgroups([]); os.setgid(65534); os.setuid(65534)" if os.geteuid() == 0 else "pass"
+        code = f"""
+            import json, os, sys
+            sys.path.insert(0, {str(ROOT)!r})
+            from pathlib import Path
+            from grader.course.config import Course
+            from grader.similarity.sources import read_folder
+            assignments = Course(Path({str(ROOT)!r})).assignments(["value_ops", "mlp"])
+            import codecs; codecs.lookup("utf-8-sig")  # imported while this interpreter's files can be read
+            try:
+                {drop}  # root reads any file, whatever its mode
+            except OSError as exc:
+                print(json.dumps({{"skip": str(exc)}}))
+                sys.exit(0)
+            source = read_folder(Path({str(base)!r}), "last-term", assignments, None)
+            print(json.dumps({{"documents": [d.owner for d in source.documents["mlp"]],
+                               "notes": [[n.owner, n.assignment, n.note] for n in source.notes]}}))
+        """
+        done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, capture_output=True,
+                              text=True, timeout=60, stdin=subprocess.DEVNULL)
+    finally:
+        (base / "locked").chmod(0o755)
+        shutil.rmtree(base, ignore_errors=True)
+    assert done.returncode == 0, done.stderr[-1500:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    if "skip" in found:
+        pytest.skip(f"cannot read as another user than root: {found['skip']}")
+    assert found["documents"] == ["old_student"]
+    fix = "make it readable (unzip keeps a member's permissions from the zip: chmod -R a+rX fixes them) and grade again"
+    assert found["notes"] == [["locked", a, f"locked could not be read (Permission denied): {fix}"]
+                              for a in ("value_ops", "mlp")]
