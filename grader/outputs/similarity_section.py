@@ -15,8 +15,8 @@ import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from grader.outputs.attention import one_line
 from grader.outputs.histogram import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Bar
-from grader.similarity.evidence import short
 from grader.similarity.similarity_json import (
     FILE,
     DistributionRecord,
@@ -31,8 +31,15 @@ from grader.similarity.similarity_json import (
 MAX_NOTES = 200
 """Notes on submissions not compared listed in the report (similarity.json has them all)."""
 MAX_NOTE = 400
-"""Characters of one note (or of the reason the file could not be read) shown; ids and names are capped at
-:data:`grader.similarity.evidence.MAX_LABEL`."""
+"""Characters of one note (or of the reason the file could not be read) shown."""
+MAX_NAME = 160
+"""Characters of an id, a file name or a corpus name shown (as on the evidence pages)."""
+
+
+def short(text: str, limit: int = MAX_NAME) -> str:
+    """``text`` as one inert line of at most ``limit`` characters (:func:`grader.outputs.attention.one_line`; not
+    the evidence page's own helper, which would import the similarity extra's numpy into every command)."""
+    return one_line(text, limit)
 
 
 @dataclass
@@ -119,7 +126,7 @@ def _side(side: Side) -> Side:
 
 
 def _pair(p: PairRecord) -> PairRecord:
-    """``p`` as the report shows it: its names inert and capped (:func:`grader.similarity.evidence.short`)."""
+    """``p`` as the report shows it: its names inert and capped (:func:`short`)."""
     return replace(p, assignment=short(p.assignment), against=short(p.against), a=_side(p.a), b=_side(p.b))
 
 
@@ -132,7 +139,7 @@ def similarity_section(out: Path) -> SimilaritySection | None:
 
     ``similarity.json`` keeps student text as it is (ids, corpus folder names, file names, notes); the section's
     records hold it as the evidence pages show it: one line, control and bidirectional-override characters as
-    visible escapes, capped (:func:`grader.similarity.evidence.short`). Jinja's autoescaping then makes it text.
+    visible escapes, capped (:func:`short`). Jinja's autoescaping then makes it text.
     """
     if not (Path(out) / FILE).exists():
         return None

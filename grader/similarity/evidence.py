@@ -87,13 +87,9 @@ def short(text: str, limit: int = MAX_LABEL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-"""What :func:`grader.inert.terminal` shows as an escape (control and bidi-override characters but tabs)."""
-
-
 def _shown(text: str) -> str:
-    text = text.removesuffix("\r")
-    return terminal(text, keep="\t") if _UNSAFE.search(text) else text
+    """A line of code as shown: control, format and lone surrogate characters as escapes, tabs kept."""
+    return terminal(text.removesuffix("\r"), keep="\t")
 
 
 def column(doc: Document, spans: Sequence[tuple[int, int, str, int]], side: str, who: str, label: str) -> Column:

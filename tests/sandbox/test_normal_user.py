@@ -134,6 +134,7 @@ def test_a_fork_bomb_is_bounded_on_the_portable_backend_for_a_normal_user(as_use
 
 
 CARRY_CASES = [  # (faults, extra arguments, as root, carrier, held, what the report's ipc namespace layer says)
+    ("", (), False, H.CARRY_STATE, True, "on"),
     ("uid_map", (), False, H.CARRY_STATE, True, "the IPC filter refuses SysV IPC"),
     ("", ("--sandbox", "portable"), False, H.CARRY_SYSV + H.CARRY_END, True, "the IPC filter refuses SysV IPC"),
     ("unshare,seccomp", (), True, H.CARRY_SYSV + H.CARRY_END, True, "its SysV IPC objects are removed when it ends"),
@@ -142,7 +143,7 @@ CARRY_CASES = [  # (faults, extra arguments, as root, carrier, held, what the re
 
 
 @pytest.mark.parametrize(("faults", "extra", "root", "carrier", "held", "says"), CARRY_CASES,
-                         ids=["user-no-namespaces", "user-portable", "root-container", "user-nothing-holds"])
+                         ids=["user-namespaces", "user-no-namespaces", "user-portable", "root-container", "user-nothing-holds"])
 def test_a_submissions_later_workers_find_no_ipc_state_on_every_host_kind(as_user, faults, extra, root, carrier,
                                                                           held, says):
     """The IPC class of tests/sandbox/test_ipc.py where it was open: a normal user whose namespaces are refused (the
