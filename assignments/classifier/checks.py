@@ -166,3 +166,4 @@ def train_hint(got: dict[str, Any], losses: Sequence[float], steps: int, lr: flo
         return f"each step computes the loss of every point once ({points} calls per step)"
     return ("each step: loss = the mean of cross_entropy(model(x), y) over the points, zero_grad(params), "
             "loss.backward(), sgd_step(params, lr); return each step's loss.data")
+

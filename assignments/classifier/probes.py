@@ -17,7 +17,9 @@ network costs no ``train`` points.
 
 Without the grader's parts (a student's self-check) every probe runs on the
 student's own engine and network, pinned to the same weights: the self-check
-gives up fault isolation, never correctness.
+gives up fault isolation, never correctness. While the student's code runs,
+only the stand-ins the grader gave it may run (``nn_probes.guarded``): a
+function that calls the grader's own ``Neuron`` or ``Layer`` earns nothing.
 
 Probes measure, never decide: they return the numbers (probabilities, losses,
 gradients, weights, logits); the judge compares them with the reference's or
@@ -33,7 +35,7 @@ from __future__ import annotations
 import random
 from typing import Any, TypedDict
 
-from assignments.shared.probes.nn_probes import engine_in_use, parameter_facts, stand_ins, swapped
+from assignments.shared.probes.nn_probes import BELOW, engine_in_use, guarded, parameter_facts, stand_ins, swapped
 from assignments.shared.probes.nn_probes import rebound as shared_rebound
 from probekit import (
     MAX_ITEMS,
@@ -104,13 +106,14 @@ def probe_softmax(mg: Any, ctx: Context, logits: list[float], cotangent: list[fl
     with grader_engine(mg, engine) as value_cls:
         leaves = [value_cls(float(x)) for x in logits]
         ctx.during = f"softmax of logits {logits}"
-        probs = mg.classifier.softmax(list(leaves))
-        answer = {"probs": listed(probs, len(logits)), "grads": None}
-        items = list(probs) if isinstance(probs, (list, tuple)) else []
-        if cotangent is not None and len(items) == len(logits) and all(isinstance(p, value_cls) for p in items):
-            ctx.during = f"backward() from sum_k c_k * softmax(logits)[k] with c = {cotangent}"
-            _total(items, cotangent).backward()
-            answer["grads"] = [number(x.grad) for x in leaves]
+        with guarded(value_cls):
+            probs = mg.classifier.softmax(list(leaves))
+            answer = {"probs": listed(probs, len(logits)), "grads": None}
+            items = list(probs) if isinstance(probs, (list, tuple)) else []
+            if cotangent is not None and len(items) == len(logits) and all(isinstance(p, value_cls) for p in items):
+                ctx.during = f"backward() from sum_k c_k * softmax(logits)[k] with c = {cotangent}"
+                _total(items, cotangent).backward()
+                answer["grads"] = [number(x.grad) for x in leaves]
     return answer
 
 
@@ -121,12 +124,13 @@ def probe_cross_entropy(mg: Any, ctx: Context, logits: list[float], target: int,
     with grader_engine(mg, engine) as value_cls:
         leaves = [value_cls(float(x)) for x in logits]
         ctx.during = f"cross_entropy(logits={logits}, target={target})"
-        loss = mg.classifier.cross_entropy(list(leaves), target)
-        answer = {"loss": listed(loss, 1), "grads": None}
-        if isinstance(loss, value_cls):
-            ctx.during = "backward() from the loss"
-            loss.backward()
-            answer["grads"] = [number(x.grad) for x in leaves]
+        with guarded(value_cls):
+            loss = mg.classifier.cross_entropy(list(leaves), target)
+            answer = {"loss": listed(loss, 1), "grads": None}
+            if isinstance(loss, value_cls):
+                ctx.during = "backward() from the loss"
+                loss.backward()
+                answer["grads"] = [number(x.grad) for x in leaves]
     return answer
 
 
@@ -181,8 +185,17 @@ def _grader_network(spec: dict[str, Any]) -> Any:
     return network
 
 
-def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, list[Any]]:
-    """Build the spec's model; return it and its weights and biases in the documented order.
+def given(spec: dict[str, Any]) -> tuple[str, ...]:
+    """The stand-ins the student's code may run on the spec's model (``nn_probes.guarded``): with ``"build":
+    "parts"`` (and the grader's parts) the parts the grader gives it and the ``Value`` they are made of, else none."""
+    if spec.get("build", "student") == "parts" and stand_ins() is not None:
+        return ("Value", *BELOW[spec["kind"]])
+    return ()
+
+
+def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> tuple[Any, list[Any]]:
+    """Build the spec's model; return it and its weights and biases in the documented order (``value_cls``: the
+    ``Value`` in use).
 
     ``"build": "parts"`` (with the grader's parts): the student's class, made
     with its ``__init__`` when that works, gets the grader's parts pinned to
@@ -199,9 +212,10 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, list[A
     if spec.get("build", "student") == "parts" and stand_ins() is not None:
         ctx.during = f"{_call(spec)} (the grader then sets its parts)"
         try:
-            model = cls(*args)
-        except Exception:  # noqa: BLE001 - a missing or broken __init__ is not what this test is about
-            model = cls.__new__(cls)
+            with guarded(value_cls):
+                model = cls(*args)
+        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one made of the grader's stand-ins) is
+            model = cls.__new__(cls)  # not what this test is about: the grader's parts replace what it made
         network = _grader_network(spec)
         ctx.during = f"setting the grader's parts in {_call(spec)}"
         if kind == "Neuron":
@@ -213,8 +227,9 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, list[A
             model.layers, model.activations = network.layers, [act for _, _, act in shape(spec)]
         return model, network.parameters()
     ctx.during = _call(spec)
-    model = cls(*args)
-    params = _params(model, kind, ctx)
+    with guarded(value_cls):
+        model = cls(*args)
+        params = _params(model, kind, ctx)
     weights = spec.get("weights")
     if weights is not None:
         if len(params) != len(weights):
@@ -228,19 +243,20 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, list[A
 def probe_forward(mg: Any, ctx: Context, spec: dict[str, Any], inputs: list[list[float]]) -> dict[str, Any]:
     """Probe ``classifier_forward``: the model's output on each input, and the gradient of the (summed) output on
     the first input with respect to each weight and bias (documented order)."""
-    with grader_engine(mg, spec.get("engine", "grader")):
-        model, params = make_model(mg, spec, ctx)
+    with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
+        model, params = make_model(mg, spec, ctx, value_cls)
         outs = []
-        for x in inputs:
-            ctx.during = f"forward pass on x = {x!r}"
-            outs.append(model(x))
-        plain = [listed(o, MAX_ITEMS) for o in outs]
-        first = list(outs[0]) if isinstance(outs[0], (list, tuple)) else [outs[0]]
-        grads = None
-        if first and all(hasattr(o, "backward") for o in first):
-            ctx.during = f"backward() from the sum of the outputs on x = {inputs[0]!r}"
-            _total(first, [1.0] * len(first)).backward()
-            grads = [number(p.grad) for p in params]
+        with guarded(value_cls, given(spec)):
+            for x in inputs:
+                ctx.during = f"forward pass on x = {x!r}"
+                outs.append(model(x))
+            plain = [listed(o, MAX_ITEMS) for o in outs]
+            first = list(outs[0]) if isinstance(outs[0], (list, tuple)) else [outs[0]]
+            grads = None
+            if first and all(hasattr(o, "backward") for o in first):
+                ctx.during = f"backward() from the sum of the outputs on x = {inputs[0]!r}"
+                _total(first, [1.0] * len(first)).backward()
+                grads = [number(p.grad) for p in params]
     return {"outputs": plain, "grads": grads}
 
 
@@ -254,13 +270,17 @@ def probe_parameters(mg: Any, ctx: Context, spec: dict[str, Any], x: list[float]
     from ``data``.
     """
     with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
-        model, own = make_model(mg, spec, ctx)
+        model, own = make_model(mg, spec, ctx, value_cls)
         ctx.during = "calling parameters()"
-        first, second = list(model.parameters()), list(model.parameters())
+        with guarded(value_cls, given(spec)):
+            first, second = list(model.parameters()), list(model.parameters())
         answer = parameter_facts(first, second, value_cls, list(own))
         ctx.during = f"forward pass on x = {x!r}"
-        network = _grader_network(spec) if spec.get("build") == "parts" and stand_ins() is not None else model
-        answer["output"] = listed(network(x), MAX_ITEMS)
+        if given(spec):  # the grader's own network of the same parts
+            answer["output"] = listed(_grader_network(spec)(x), MAX_ITEMS)
+        else:
+            with guarded(value_cls):
+                answer["output"] = listed(model(x), MAX_ITEMS)
     return answer
 
 
@@ -297,7 +317,7 @@ def probe_structure(mg: Any, ctx: Context, spec: dict[str, Any]) -> dict[str, An
         swaps = rebound(mg, getattr(mg.classifier, inner), Made) if inner else []
         random.seed(spec.get("seed", 0))
         ctx.during = _call(spec)
-        with swapped(swaps):
+        with swapped(swaps), guarded(value_cls):
             model = getattr(mg.classifier, kind)(*args)
         ctx.during = f"reading what {_call(spec)} made"
         answer: dict[str, Any] = {"parts": [], "activations": None, "all_values": True, "distinct": 0, "data": []}
@@ -328,11 +348,14 @@ def probe_structure(mg: Any, ctx: Context, spec: dict[str, Any]) -> dict[str, An
 def probe_raises(mg: Any, ctx: Context, spec: dict[str, Any]) -> dict[str, Any]:
     """Probe ``classifier_raises``: the student's constructor on arguments it must refuse; the exception's type
     name and message, or nulls when it made the object."""
-    with grader_engine(mg, spec.get("engine", "grader")):
+    with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
         random.seed(spec.get("seed", 0))
         ctx.during = _call(spec)
         try:
-            getattr(mg.classifier, spec["kind"])(*spec.get("args", []))
+            with guarded(value_cls):
+                getattr(mg.classifier, spec["kind"])(*spec.get("args", []))
+        except ProbeError:
+            raise  # the grader's own stand-in refused: no measurement
         except Exception as exc:  # noqa: BLE001 - measured, not judged: the judge wants a ValueError
             return {"raised": text(type(exc).__name__), "message": text(exc)}
     return {"raised": None, "message": None}
@@ -362,13 +385,19 @@ def _recording(events: list[str], name: str, function: Any) -> Any:
     return recorded
 
 
-def _training_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, list[Any]]:
+def _training_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> tuple[Any, list[Any]]:
     """The grader's network (``"parts"``, with the grader's parts), else the student's ``MLP`` pinned to the weights."""
     if spec.get("build") == "parts" and stand_ins() is not None:
         ctx.during = f"setting up the grader's {_call(spec)}"
         network = _grader_network(spec)
         return network, network.parameters()
-    return make_model(mg, {**spec, "build": "student"}, ctx)
+    return make_model(mg, {**spec, "build": "student"}, ctx, value_cls)
+
+
+def _on(spec: dict[str, Any]) -> tuple[str, ...]:
+    """The stand-ins the student's ``train`` or ``accuracy`` may run on :func:`_training_model`'s model: the
+    grader's whole network (``"parts"``), else none."""
+    return ("Value", *KINDS) if spec.get("build") == "parts" and stand_ins() is not None else ()
 
 
 def probe_train(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[float]], ys: list[int], steps: int,
@@ -384,7 +413,7 @@ def probe_train(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[float
     """
     calls, events = [0], []
     with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
-        model, params = _training_model(mg, spec, ctx)
+        model, params = _training_model(mg, spec, ctx, value_cls)
         module = mg.classifier
         swaps = rebound(mg, module.cross_entropy, stand_in_loss(calls))
         for name in ("zero_grad", "sgd_step"):
@@ -392,10 +421,36 @@ def probe_train(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[float
         if stand_ins() is not None and value_cls is stand_ins().Value:
             swaps.append((value_cls, "backward", _recording(events, "backward", value_cls.backward)))
         ctx.during = f"train(model, xs, ys, steps={steps}, lr={lr}) on {len(xs)} points"
-        with swapped(swaps):
+        with swapped(swaps), guarded(value_cls, _on(spec)):
             losses = module.train(model, xs, ys, steps, lr)
         return {"losses": listed(losses, steps, raw=True), "final": [number(p.data) for p in params], "calls": calls[0],
                 "events": events}
+
+
+class _Weights:
+    """The weights a training run computed with: noted each time ``train`` calls the model or ``cross_entropy``
+    (by their names), when they changed since the last note; at most ``most`` states kept, ``changes`` counted."""
+
+    def __init__(self, params: list[Any], most: int) -> None:
+        self.params, self.most = params, most
+        self.states: list[list[Any]] = []
+        self.changes = 0
+        self._last: tuple[Any, ...] | None = None
+
+    def note(self) -> None:
+        now = tuple(getattr(p, "data", None) for p in self.params)
+        if now == self._last:
+            return
+        self._last = now
+        self.changes += 1
+        if len(self.states) < self.most:
+            self.states.append([number(w) for w in now])
+
+    def noting(self, function: Any) -> Any:
+        def noted(*args: Any, **kwargs: Any) -> Any:
+            self.note()
+            return function(*args, **kwargs)
+        return noted
 
 
 def probe_learn(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[float]], ys: list[int], steps: int,
@@ -405,29 +460,43 @@ def probe_learn(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[float
 
     Returns:
         What ``train`` returned (at most ``steps`` numbers kept), the weights
-        after training in the documented order, and the logits the trained
-        model gives each point: the judge recomputes those logits from the
-        weights and decides the accuracy itself.
+        after training in the documented order, the logits the trained model
+        gives each point (the judge recomputes those logits from the weights
+        and decides the accuracy itself), and the weights ``train`` computed
+        with (``states``, in order: each time it called the model or
+        ``cross_entropy`` at weights that had changed; at most ``steps + 1``
+        kept, ``changes`` counts them all), from which the judge checks that
+        each change was a step of gradient descent.
     """
-    with grader_engine(mg, spec.get("engine", "grader")):
-        model, params = make_model(mg, {**spec, "build": "student"}, ctx)
+    with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
+        model, params = make_model(mg, {**spec, "build": "student"}, ctx, value_cls)
+        seen = _Weights(params, steps + 1)
+        module = mg.classifier
+        swaps = rebound(mg, module.cross_entropy, seen.noting(module.cross_entropy))
+        owner = next((k for k in type(model).__mro__ if k is not object and "__call__" in vars(k)), None)
+        if owner is not None:
+            swaps.append((owner, "__call__", seen.noting(vars(owner)["__call__"])))
         ctx.during = f"train(model, xs, ys, steps={steps}, lr={lr}) on {len(xs)} points"
-        losses = mg.classifier.train(model, xs, ys, steps, lr)
-        final = [number(p.data) for p in _params(model, spec["kind"], ctx)]
-        logits = []
-        for x in xs:
-            ctx.during = f"forward pass of the trained model on x = {x!r}"
-            logits.append(listed(model(x), shape(spec)[-1][1]))
-    return {"losses": listed(losses, steps, raw=True), "final": final, "logits": logits, "count": len(params)}
+        with swapped(swaps), guarded(value_cls):
+            losses = module.train(model, xs, ys, steps, lr)
+        with guarded(value_cls):
+            final = [number(p.data) for p in _params(model, spec["kind"], ctx)]
+            logits = []
+            for x in xs:
+                ctx.during = f"forward pass of the trained model on x = {x!r}"
+                logits.append(listed(model(x), shape(spec)[-1][1]))
+    return {"losses": listed(losses, steps, raw=True), "final": final, "logits": logits, "count": len(params),
+            "states": seen.states, "changes": seen.changes}
 
 
 def probe_accuracy(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[float]], ys: list[int]) -> dict[str, Any]:
     """Probe ``classifier_accuracy``: ``accuracy(model, xs, ys)`` on the grader's network pinned to the spec's
     weights (the student's pinned ``MLP`` in a self-check)."""
-    with grader_engine(mg, spec.get("engine", "grader")):
-        model, _ = _training_model(mg, spec, ctx)
+    with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
+        model, _ = _training_model(mg, spec, ctx, value_cls)
         ctx.during = f"accuracy(model, xs, ys) on {len(xs)} points"
-        return {"accuracy": listed(mg.classifier.accuracy(model, xs, ys), 1)}
+        with guarded(value_cls, _on(spec)):
+            return {"accuracy": listed(mg.classifier.accuracy(model, xs, ys), 1)}
 
 
 # --- answers: one parser per probe, bounded by the request's own arguments -------------------------------------
@@ -537,14 +606,19 @@ def parse_train(value: Any, spec: dict[str, Any], xs: list[Any], ys: Any, steps:
 
 
 def parse_learn(value: Any, spec: dict[str, Any], xs: list[Any], ys: Any, steps: int, lr: Any) -> dict[str, Any]:
-    got = record(value, "classifier_learn", ("losses", "final", "logits", "count"))
-    logits = got["logits"]
+    got = record(value, "classifier_learn", ("losses", "final", "logits", "count", "states", "changes"))
+    logits, states = got["logits"], got["states"]
     if type(logits) is not list or len(logits) != len(xs):
         raise MalformedAnswer(f"logits: expected {len(xs)} outputs, one per point")
+    if type(states) is not list or len(states) > steps + 1:
+        raise MalformedAnswer(f"states: expected at most {steps + 1} lists of weights")
+    n = parameter_count(spec)
     return {"losses": read_listed(got["losses"], "losses", steps),
-            "final": numbers(got["final"], "final", parameter_count(spec)),
+            "final": numbers(got["final"], "final", n),
             "logits": [read_listed(o, f"logits[{i}]", shape(spec)[-1][1]) for i, o in enumerate(logits)],
-            "count": count(got["count"], "count", MAX_ITEMS)}
+            "count": count(got["count"], "count", MAX_ITEMS),
+            "states": [numbers(w, f"states[{i}]", n) for i, w in enumerate(states)],
+            "changes": count(got["changes"], "changes", 10**9, len(states))}
 
 
 def parse_accuracy(value: Any, spec: dict[str, Any], xs: list[Any], ys: Any) -> dict[str, Any]:

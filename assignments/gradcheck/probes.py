@@ -106,6 +106,10 @@ def function_of(spec: dict[str, Any], ctx: Context, made: list[tuple[Any, Any]] 
                 on_class: Callable[[type], None] | None = None) -> Callable[..., Any]:
     """The Python function of ``len(spec["leaves"])`` ``Value``s that rebuilds ``spec``'s graph on them.
 
+    ``f`` holds only what building the nodes takes (each node's operation, operands and local gradients), not the
+    request: not the point, not what the judge knows about the function, nothing the student's checker could read
+    instead of comparing the two sides itself.
+
     Args:
         spec: A graph spec with ``"locals"`` for every node (the judge completes it).
         ctx: Says which function the student's code is evaluating.
@@ -117,7 +121,11 @@ def function_of(spec: dict[str, Any], ctx: Context, made: list[tuple[Any, Any]] 
     """
     n = len(spec["leaves"])
     what = expression(spec)
-    gradients = {i: given_locals(spec, i, len(node) - 1) for i, node in enumerate(spec["nodes"], start=n)}
+    # per node: its operation, its operands (a constant, or the index of an earlier node), which operands are
+    # nodes, and the local gradient of each
+    program = [(op, [float(o["const"]) if isinstance(o, dict) else int(o) for o in operands],
+                [not isinstance(o, dict) for o in operands], given_locals(spec, i, len(operands)))
+               for i, (op, *operands) in enumerate(spec["nodes"], start=n)]
 
     def f(*leaves: Any) -> Any:
         if len(leaves) != n:
@@ -133,9 +141,9 @@ def function_of(spec: dict[str, Any], ctx: Context, made: list[tuple[Any, Any]] 
         if on_class is not None:
             on_class(value_cls)
         nodes = list(leaves)
-        for i, (op, *operands) in enumerate(spec["nodes"], start=n):
-            value = forward_value(op, [float(o["const"]) if isinstance(o, dict) else values[o] for o in operands])
-            parents = [(nodes[o], g) for o, g in zip(operands, gradients[i]) if not isinstance(o, dict)]
+        for op, operands, is_node, gradients in program:
+            value = forward_value(op, [values[int(o)] if node else o for o, node in zip(operands, is_node)])
+            parents = [(nodes[int(o)], g) for o, node, g in zip(operands, is_node, gradients) if node]
             out = grader_node(value_cls, value, [p for p, _ in parents], op)
             out._backward = closure(out, parents)
             order_children(out, [p for p, _ in parents])

@@ -28,6 +28,13 @@ its parts to the grader's, pinned to the spec's weights: a ``Neuron``'s
 only the student's method it is about. A model whose ``__init__`` works but
 does not have that attribute (a ``Layer`` holding a weight matrix, say) is
 another design than the handout's: it is built as with ``"student"``.
+
+While the student's code runs, only the grader's stand-ins it was given may
+run (:func:`guarded`, the part's ``Guard``): its ``Value`` with ``"engine":
+"grader"``, the parts of a ``"parts"`` model, the class a constructor under
+test gets in place of the student's. Any other stand-in refuses, and the
+probe fails with what called it: a method that calls the grader's own
+``Neuron.__call__`` earns nothing, however it found it.
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ from __future__ import annotations
 import functools
 import random
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypedDict
 
@@ -109,6 +116,26 @@ def stand_ins() -> Any:
     return part("stand_ins")
 
 
+BELOW = {"Neuron": (), "Layer": ("Neuron",), "MLP": ("Layer", "Neuron")}
+"""The stand-ins a model of each kind may hold as the grader's parts (``"build": "parts"``), or a constructor under
+test may make in place of the student's classes (:func:`probe_structure`)."""
+
+
+@contextmanager
+def guarded(value_cls: Any, kinds: Iterable[str] = ()) -> Iterator[None]:
+    """While the block runs the student's code: of the grader's stand-ins, only its ``Value`` (when ``value_cls``,
+    the class in use, is that one) and those of ``kinds`` (the parts the grader gave) may run; any other refuses,
+    and the block raises :class:`probekit.ProbeError` naming what called it. Without the parts (a self-check),
+    nothing changes."""
+    ours = stand_ins()
+    guard = getattr(ours, "GUARD", None)
+    if guard is None:
+        yield
+        return
+    with guard.only([*kinds, *(["Value"] if value_cls is ours.Value else [])]):
+        yield
+
+
 @contextmanager
 def engine_in_use(mg: Any, grader: bool, module: str = "nn", names: Sequence[str] = (*KINDS, "Module")
                   ) -> Iterator[type]:
@@ -118,6 +145,9 @@ def engine_in_use(mg: Any, grader: bool, module: str = "nn", names: Sequence[str
     theirs = mg.engine.Value
     ours = stand_ins()
     if not grader or ours is None:
+        if ours is not None and isinstance(theirs, type) and issubclass(theirs, ours.Value):
+            raise ProbeError("your Value is the grader's own Value (a stand-in, there only so that the other tests "
+                             "do not depend on your engine): this test runs your own engine")
         yield theirs
         return
     with swapped(rebound(mg, theirs, ours.Value, module, names)):
@@ -134,8 +164,8 @@ def _call(spec: dict[str, Any]) -> str:
     return f"{spec['kind']}({', '.join(map(repr, args))}{''.join(f', {k}={v!r}' for k, v in kwargs.items())})"
 
 
-def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, Any]:
-    """Build the model of ``spec`` (see the module's docstring).
+def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> tuple[Any, Any]:
+    """Build the model of ``spec`` (see the module's docstring); ``value_cls``: the ``Value`` in use.
 
     Returns:
         The model, and with ``"build": "parts"`` the grader's own network of
@@ -150,14 +180,17 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context) -> tuple[Any, Any]:
     if spec.get("build", "student") == "parts" and stand_ins() is not None:
         ctx.during = f"{call} (the grader then sets its parts)"
         try:
-            model = cls(*args, **kwargs)
-        except Exception:  # noqa: BLE001 - a missing or broken __init__ is not what this test is about
-            model = cls.__new__(cls)
+            with guarded(value_cls):
+                model = cls(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one made of the grader's stand-ins) is
+            model = cls.__new__(cls)  # not what this test is about: the grader's parts replace what it made
         if not hasattr(model, PARTS[kind]) and _inits(model):
-            return _pin(model, spec, ctx), None  # another design than the handout's
+            return _pin(model, spec, ctx, value_cls), None  # another design than the handout's
         return model, _set_parts(model, spec, ctx)
     ctx.during = call
-    return _pin(cls(*args, **kwargs), spec, ctx), None
+    with guarded(value_cls):
+        model = cls(*args, **kwargs)
+    return _pin(model, spec, ctx, value_cls), None
 
 
 def _inits(model: Any) -> bool:
@@ -168,12 +201,14 @@ def _inits(model: Any) -> bool:
         return False
 
 
-def _pin(model: Any, spec: dict[str, Any], ctx: Context) -> Any:
-    """Set the spec's weights (if any) through ``parameters()``; return the model."""
+def _pin(model: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> Any:
+    """Set the spec's weights (if any) through ``parameters()`` (the student's model's, made of the student's own
+    parts); return the model."""
     call = _call(spec)
     weights = spec.get("weights")
     if weights is not None:
-        params = parameters(model, ctx)
+        with guarded(value_cls):
+            params = parameters(model, ctx)
         if len(params) != len(weights):
             raise ProbeError(f"{call}.parameters() returned {len(params)} values, expected {len(weights)}")
         ctx.during = "setting p.data for each p in parameters()"
@@ -278,25 +313,31 @@ def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context, x: list[float]
     """
     ctx.watch = network_results(mg)
     with grader_engine(mg, spec) as value_cls:
-        model, network = make_model(mg, spec, ctx)
-        first, second = parameters(model, ctx), parameters(model, ctx)
+        model, network = make_model(mg, spec, ctx, value_cls)
+        with guarded(value_cls, _given(spec, network)):
+            first, second = parameters(model, ctx), parameters(model, ctx)
         own = None if network is None else list(network.parameters())
         answer = {**parameter_facts(first, second, value_cls, own), "output": None}
         if x is not None:
             ctx.during = f"forward pass on x = {x!r}"
-            answer["output"] = output(forward(network or model, x, ctx))
+            if network is not None:  # the grader's own network
+                answer["output"] = output(forward(network, x, ctx))
+            else:
+                with guarded(value_cls):
+                    answer["output"] = output(forward(model, x, ctx))
     return answer
 
 
 def probe_forward(mg: Any, spec: dict[str, Any], inputs: list[list[float]], ctx: Context) -> dict[str, Any]:
     """Probe ``nn_forward``: the model's output for each input vector."""
     ctx.watch = network_results(mg)
-    with grader_engine(mg, spec):
-        model, _ = make_model(mg, spec, ctx)
+    with grader_engine(mg, spec) as value_cls:
+        model, network = make_model(mg, spec, ctx, value_cls)
         outs = []
         for x in inputs:
             ctx.during = f"forward pass on x = {x!r}"
-            outs.append(output(forward(model, x, ctx)))
+            with guarded(value_cls, _given(spec, network)):
+                outs.append(output(forward(model, x, ctx)))
     return {"outputs": outs}
 
 
@@ -307,13 +348,16 @@ def probe_backward(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context) 
     grader's own (in the documented order), so only the forward pass is the student's.
     """
     ctx.watch = network_results(mg)
-    with grader_engine(mg, spec):
-        model, network = make_model(mg, spec, ctx)
-        params = parameters(model, ctx) if network is None else network.parameters()
-        ctx.during = f"forward pass on x = {x!r}"
-        out = _as_scalar(forward(model, x, ctx))
-        ctx.during = "backward() on the output"
-        out.backward()
+    with grader_engine(mg, spec) as value_cls:
+        model, network = make_model(mg, spec, ctx, value_cls)
+        params = None if network is None else network.parameters()
+        with guarded(value_cls, _given(spec, network)):
+            if params is None:
+                params = parameters(model, ctx)
+            ctx.during = f"forward pass on x = {x!r}"
+            out = _as_scalar(forward(model, x, ctx))
+            ctx.during = "backward() on the output"
+            out.backward()
         return {"grads": [number(p.grad) for p in params]}
 
 
@@ -328,24 +372,26 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
     grader's own network, whose ``parameters()`` and forward pass are the grader's.
     """
     ctx.watch = network_results(mg)
-    with grader_engine(mg, spec):
-        if spec.get("build", "student") == "parts" and stand_ins() is not None:
+    with grader_engine(mg, spec) as value_cls:
+        parts = spec.get("build", "student") == "parts" and stand_ins() is not None
+        if parts:
             ctx.during = f"setting up the grader's {_call(spec)}"
             model = _grader_network(spec)
             _delegate_zero_grad(mg, model)
             zero_grad = getattr(mg.nn, spec["kind"]).zero_grad
         else:
-            model, _ = make_model(mg, spec, ctx)
+            model, _ = make_model(mg, spec, ctx, value_cls)
             zero_grad = type(model).zero_grad
-        params = parameters(model, ctx)
-        ctx.during = "setting p.grad = 1.0 for each p in parameters()"
-        for p in params:
-            p.grad = 1.0
-        ctx.during = "zero_grad()"
-        zero_grad(model)
-        after = [number(p.grad) for p in params]
-        ctx.during = f"forward pass on x = {x!r} after zero_grad()"
-        out = output(forward(model, x, ctx))
+        with guarded(value_cls, ("Value", *KINDS) if parts else ()):  # the student's zero_grad, the grader's network
+            params = parameters(model, ctx)
+            ctx.during = "setting p.grad = 1.0 for each p in parameters()"
+            for p in params:
+                p.grad = 1.0
+            ctx.during = "zero_grad()"
+            zero_grad(model)
+            after = [number(p.grad) for p in params]
+            ctx.during = f"forward pass on x = {x!r} after zero_grad()"
+            out = output(forward(model, x, ctx))
         return {"data": [number(p.data) for p in params], "after_zero_grad": after, "output": out}
 
 
@@ -380,13 +426,14 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
     ours = stand_ins()
     with grader_engine(mg, spec) as value_cls:
         swaps = rebound(mg, getattr(mg.nn, inner), getattr(ours, inner)) if inner and ours is not None else []
-        with swapped(swaps):
-            model, _ = make_model(mg, {**spec, "weights": None, "build": "student"}, ctx)
+        with swapped(swaps), guarded(value_cls, BELOW[kind]):  # the constructor under test, with the grader's parts
+            model = _constructed(mg, spec, ctx)
         ctx.during = f"reading what {_call(spec)} built"
         if kind != "Neuron" and not hasattr(model, PARTS[kind]):  # another design: measured through parameters()
-            params = parameters(model, ctx)
-            ctx.during = f"forward pass on x = {x!r}"
-            return _measured(None, params, model, value_cls, x, ctx)
+            with guarded(value_cls, BELOW[kind]):
+                params = parameters(model, ctx)
+                ctx.during = f"forward pass on x = {x!r}"
+                return _measured(None, params, model, value_cls, x, ctx)
         if ours is None:  # a self-check: the student's own parts, read through the handout's attributes
             parts = _own_parts(model, kind, spec, ctx)
             params = parameters(model, ctx)
@@ -413,6 +460,22 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
         network = ours.MLP(built)
         ctx.during = f"forward pass on x = {x!r} through the parts {_call(spec)} built"
         return _measured(parts, network.parameters(), network, value_cls, x, ctx)
+
+
+def _constructed(mg: Any, spec: dict[str, Any], ctx: Context) -> Any:
+    """The student's model of ``spec`` as its constructor builds it (no weights set)."""
+    if spec["kind"] not in KINDS:
+        raise ValueError(f"unknown model kind {spec['kind']!r}")
+    random.seed(spec.get("seed", 0))
+    ctx.during = _call(spec)
+    return getattr(mg.nn, spec["kind"])(*spec.get("args", []), **spec.get("kwargs", {}))
+
+
+def _given(spec: dict[str, Any], network: Any) -> tuple[str, ...]:
+    """The stand-ins the grader gave the model of ``spec`` as its parts (:data:`BELOW`, and the grader's ``Value``
+    they are made of), for :func:`guarded`; none when ``network``, the grader's network of those parts, is None: the
+    model is the student's own."""
+    return ("Value", *BELOW[spec["kind"]]) if network is not None else ()
 
 
 def _own_parts(model: Any, kind: str, spec: dict[str, Any], ctx: Context) -> list[list[Any]]:
@@ -473,9 +536,10 @@ def probe_train(
         from ``initial`` with the reference to check the trajectory.
     """
     ctx.watch = network_results(mg)
-    with grader_engine(mg, spec):
-        model, _ = make_model(mg, spec, ctx)
-        return _train(model, xs, ys, lr, steps, margin, ctx)
+    with grader_engine(mg, spec) as value_cls:
+        model, network = make_model(mg, spec, ctx, value_cls)
+        with guarded(value_cls, _given(spec, network)):
+            return _train(model, xs, ys, lr, steps, margin, ctx)
 
 
 def _train(model: Any, xs: list[list[float]], ys: list[float], lr: float, steps: int, margin: float | None,

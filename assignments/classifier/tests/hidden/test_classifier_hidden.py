@@ -14,15 +14,18 @@ student's whole network, with pinned weights) and ``test_training_learns_the_spi
 
 import math
 import random
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
 from assignments.classifier.checks import (
-    NETWORK, activations, compare_numbers, count_of, layer_shapes, model_call, model_spec, parts, show_list,
-    train_hint, values,
+    NETWORK, activations, compare_numbers, count_of, layer_shapes, model_call, model_spec,
+    parts, show_list, train_hint, values,
 )
 from assignments.shared.checks.architectures import ACTIVATIONS, layer_outputs
-from grader.testing import Failure, StudentFault, close, show
+from grader.sandbox import own_parts
+from grader.testing import Failure, GraderFault, StudentFault, close, show
 
 SOFTMAX_HINT = ("subtract m = max(l.data for l in logits) from every logit, exp() each, and divide each by their sum, "
                 "all with Value operations")
@@ -443,15 +446,114 @@ def spiral(n, seed):
     return [[a, b] for a, b, _, i in points if i], [j for _, _, j, i in points if i]
 
 
+Shape = Sequence[tuple[int, int, str]]
+"""``(nin, nout, activation)`` of each layer of a network.
+
+The training check lives here, with the hidden tests, not in ``checks.py``: it computes the mean cross-entropy
+and its gradient, what students write, and ``checks.py`` is part of what they receive."""
+
+
+def mean_cross_entropy_gradient(value_cls: type, shape: Shape, weights: Sequence[float],
+                                xs: Sequence[Sequence[float]], ys: Sequence[int]) -> list[float]:
+    """The gradient of the mean cross-entropy over ``(xs, ys)`` of the network ``shape`` with ``weights`` (the
+    documented order), computed on ``value_cls`` (the grader's own ``Value``) as the handout's training computes it."""
+    params = [value_cls(float(w)) for w in weights]
+    total = None
+    for x, y in zip(xs, ys):
+        values: list[Any] = [float(v) for v in x]
+        k = 0
+        for nin, nout, act in shape:
+            outs = []
+            for _ in range(nout):
+                act_in = sum((w * v for w, v in zip(params[k:k + nin], values)), params[k + nin])
+                outs.append(act_in if act == "linear" else getattr(act_in, act)())
+                k += nin + 1
+            values = outs
+        m = max(v.data for v in values)
+        loss = sum((v - m).exp() for v in values).log() + m - values[y]
+        total = loss if total is None else total + loss
+    assert total is not None
+    mean = total * (1.0 / len(xs))
+    mean.backward()
+    return [float(p.grad) for p in params]
+
+
+def check_gradient_descent(states: Sequence[Sequence[Any]], changes: int, final: Sequence[Any],
+                           start: Sequence[float], shapes: Sequence[Shape], xs: Sequence[Sequence[float]],
+                           ys: Sequence[int], lr: float) -> None:
+    """Check that ``train`` changed the weights only by steps of gradient descent on the mean cross-entropy.
+
+    ``states`` are the weights ``train`` computed with, in order (each time it called the model or
+    ``cross_entropy`` at changed weights), then ``final`` the weights it left: the first must be ``start`` (the
+    grader's), and each next one the previous minus ``lr`` times the gradient there, for every weight that
+    ``train`` updates at all (a weight it never moves, such as a bias ``parameters()`` left out, is not held
+    against it here). Each step is checked from the student's own weights, so rounding never adds up.
+
+    Args:
+        shapes: The networks the student's may be (their outputs fit its logits); one must fit every step.
+
+    Raises:
+        Failure: On weights changed before the first loss, without any loss, or by something other than a
+            gradient step (e.g. set to a fitted answer, or moved by another loss's gradient).
+    """
+    if changes > len(states):
+        raise Failure(f"train changed the weights {changes} times while computing its losses, more than the "
+                      f"{len(states) - 1} steps it was asked for")
+    chain = [list(s) for s in states]
+    if not chain:
+        if list(final) != list(start):
+            raise Failure("train changed the weights without calling the model or cross_entropy: training must "
+                          "be gradient descent on the mean cross_entropy(model(x), y)")
+        return
+    if chain[0] != list(start):
+        k = next(i for i, (a, b) in enumerate(zip(chain[0], start)) if a != b)
+        raise Failure(f"train changed the weights before its first loss (weight {k}: {show(chain[0][k])}, the "
+                      f"grader set {show(start[k])}): training must start from the model's weights")
+    if list(final) != chain[-1]:
+        chain.append(list(final))
+    moved = [k for k in range(len(start)) if any(s[k] != start[k] for s in chain)]
+    if not all(isinstance(w, float) for s in chain for w in s):
+        raise Failure("train left weights that are not numbers")
+    parts = own_parts.get("stand_ins")
+    if parts is None:
+        raise GraderFault("the grader's parts (stand_ins) are not loaded: the training check needs them")
+    first: Failure | None = None
+    for network in shapes:
+        try:
+            _steps(parts.Value, network, chain, moved, xs, ys, lr)
+            return
+        except Failure as failure:
+            first = first or failure
+        except (OverflowError, ValueError, ZeroDivisionError):
+            continue
+    raise first or Failure("train's weights give no network of this shape a cross-entropy to descend")
+
+
+def _steps(value_cls: type, shape: Shape, chain: Sequence[Sequence[float]], moved: Sequence[int],
+           xs: Sequence[Sequence[float]], ys: Sequence[int], lr: float) -> None:
+    for t, (before, after) in enumerate(zip(chain, chain[1:])):
+        grads = mean_cross_entropy_gradient(value_cls, shape, before, xs, ys)
+        for k in moved:
+            step, want = after[k] - before[k], -lr * grads[k]
+            if not close(step, want, 1e-6, 1e-10):
+                raise Failure(f"at step {t} of training, weight {k} went from {before[k]:.10g} to {after[k]:.10g}; "
+                              f"a step of gradient descent on the mean cross-entropy at lr {lr} takes it to "
+                              f"{before[k] + want:.10g}: the weights may change only by such steps (the "
+                              "loss the mean of cross_entropy(model(x), y), then zero_grad, loss.backward(), "
+                              "sgd_step(params, lr))")
+
+
 def learn_verdict(got, spec, xs, ys, steps):
-    """Accept a training run whose final weights give the logits it reported (with some activation per layer) and
-    classify at least ``LEARN["needed"]`` points right, by the judge's own arithmetic."""
+    """Accept a training run whose final weights give the logits it reported (with some activation per layer),
+    classify at least ``LEARN["needed"]`` points right, by the judge's own arithmetic, and were reached from the
+    grader's weights by gradient descent on the mean cross-entropy of that network, step by step
+    (:func:`check_gradient_descent`): weights fitted some other way earn nothing."""
     final = got["final"]
     if not all(isinstance(w, float) and math.isfinite(w) for w in final):
         raise Failure(f"after training the weights were not all finite numbers: {show_list(final)}")
     logits = [values(out, f"the trained model on x = {x}", 3) for out, x in zip(got["logits"], xs)]
     sizes = [2, *LEARN["sizes"]]
-    fitting = None
+    fitting, shapes = None, []
     for hidden in ["tanh", *[a for a in ACTIVATIONS if a != "tanh"]]:
         for last in ["linear", *[a for a in ACTIVATIONS if a != "linear"]]:
             shape = [(sizes[0], sizes[1], hidden), (sizes[1], sizes[2], last)]
@@ -460,10 +562,8 @@ def learn_verdict(got, spec, xs, ys, steps):
             except (OverflowError, ValueError):
                 continue
             if all(close(g, m, 1e-6, 1e-9) for ls, ms in zip(logits, mine) for g, m in zip(ls, ms)):
-                fitting = mine
-                break
-        if fitting is not None:
-            break
+                fitting = fitting or mine
+                shapes.append(shape)
     if fitting is None:
         raise Failure("the logits of the trained model are not what its final weights give with tanh, relu, sigmoid "
                       "or linear layers: its forward pass is wrong (the network tests say where)")
@@ -475,13 +575,14 @@ def learn_verdict(got, spec, xs, ys, steps):
         raise Failure(f"after {steps} steps your model classifies {right} of {len(ys)} points right{trend}; "
                       f"at least {LEARN['needed']} are needed, and a correct network, cross_entropy and train from "
                       f"the same weights get {LEARN_CORRECT}")
+    check_gradient_descent(got["states"], got["changes"], final, spec["weights"], shapes, xs, ys, LEARN["lr"])
 
 
 @pytest.mark.points(3)
 @pytest.mark.task("6.3-6.4")
 @pytest.mark.methods(*NETWORK, "cross_entropy", "train")
 def test_training_learns_the_spiral(student, check):
-    """Your MLP(2, [6, 3]), train and cross_entropy learn the spiral: 12 of 15 points right after 100 steps at lr 2.0"""
+    """Your MLP(2, [6, 3]), train and cross_entropy learn the spiral by gradient descent: 12 of 15 points right after 100 steps at lr 2.0"""
     xs, ys = spiral(LEARN["points"], LEARN["data_seed"])
     rng = random.Random(LEARN["weight_seed"])
     spec = model_spec("MLP", 2, LEARN["sizes"])

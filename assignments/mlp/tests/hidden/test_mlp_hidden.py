@@ -14,7 +14,10 @@ point, the student's network on the student's engine
 The XOR tests use the student's own initialisation and replay training from
 the student's initial weights with the reference, so a correct network never
 fails them because of an unlucky seed, and a reported trajectory is only
-accepted if it is the one gradient descent really takes.
+accepted if it is the one gradient descent really takes. The initialisation
+must be the handout's (weights uniform in [-1, 1], distinct), and a run must
+learn: one that starts at a solution, or whose weights never move, learned
+nothing, whatever its final predictions.
 """
 
 import random
@@ -208,21 +211,27 @@ def test_initial_weights(student, check):
     rng = random.Random("initial")
     for spec in [model_spec("Neuron", 20, seed=7), model_spec("Neuron", 9, seed=11, nonlin=False)]:
         x = inputs(rng, spec["args"][0], 1)[0]
-        with check.case(f"{model_call(spec)} freshly built", method="Neuron.__init__",
-                        hint="self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]; "
-                             "self.b = Value(random.uniform(-1, 1))"):
+        with check.case(f"{model_call(spec)} freshly built", method="Neuron.__init__", hint=INIT_HINT):
             got = student("nn_structure", spec, x)
             check_structure(got, spec, x, nonlin=False)
             check_initial(got["data"][:-1])
 
 
-def check_initial(weights):
+INIT_HINT = "self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)]; self.b = Value(random.uniform(-1, 1))"
+
+
+def check_initial(weights, method=None, hint=None):
+    """The handout's initialisation: every weight (not bias) a number in [-1, 1], and (nearly) all distinct.
+
+    ``method`` and ``hint``: what a failure names (a test about ``Neuron.__init__`` leaves them to its case).
+    """
     if not all(isinstance(w, float) and -1.0 <= w <= 1.0 for w in weights):
-        raise Failure(f"initial weights were {[show(w) for w in weights[:6]]}..., expected numbers in [-1, 1]")
+        raise Failure(f"initial weights were {[show(w) for w in weights[:6]]}..., expected numbers in [-1, 1]",
+                      method, hint)
     if len(set(weights)) < 0.9 * len(weights):
         raise Failure(f"initial weights are (nearly) constant: {len(set(weights))} distinct values among "
                       f"{len(weights)} weights, expected distinct random values in [-1, 1]; "
-                      "all neurons would then learn the same thing")
+                      "all neurons would then learn the same thing", method, hint)
 
 
 def weight_values(data, nin, nouts):
@@ -346,22 +355,28 @@ def xor_replay(acts, initial, reference):
 
 
 def xor_verdict(got, reference):
-    """Accept a seed if training converged or failed exactly like a correct network from a proper start.
+    """Accept a seed if training converged from a proper start, or failed exactly like a correct network from it.
 
-    The student's network is the one whose first loss, from the reported
-    initial weights, the student's reported loss is (the handout's, or another
-    activation per layer: :func:`assignments.shared.checks.architectures.identify`), and
-    whose training replayed with a correct engine takes the same first steps.
+    A proper start is the handout's initialisation (weights uniform in [-1, 1],
+    distinct: :func:`check_initial`), from which the network does not already
+    separate XOR. The student's network is the one whose first loss, from the
+    reported initial weights, the student's reported loss is (the handout's,
+    or another activation per layer:
+    :func:`assignments.shared.checks.architectures.identify`), and whose
+    training replayed with a correct engine takes the same first steps.
     Convergence is decided from the final weights the student reported, with
     ``math``; the first steps of the loss curve must be the ones a correct
     engine takes from the reported initial weights, so neither end can be
-    made up.
+    made up; and a run whose weights never moved learned nothing.
     """
     initial, final = got["initial"], got["final"]
     nouts = [4, 4, 1]
     if len(initial) != 37 or not all(isinstance(w, float) and abs(w) <= 1e3 for w in initial + final):
         raise Failure("MLP(2, [4, 4, 1]).parameters() did not give 37 finite numbers before and after training "
                       "(initial weights belong in [-1, 1])")
+    # the start is the student's initialisation: the handout's, always (a network started at a solution of XOR
+    # learns nothing, and with a training that does nothing would "converge")
+    check_initial(weight_values(initial, 2, nouts), "Neuron.__init__", INIT_HINT)
     fits = architectures.identify(2, nouts, initial, XOR_X, XOR_Y, got["losses"][0]) if got["losses"] else []
     acts, replay = architectures.handout(nouts), None
     for candidate in fits:
@@ -384,6 +399,15 @@ def xor_verdict(got, reference):
     if not all(close(p, e, rel=1e-6, abs_tol=1e-9) for p, e in zip(got["preds"], preds)):
         raise Failure(f"the final predictions {[show(p) for p in got['preds']]} are not what the final weights "
                       f"give: {[show(p) for p in preds]}")
+    start = [architectures.forward(2, nouts, acts, initial, x) for x in XOR_X]
+    if all(p * y > MARGIN for p, y in zip(start, XOR_Y)):  # (never from random weights: 0 of 300,000 seeds)
+        raise Failure(f"your network's initial weights already separate XOR (predictions {[show(p) for p in start]} "
+                      "before any step): nothing was learned", "MLP",
+                      "start from the weights Neuron.__init__ draws with random.uniform(-1, 1) after the grader's "
+                      "random.seed(...), and set no weights of your own")
+    if got["steps"] > 0 and final == initial:
+        raise Failure(f"after {got['steps']} SGD steps every weight is still its initial value: no gradient reached "
+                      "a weight, so the network learned nothing")
     if all(p * y > MARGIN for p, y in zip(preds, XOR_Y)):
         return
     if all(a == "linear" for a in acts[:-1]):  # a network with no nonlinear hidden layer cannot represent XOR
@@ -392,7 +416,6 @@ def xor_verdict(got, reference):
                       f"network is not the handout's ({architectures.difference(acts, nouts)}): with no nonlinear "
                       "hidden layer it computes a linear function, which cannot separate XOR", method,
                       "the handout's MLP has tanh in every layer but the last, which is linear (nonlin=False)")
-    check_initial(weight_values(initial, 2, nouts))
     if all(p * y > MARGIN for p, y in zip(replay["preds"], XOR_Y)):
         raise Failure(f"after {got['steps']} steps the predictions were {[show(p) for p in preds]}; "
                       f"a correct engine from the same initial weights reaches margin {MARGIN} "
