@@ -26,8 +26,8 @@ What a student controls is untrusted: a Canvas original name with a path separat
 ``.``/``..``, is ignored with a note; links are never followed; ids from metadata keep letters, digits and
 ``@._+-`` (the rest becomes ``_``), lose leading dots, are capped (:data:`MAX_ID_CHARS`) and fall back to the
 folder's name (Canvas: ``<name>_<user id>``) when another submission has them. The metadata is read, never through a
-link, up to :data:`MAX_METADATA_BYTES` with YAML's safe loader, its values counted with aliases expanded (never
-expanded) before they are built: larger, more than :data:`MAX_METADATA_VALUES` values, not UTF-8 YAML or not a
+link, up to :data:`~grader.intake.metadata_yaml.MAX_METADATA_BYTES` with YAML's safe loader, its values counted with aliases expanded (never
+expanded) before they are built: larger, more than :data:`~grader.intake.metadata_yaml.MAX_METADATA_VALUES` values, not UTF-8 YAML or not a
 mapping is one :class:`~grader.errors.GraderError` naming the file; a record unlike Gradescope's is a note on its
 submission, and a ``:created_at:`` that is not text or a YAML timestamp is not a date.
 
@@ -42,7 +42,6 @@ https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/.
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 import sys
@@ -52,19 +51,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path, PosixPath, WindowsPath
 
-import yaml
-
-from grader.errors import GraderError, SubmissionError
+from grader.errors import SubmissionError
 from grader.intake.entry import Recorded, Submission
+from grader.intake.metadata_yaml import own_stat, read_metadata
 
 METADATA = "submission_metadata.yml"
 """The name of a Gradescope export's metadata file."""
-MAX_METADATA_BYTES = 8 << 20
-"""Largest ``submission_metadata.yml`` read, in bytes."""
-MAX_METADATA_VALUES = 4_000_000
-"""Most values (scalars, lists, mappings) in ``submission_metadata.yml`` with each alias (``*name``) and merge
-(``<<``) counted as the values it stands for: an 8 MB file holds fewer without aliases, and a few aliases of aliases
-(a "billion laughs") stand for billions."""
 MAX_ID_CHARS = 100
 """Longest student id taken from a layout, in characters."""
 MAX_MEMBERS = 1000
@@ -241,12 +233,12 @@ def find(folder: Path) -> Layouts:
 
     Raises:
         GraderError: If an export's metadata cannot be read: a link or not a file, larger than
-            :data:`MAX_METADATA_BYTES`, not UTF-8 YAML, or not a mapping.
+            :data:`~grader.intake.metadata_yaml.MAX_METADATA_BYTES`, not UTF-8 YAML, or not a mapping.
     """
     layouts = Layouts()
-    top = _own_stat(folder / METADATA) is not None
+    top = own_stat(folder / METADATA) is not None
     exports = [folder] if top else [p for p in sorted(folder.iterdir()) if EXPORT_FOLDER.fullmatch(p.name)
-                                    and _is_dir(p) and _own_stat(p / METADATA) is not None]
+                                    and _is_dir(p) and own_stat(p / METADATA) is not None]
     for export in exports:
         metadata = read_metadata(export / METADATA)
         layouts.claimed.update([METADATA] if top else [export.name])
@@ -261,107 +253,9 @@ def find(folder: Path) -> Layouts:
     return layouts
 
 
-def _own_stat(path: Path) -> os.stat_result | None:
-    """``path``'s own status (never a link's target's), or None when it is missing."""
-    try:
-        return path.lstat()
-    except OSError:
-        return None
-
-
 def _is_dir(path: Path) -> bool:  # never a link to a folder
-    info = _own_stat(path)
+    info = own_stat(path)
     return info is not None and stat.S_ISDIR(info.st_mode)
-
-
-def read_metadata(path: Path) -> dict[object, object]:
-    """A Gradescope export's ``submission_metadata.yml``, parsed (never through a symbolic link).
-
-    Raises:
-        GraderError: If it is a link or not a file, larger than :data:`MAX_METADATA_BYTES`, not UTF-8 YAML, or not a
-            mapping.
-    """
-    fix = "fix it, or remove it to grade each submission_<id> folder under its folder name"
-    info = _own_stat(path)
-    if info is None or not stat.S_ISREG(info.st_mode):
-        raise GraderError(f"{path} is not a regular file (a symbolic link is never followed): {fix}")
-    if info.st_size > MAX_METADATA_BYTES:
-        raise GraderError(f"{path} is {info.st_size} bytes, more than the {MAX_METADATA_BYTES} read of a Gradescope "
-                          f"export's metadata: {fix}")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
-        with os.fdopen(fd, "rb") as f:
-            raw = f.read(MAX_METADATA_BYTES + 1)
-    except OSError as exc:
-        raise GraderError(f"{path} could not be read ({exc.strerror or exc}): {fix}") from None
-    try:
-        if len(raw) > MAX_METADATA_BYTES:  # it grew since
-            raise GraderError(f"{path} is more than the {MAX_METADATA_BYTES} bytes read: {fix}")
-        doc = _load_yaml(raw.decode("utf-8"), path, fix)
-    except UnicodeDecodeError:
-        raise GraderError(f"{path} is not UTF-8 text: {fix}") from None
-    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
-        first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        raise GraderError(f"{path} is not YAML Gradescope writes ({first}): {fix}") from None
-    if not isinstance(doc, dict):
-        raise GraderError(f"{path} is not a mapping of submission folders to their submitters (it holds "
-                          f"{type(doc).__name__}): {fix}")
-    return doc
-
-
-def _load_yaml(text: str, path: Path, fix: str) -> object:
-    """``text`` parsed with YAML's safe loader, once its values, aliases expanded, are counted (never expanded).
-
-    Raises:
-        GraderError: If it stands for more than :data:`MAX_METADATA_VALUES` values, or an alias holds itself.
-        yaml.YAMLError: If it is not YAML (or more than one document).
-    """
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        count = _expanded_values(node)
-        if count is None:
-            raise GraderError(f"{path} holds an alias (*name) inside the value it names, which Gradescope never "
-                              f"writes: {fix}")
-        if count > MAX_METADATA_VALUES:
-            raise GraderError(f"{path} stands for more than {MAX_METADATA_VALUES} values once its aliases (*name) "
-                              f"are expanded, more than Gradescope writes: {fix}")
-        return loader.construct_document(node)
-    finally:
-        loader.dispose()
-
-
-def _expanded_values(root: yaml.Node) -> int | None:
-    """How many values ``root`` stands for, each alias counted as what it names (more than
-    :data:`MAX_METADATA_VALUES`: the count so far, past it); None when an alias holds itself.
-
-    Linear in the nodes composed: each node (shared by its aliases) is counted once and its total reused.
-    """
-    totals: dict[int, int] = {}
-    open_: set[int] = set()
-    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        key = id(node)
-        children: list[yaml.Node] = []
-        if isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            children = [part for pair in node.value for part in pair]
-        if done:
-            open_.discard(key)
-            totals[key] = 1 + sum(totals[id(child)] for child in children)
-            if totals[key] > MAX_METADATA_VALUES:
-                return totals[key]
-        elif key in open_:
-            return None  # a node inside itself: an alias to a node it is part of
-        elif key not in totals:
-            open_.add(key)
-            stack.append((node, True))
-            stack.extend((child, False) for child in children if id(child) not in totals)
-    return totals[id(root)]
 
 
 def _get(record: object, key: str) -> object:
@@ -452,7 +346,7 @@ def _canvas_student(path: Path, student: str, fallback: str, group: list[tuple[P
         if parsed.unsafe:
             notes.append(f"ignored {_shown(path.name)}: its original name is not a safe file name ({parsed.unsafe})")
             continue
-        info = _own_stat(path)
+        info = own_stat(path)
         order = (parsed.file_id, parsed.attempt, info.st_mtime if info is not None else 0.0)
         kept = latest.get(parsed.original)
         if kept is None or order > kept[0]:
@@ -496,7 +390,7 @@ def read(entry: LayoutEntry, read_path: Callable[[Path], Submission], max_bytes:
 def _read_member(sub: Submission, member: Member, read_path: Callable[[Path], Submission], max_bytes: int) -> None:
     """Add one Canvas file to ``sub``: a ``.py`` or ``.ipynb`` under its original name, a ``.zip``'s files under
     its name without ``.zip``; a link is never followed, other files are not code."""
-    info = _own_stat(member.path)
+    info = own_stat(member.path)
     lower = member.original.lower()
     if info is not None and stat.S_ISLNK(info.st_mode):
         sub.notes.append(f"ignored symbolic link {_shown(member.path.name)}")

@@ -43,6 +43,7 @@ from grader.intake.layouts import LayoutEntry
 from grader.intake.layouts import find as find_layouts
 from grader.intake.layouts import read as read_layout
 from grader.intake.notebook import CLEAR_OUTPUTS, cap, without_outputs
+from grader.intake.regular_files import not_regular, open_regular, read_upto
 
 MAX_FILE_BYTES = 1 << 20
 """Largest source file kept from a submission, in bytes: a ``.py`` file, or a notebook without its outputs."""
@@ -72,10 +73,6 @@ MAKE_READABLE = "make it readable (unzip keeps a member's permissions from the z
 """What to do about a file or folder of a submission that could not be read."""
 ZIP_END_SEARCH = 22 + 0xFFFF
 """Most bytes at the end of a zip that hold its end record (22 bytes, then a comment of at most 65535)."""
-_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-               | getattr(os, "O_CLOEXEC", 0))
-
-
 def skipped(folder: str) -> bool:
     """Whether a folder of that name is an environment or cache folder, never read (:data:`SKIP_DIRS`, hidden)."""
     return folder in SKIP_DIRS or folder.startswith(".")
@@ -246,7 +243,7 @@ def read_submission(entry: Path) -> Submission:
         if stat.S_ISDIR(mode):
             _read_folder(entry, sub)
         elif not stat.S_ISREG(mode):
-            raise _not_regular(_inert(_printable_name(entry)), mode)
+            raise not_regular(_inert(_printable_name(entry)), mode)
         elif entry.suffix.lower() == ".zip":
             _read_zip(entry, sub)
         else:
@@ -271,18 +268,6 @@ def _inert(text: str) -> str:
     return cap(text, 200)
 
 
-def _kind(mode: int) -> str:
-    """What a file of this mode is, for a message."""
-    kinds = [(stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
-             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link"),
-             (stat.S_ISDIR, "a folder")]
-    return next((what for test, what in kinds if test(mode)), "not a regular file")
-
-
-def _not_regular(shown: str, mode: int) -> SubmissionError:
-    return SubmissionError(f"{shown} is {_kind(mode)}, not a regular file: not read (submit the file itself)")
-
-
 def _unreadable(entry: Path, exc: OSError) -> str:
     """The error of the submission ``entry``, part of which (named by ``exc``) could not be read."""
     shown = _printable_name(entry)
@@ -295,39 +280,6 @@ def _unreadable(entry: Path, exc: OSError) -> str:
         else:
             shown = _shown(where, entry) if inside.parts else shown
     return f"{_inert(shown)} could not be read ({exc.strerror or type(exc).__name__}): {MAKE_READABLE}"
-
-
-def open_regular(path: Path, shown: str, follow: bool = False) -> BinaryIO:
-    """``path`` open for reading if it is a regular file.
-
-    Opened without blocking (a FIFO's open waits for a writer) and checked by its descriptor, so a FIFO or a
-    device put there is never read; a symbolic link is never followed unless ``follow``.
-
-    Args:
-        path: The file.
-        shown: Its name for a message (inert).
-        follow: Follow a symbolic link at ``path`` (a path given directly, not found in a submission).
-
-    Raises:
-        SubmissionError: If it is not a regular file.
-        OSError: If it cannot be opened.
-    """
-    fd = os.open(path, _OPEN_FLAGS | (0 if follow else getattr(os, "O_NOFOLLOW", 0)))
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise _not_regular(shown, mode)
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def read_upto(path: Path, limit: int, shown: str) -> bytes:
-    """The first ``limit + 1`` bytes of the regular file ``path`` at most (one more than allowed tells a file that
-    grew), never through a symbolic link (:func:`open_regular`)."""
-    with open_regular(path, shown) as f:
-        return f.read(limit + 1)
 
 
 def _raise(exc: OSError) -> None:

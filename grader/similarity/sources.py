@@ -28,7 +28,8 @@ from grader.intake.candidates import choose, find_files, find_notebook
 from grader.intake.entry import Submission
 from grader.intake.git_history import is_repository, read_at_commits, read_at_deadline
 from grader.intake.notebook import cap
-from grader.intake.submission import MAX_FILE_BYTES, discover, read_submission, read_upto, student_id
+from grader.intake.regular_files import read_upto
+from grader.intake.submission import MAX_FILE_BYTES, discover, read_submission, student_id
 
 MAX_DOCUMENT_CHARS = 200_000
 """Longest document compared, in characters (a submission's files for one assignment, together; a whole engine and

@@ -26,12 +26,12 @@ from grader.grading.due_work import read_due_work, submitted_at
 from grader.intake.layouts import (
     GRADESCOPE_TIME,
     MAX_ID_CHARS,
-    MAX_METADATA_VALUES,
     LayoutEntry,
     _timestamp,
     canvas_name,
     safe_id,
 )
+from grader.intake.metadata_yaml import MAX_METADATA_VALUES
 from grader.intake.submission import discover, read_submission, student_id
 from grader.similarity.sources import read_folder
 
