@@ -250,8 +250,9 @@ def test_run_autograder_gives_full_marks_to_a_correct_submission_and_zero_to_the
         "Value(data, children, op) keeps data, grad = 0, _prev and _op"]
 
 
-@pytest.mark.parametrize("tree", ["ordinary", "emulated"], indirect=True)
-def test_results_json_follows_gradescope_schema_with_feedback(tree):
+def test_results_json_follows_gradescope_schema_with_feedback(tree, request):
+    if request.node.callspec.params.get("tree") == "debian":  # (a subset of params would set the trees up twice)
+        pytest.skip("the results do not depend on the interpreter: the ordinary and emulated trees cover them")
     assert tree.setup.returncode == 0, tree.setup.stderr[-4000:]
     results = tree.run_autograder(EXAMPLES / "bug_wrong_tanh")
     assert isinstance(results["score"], (int, float)) and isinstance(results["execution_time"], (int, float))

@@ -102,30 +102,37 @@ def graded_classes(folder: Path) -> list[tuple[Path, str, set[str]]]:
     return found
 
 
-def paste_submissions(folder: Path, template: Path, dest: Path) -> dict[str, str]:
-    """One submission per class of :func:`graded_classes`: the template with the class's module pasted into
-    ``engine.py`` (bound to ``Value`` when it defines ``backward`` or ``tanh``) and into ``nn.py`` (where a class
-    named ``Neuron``, ``Layer`` or ``MLP`` replaces the template's). Returns submission id to what it holds."""
-    made = {}
-    for k, (path, name, methods) in enumerate(graded_classes(folder)):
-        code = pasted(path, folder)
-        sub = dest / f"paste{k:03d}" / "micrograd"
-        sub.mkdir(parents=True)
-        shutil.copy(template / "__init__.py", sub / "__init__.py")
-        engine = (template / "engine.py").read_text(encoding="utf-8") + "\n\n" + code
-        if methods & {"backward", "tanh"} and name != "Value":
-            engine += f"\n\nValue = {name}\n"
-        (sub / "engine.py").write_text(engine, encoding="utf-8")
-        (sub / "nn.py").write_text((template / "nn.py").read_text(encoding="utf-8") + "\n\n" + code, encoding="utf-8")
-        made[sub.parent.name] = f"{path.relative_to(folder)}: class {name}"
+def paste_submissions(folders: list[Path], template: Path, dest: Path) -> dict[str, str]:
+    """One submission per class of :func:`graded_classes` in ``folders``: the template with the class's module pasted
+    into ``engine.py`` (bound to ``Value`` when it defines ``backward`` or ``tanh``) and into ``nn.py`` (where a class
+    named ``Neuron``, ``Layer`` or ``MLP`` replaces the template's); a module pasted already (the Classroom 50 copy
+    of a release file) is graded once. Returns submission id to what it holds."""
+    made: dict[str, str] = {}
+    seen: set[tuple[str, str]] = set()
+    for folder in folders:
+        for path, name, methods in graded_classes(folder):
+            code = pasted(path, folder)
+            if (code, name) in seen:
+                continue
+            seen.add((code, name))
+            sub = dest / f"paste{len(made):03d}" / "micrograd"
+            sub.mkdir(parents=True)
+            shutil.copy(template / "__init__.py", sub / "__init__.py")
+            engine = (template / "engine.py").read_text(encoding="utf-8") + "\n\n" + code
+            if methods & {"backward", "tanh"} and name != "Value":
+                engine += f"\n\nValue = {name}\n"
+            (sub / "engine.py").write_text(engine, encoding="utf-8")
+            (sub / "nn.py").write_text((template / "nn.py").read_text(encoding="utf-8") + "\n\n" + code,
+                                       encoding="utf-8")
+            made[sub.parent.name] = f"{folder.name}/{path.relative_to(folder)}: class {name}"
     return made
 
 
-def scores_above_template(folder: Path, tmp_path: Path) -> list[str]:
+def scores_above_template(folders: list[Path], tmp_path: Path) -> list[str]:
     """(b): the pasted classes whose submission scores more than the template on some assignment (hidden grading
-    with this course's tests and reference)."""
+    with this course's tests and reference), all of ``folders`` graded in one run."""
     subs = tmp_path / "subs"
-    made = paste_submissions(folder, ROOT / "student_template" / "micrograd", subs)
+    made = paste_submissions(folders, ROOT / "student_template" / "micrograd", subs)
     shutil.copytree(ROOT / "student_template", subs / "template")
     out = tmp_path / "out"
     assert main(["--course", str(ROOT), "grade", str(subs), "-o", str(out), "-j", "2"]) == 0
@@ -162,8 +169,7 @@ def test_no_reference_body_is_in_anything_students_receive(release):
 def test_nothing_students_receive_scores_when_pasted_into_a_submission(release, tmp_path):
     release_classes = [f"{p.relative_to(release)}: {n}" for p, n, _ in graded_classes(release)]
     assert any("micrograd/engine.py" in c for c in release_classes)  # the stubs themselves are pasted too
-    for k, folder in enumerate(student_copies(release)):
-        assert scores_above_template(folder, tmp_path / str(k)) == [], folder
+    assert scores_above_template(student_copies(release), tmp_path) == []
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +193,7 @@ def test_the_body_check_finds_the_parts_in_a_release_that_holds_them(planted):
 
 @pytest.mark.timeout(600)
 def test_the_paste_check_finds_the_parts_in_a_release_that_holds_them(planted, tmp_path):
-    leaks = scores_above_template(planted / "grader" / "sandbox", tmp_path)
+    leaks = scores_above_template([planted / "grader" / "sandbox"], tmp_path)
     assert any("stand_ins.py: class Value" in leak and "value_ops" in leak for leak in leaks), leaks
     assert any("stand_ins.py: class Value" in leak and "backward" in leak for leak in leaks), leaks
 
