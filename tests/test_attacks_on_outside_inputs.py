@@ -20,11 +20,11 @@ import tempfile
 import textwrap
 import time
 from datetime import datetime, timezone
-from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
 import pytest
+from evidence_pages import Page, package
 
 from grader.cli import main
 from grader.commands.similarity import summary
@@ -52,46 +52,6 @@ CONTROLS = ("\x00", "\x07", "\x1b", "\u202e")
 
 def variant(name: str, module: str) -> str:
     return (VARIANTS / name / "micrograd" / module).read_text(encoding="utf-8")
-
-
-def package(folder: Path, engine: str, nn: str) -> Path:
-    (folder / "micrograd").mkdir(parents=True)
-    (folder / "micrograd" / "__init__.py").write_text("")
-    (folder / "micrograd" / "engine.py").write_text(engine, encoding="utf-8")
-    (folder / "micrograd" / "nn.py").write_text(nn, encoding="utf-8")
-    return folder
-
-
-class Page(HTMLParser):
-    """The tags of a page, its text, and how many characters are highlighted (``<mark>``) in each side's column."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[str] = []
-        self.text = ""
-        self.marked = {"a": 0, "b": 0}
-        self._side = ""
-        self._marks = 0
-        self.feed(text)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append(tag)
-        found = dict(attrs)
-        if tag == "section" and str(found.get("id") or "").startswith("side-"):
-            self._side = str(found["id"])[-1]
-        if tag == "mark" and self._side:
-            self._marks += 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "mark" and self._marks:
-            self._marks -= 1
-        if tag == "section":
-            self._side = ""
-
-    def handle_data(self, data: str) -> None:
-        self.text += data
-        if self._marks and self._side:
-            self.marked[self._side] += len("".join(data.split()))
 
 
 def run_child(code: str, seconds: float, memory_mb: int = 1024) -> subprocess.CompletedProcess[str]:
@@ -152,7 +112,7 @@ def test_script_entities_nul_ansi_and_bidi_in_corpus_names_and_code_stay_inert_t
     owner = "<script>alert('name')&amp;.py"
     raw, pair = _page(out, "int_data_tuple", owner)
     page = Page(raw)
-    assert "script" not in page.tags and "iframe" not in page.tags and "img" not in page.tags
+    assert not {"script", "iframe", "img"} & set(page.tag_names)
     assert not [c for c in CONTROLS if c in raw], "a control or bidi character reached the page raw"
     assert owner in page.text  # the name, as text: &amp; shown as the five characters it is
     assert "</script><script>alert(1)</script> &lt;b&gt;" in page.text

@@ -9,11 +9,11 @@ hundred thousand times must still give a small page, quickly.
 from __future__ import annotations
 
 import time
-from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
 import pytest
+from evidence_pages import Page
 
 from grader.course.config import Course
 from grader.similarity import fingerprints
@@ -53,33 +53,6 @@ def covered(spans: list[tuple[int, int]], start: int, end: int) -> float:
     for a, b in spans:
         marked[max(a, start) - start: max(min(b, end) - start, 0)] = True
     return float(marked.mean())
-
-
-class Marks(HTMLParser):
-    """How many non-space characters each side's column of an evidence page highlights (``<mark>``)."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.marked = {"a": 0, "b": 0}
-        self._side, self._marks = "", 0
-        self.feed(text)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = dict(attrs)
-        if tag == "section" and str(found.get("id") or "").startswith("side-"):
-            self._side = str(found["id"])[-1]
-        if tag == "mark" and self._side:
-            self._marks += 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "mark" and self._marks:
-            self._marks -= 1
-        if tag == "section":
-            self._side = ""
-
-    def handle_data(self, data: str) -> None:
-        if self._marks and self._side:
-            self.marked[self._side] += len("".join(data.split()))
 
 
 def page(text_a: str, text_b: str, regions: list[Region]) -> str:
@@ -124,7 +97,7 @@ def test_a_classmates_code_pasted_twice_is_highlighted_in_both_copies_and_in_the
     assert covered(zed_spans, *first) > 0.9 and covered(zed_spans, *second) > 0.9, (first, second, regions)
     assert covered(mia_spans, victim.index("class Value"), len(victim)) > 0.9
     text_a, text_b = (zed, victim) if zed_first else (victim, zed)
-    marked = Marks(page(text_a, text_b, regions)).marked
+    marked = Page(page(text_a, text_b, regions)).marked
     assert marked["a" if zed_first else "b"] >= 1.8 * marked["b" if zed_first else "a"], marked
 
 

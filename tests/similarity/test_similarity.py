@@ -17,12 +17,12 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
 import pytest
 from browser import chromium
+from evidence_pages import Page, package
 
 from grader.cli import main
 from grader.errors import GraderError
@@ -60,14 +60,6 @@ def disguise(text: str) -> str:
     text = text[: exp.start()] + log.group(0) + exp.group(0) + text[log.end():]
     text = re.sub(r"(    def tanh\(self\).*:\n)", r"\1        unused = 0\n", text)
     return text + "\n\ndef _debug(v):\n    print(v.data, v.grad)\n"
-
-
-def package(folder: Path, engine: str, nn: str) -> Path:
-    (folder / "micrograd").mkdir(parents=True)
-    (folder / "micrograd" / "__init__.py").write_text("")
-    (folder / "micrograd" / "engine.py").write_text(engine, encoding="utf-8")
-    (folder / "micrograd" / "nn.py").write_text(nn, encoding="utf-8")
-    return folder
 
 
 def notebook(path: Path, engine: str, nn: str) -> Path:
@@ -184,27 +176,6 @@ def test_grades_and_results_are_byte_identical_after_grader_similarity(compared)
     assert before == after and len(before) > 3 * 10
     record = json.loads((out / CLASS_FILE).read_text())
     assert record["submissions"] == str(out.parent / "submissions") and record["deadline"] is None
-
-
-class Page(HTMLParser):
-    """Every tag of a page, and its text."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__(convert_charrefs=True)
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.text = ""
-        self.feed(text)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-
-    def handle_data(self, data: str) -> None:
-        self.text += data
-
-    @property
-    def words(self) -> str:
-        """The text with its white space as single spaces."""
-        return " ".join(self.text.split())
 
 
 def test_hostile_names_and_code_are_escaped_text_in_the_evidence_page_and_the_report(compared):
