@@ -28,13 +28,16 @@ from hypothesis import HealthCheck, given, seed, settings
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grader.sandbox import course_code  # noqa: E402
+
+course_code.use(ROOT / "assignments")  # the probes import the sandbox's kit as `probekit`, as in a worker
+course_code.load_probes()
+
+from assignments.shared.checks import graphs  # noqa: E402
+from assignments.shared.checks.graph_checks import compare_graph  # noqa: E402
 from assignments.shared.checks.strategies import expression_graphs  # noqa: E402
 from grader.judge.reference import load_reference, run_probe  # noqa: E402
-from grader.testing import (  # noqa: E402
-    Failure,
-    compare_graph,
-    graphs,  # noqa: E402
-)
+from grader.testing import Failure  # noqa: E402
 
 EXAMPLES = 40  # as in assignments/backward/tests/hidden/test_backward_hidden.py
 
@@ -89,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     total = failed = 0
     started = time.monotonic()
     for folder in solutions:
-        if not (folder / "micrograd").is_dir():
+        if not (folder / "micrograd" / "engine.py").is_file():  # variants of the later assignments: no engine
             continue
         bad = failing_seeds(load_solution(folder), ref, args.seeds)
         total += args.seeds

@@ -23,6 +23,13 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "assignments" / "mlp" / "tests" / "hidden"))
 sys.path.insert(0, str(Path(__file__).parent))
 
+from grader.sandbox import course_code, own_parts  # noqa: E402
+
+course_code.use(ROOT / "assignments")  # the probes import the sandbox's kit as `probekit`, as in a worker
+course_code.load_probes()
+own_parts.use(str(ROOT / "assignments" / "shared" / "parts"))
+own_parts.load("stand_ins")
+
 import test_mlp_hidden as T  # noqa: E402
 from false_fail import load_solution  # noqa: E402
 
