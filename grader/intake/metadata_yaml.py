@@ -15,7 +15,8 @@ from pathlib import Path
 
 import yaml
 
-from grader.errors import GraderError
+from grader.errors import GraderError, SubmissionError
+from grader.intake.regular_files import open_regular
 
 MAX_METADATA_BYTES = 8 << 20
 """Largest ``submission_metadata.yml`` read, in bytes."""
@@ -48,9 +49,10 @@ def read_metadata(path: Path) -> dict[object, object]:
         raise GraderError(f"{path} is {info.st_size} bytes, more than the {MAX_METADATA_BYTES} read of a Gradescope "
                           f"export's metadata: {fix}")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0))
-        with os.fdopen(fd, "rb") as f:
+        with open_regular(path, path.name) as f:  # a FIFO swapped in since is never waited on
             raw = f.read(MAX_METADATA_BYTES + 1)
+    except SubmissionError as exc:
+        raise GraderError(f"{path}: {exc}: {fix}") from None
     except OSError as exc:
         raise GraderError(f"{path} could not be read ({exc.strerror or exc}): {fix}") from None
     try:

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader.errors import ConfigError
+from grader.errors import ConfigError, SubmissionError
+from grader.intake.regular_files import open_regular
 
 MAX_BYTES = 20 * 1024 * 1024
 """The largest push file read (bytes): GitHub returns about 1 KB per record."""
@@ -62,8 +63,10 @@ def read_pushes(path: Path) -> list[Push]:
             and the record's number).
     """
     try:
-        with open(path, "rb") as f:
+        with open_regular(path, path.name) as f:  # never a FIFO, a device or a link put in the folder
             raw = f.read(MAX_BYTES + 1)
+    except SubmissionError as exc:
+        raise ConfigError(path, "", str(exc)) from None
     except OSError as exc:
         raise ConfigError(path, "", f"the push record cannot be read ({exc.strerror or exc})") from None
     if len(raw) > MAX_BYTES:
@@ -86,10 +89,11 @@ def read_push_folder(folder: Path) -> dict[str, list[Push]]:
     """Every ``<name>.json`` of ``folder``, keyed by ``<name>`` (a submission's folder name).
 
     Raises:
-        ConfigError: If the folder cannot be listed or a file is invalid (:func:`read_pushes`).
+        ConfigError: If the folder cannot be listed, or a file is invalid or not a regular file (a link, a FIFO, a
+            device: never opened) (:func:`read_pushes`).
     """
     try:
-        names = sorted(p for p in folder.iterdir() if p.suffix == ".json" and p.is_file())
+        names = sorted(p for p in folder.iterdir() if p.suffix == ".json")
     except OSError as exc:
         raise ConfigError(folder, "", f"the push records' folder cannot be read ({exc.strerror or exc})") from None
     return {p.stem: read_pushes(p) for p in names}
@@ -137,6 +141,12 @@ def _push(path: Path, number: int, record: object) -> Push | None:
         raise ConfigError(path, where, f"'timestamp' {stamp!r} is not an ISO 8601 time") from None
     if time.tzinfo is None:
         raise ConfigError(path, where, f"'timestamp' {stamp!r} has no time zone")
+    try:
+        utc = time.astimezone(timezone.utc)
+    except (OverflowError, ValueError):
+        raise ConfigError(path, where, f"'timestamp' {stamp!r} is out of range") from None
+    if not isinstance(kind, str) or len(kind) > 40:
+        raise ConfigError(path, where, "'activity_type' is not one of GitHub's activity types")
     if kind not in KINDS or _ZERO.fullmatch(after):
         return None
-    return Push(ref, after, time.astimezone(timezone.utc))
+    return Push(ref, after, utc)

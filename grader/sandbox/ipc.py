@@ -6,7 +6,8 @@ reaching the next worker of the same submission, or holding memory no limit
 counts, tried in this order and all reported (:func:`layers`):
 
 1. the **IPC filter** (:mod:`.seccomp`, Linux on x86-64 and ARM64): the
-   calls fail, so there is nothing to carry;
+   calls fail, so there is nothing to carry (the kernel's keyrings, which
+   belong to a user id and no IPC namespace, are refused the same way);
 2. an **IPC namespace** (:mod:`.isolation`): the objects die with the worker;
 3. **removal**: without a namespace (a container that refuses namespaces,
    as Docker's default profile does, so Gradescope's images), the launcher

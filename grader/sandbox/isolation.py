@@ -27,8 +27,8 @@ never fatal. The layers:
   outside the sandbox;
 * **resource limits**: address space, CPU time, file size, processes, no
   core dumps (see :func:`apply_limits`);
-* **the IPC filter** (:mod:`.seccomp`): SysV IPC and POSIX message queue
-  calls fail (see :mod:`.ipc` for what holds IPC objects where it cannot).
+* **the IPC filter** (:mod:`.seccomp`): SysV IPC, POSIX message queue and
+  keyring calls fail (see :mod:`.ipc` for what holds IPC objects where it cannot).
 
 Degradation: a step that fails drops its layer and the layers that depend
 on it (a refused ``uid_map`` write drops the user namespace, hence the PID,

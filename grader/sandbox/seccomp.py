@@ -9,7 +9,9 @@ limit counts. A micrograd submission has no use for them, so the worker
 refuses them outright: once the filter is on, ``shmget``, ``shmat``,
 ``semget``, ``msgget``, ``mq_open`` and the rest of their families fail
 with ``EPERM`` in the worker and in every process it starts (a seccomp
-filter is inherited and cannot be removed). POSIX shared memory and
+filter is inherited and cannot be removed). So do the kernel's keyrings
+(``add_key``, ``request_key``, ``keyctl``), which belong to a user id and
+outlive a worker with no user id of its own just the same. POSIX shared memory and
 semaphores (``shm_open``, ``sem_open``: what ``multiprocessing`` uses) are
 files under ``/dev/shm``, which the mount namespace hides and Landlock does
 not let the worker write.
@@ -43,17 +45,20 @@ X32_BIT = 0x40000000
 
 IPC_CALLS = ("shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop", "semctl", "msgget", "msgsnd",
              "msgrcv", "msgctl", "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify",
-             "mq_getsetattr")
-"""The system calls refused: every call of SysV IPC and of POSIX message queues."""
+             "mq_getsetattr", "add_key", "request_key", "keyctl")
+"""The system calls refused: every call of SysV IPC, of POSIX message queues and of the kernel's keyrings (a user's
+keyring is the user's, not an IPC namespace's: keys one worker adds, the next worker of the same user finds)."""
 
-_GENERIC = dict(zip(("mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
-                     "msgget", "msgctl", "msgrcv", "msgsnd", "semget", "semctl", "semtimedop", "semop", "shmget",
-                     "shmctl", "shmat", "shmdt"), range(180, 198)))
+_GENERIC = {"add_key": 217, "request_key": 218, "keyctl": 219, **dict(zip(
+    ("mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr", "msgget", "msgctl",
+     "msgrcv", "msgsnd", "semget", "semctl", "semtimedop", "semop", "shmget", "shmctl", "shmat", "shmdt"),
+    range(180, 198)))}
 ARCHITECTURES: dict[str, tuple[int, dict[str, int]]] = {
     "x86_64": (0xC000003E, {"shmget": 29, "shmat": 30, "shmctl": 31, "semget": 64, "semop": 65, "semctl": 66,
                             "shmdt": 67, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "semtimedop": 220,
                             "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243,
-                            "mq_notify": 244, "mq_getsetattr": 245}),
+                            "mq_notify": 244, "mq_getsetattr": 245, "add_key": 248, "request_key": 249,
+                            "keyctl": 250}),
     "aarch64": (0xC00000B7, _GENERIC),
 }
 """Machine (``platform.machine()``) to its ``AUDIT_ARCH_*`` value and the numbers of :data:`IPC_CALLS`."""
@@ -108,4 +113,4 @@ def refuse_ipc() -> LayerStatus:
     fprog = _Program(len(code), instructions)
     prctl(PR_SET_NO_NEW_PRIVS, 1)
     _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0), "prctl(PR_SET_SECCOMP)")
-    return on("ipc filter", "seccomp: SysV IPC and POSIX message queue calls fail")
+    return on("ipc filter", "seccomp: SysV IPC, POSIX message queue and keyring calls fail")

@@ -44,13 +44,15 @@ def in_filtered_child(code: str) -> str:
 
 
 @pytest.mark.skipif(not KNOWN_MACHINE, reason="the IPC filter knows x86-64 and ARM64 only")
-def test_the_ipc_filter_refuses_every_sysv_call_and_message_queue_and_nothing_else():
+def test_the_ipc_filter_refuses_every_sysv_call_message_queue_and_keyring_and_nothing_else():
     calls = [("shmget", "libc.shmget(0x5eccd, 4096, 0o1600)"), ("semget", "libc.semget(0x5eccd, 1, 0o1600)"),
              ("msgget", "libc.msgget(0x5eccd, 0o1600)"), ("shmat", "libc.shmat(0, None, 0)"),
              ("shmctl", "libc.shmctl(0, 2, None)"), ("msgsnd", "libc.msgsnd(0, None, 0, 0)")]
     machine = platform.machine().lower()
     numbers = seccomp.ARCHITECTURES[machine][1]
     calls.append(("mq_open", f"libc.syscall({numbers['mq_open']}, b'/grader-test', 0o102, 0o600, None)"))
+    calls.append(("add_key", f"libc.syscall({numbers['add_key']}, b'user', b'grader-test', b'x', 1, -4)"))
+    calls.append(("keyctl", f"libc.syscall({numbers['keyctl']}, 0, -4, 0)"))  # KEYCTL_GET_KEYRING_ID
     if numbers is seccomp.ARCHITECTURES["x86_64"][1]:
         calls.append(("x32 shmget", f"libc.syscall({seccomp.X32_BIT | numbers['shmget']}, 0x5eccd, 4096, 0o1600)"))
     code = "".join(f"r = {call}; print({name!r}, r, ctypes.get_errno()); " for name, call in calls)
