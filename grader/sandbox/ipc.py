@@ -87,12 +87,19 @@ def remove_owned_by(uid: int, root: str = "/proc/sysvipc") -> int:
 
 
 def layers(report: dict[str, LayerStatus], own_user: bool) -> dict[str, LayerStatus]:
-    """Refuse SysV IPC and POSIX message queues (:mod:`.seccomp`); return the ``ipc filter`` layer and the
-    ``ipc namespace`` layer restated to say what holds a worker's IPC objects when there is no namespace.
+    """Install the IPC filter on this process (:func:`.seccomp.refuse_ipc`) and say what holds its IPC objects.
 
     Without a namespace the filter holds them; without the filter either, the launcher removes them when the
     worker ends if it ran under a user id of its own (``own_user``), and otherwise nothing does: the report says
     they may reach the submission's later workers.
+
+    Args:
+        report: The worker's isolation report so far (its ``ipc namespace`` layer, if any, is read).
+        own_user: Whether the worker runs under a user id of its own (the separate-user layer).
+
+    Returns:
+        The layers to add to the report: ``ipc filter``, and ``ipc namespace`` restated when it is off. Never
+        raises: a filter the host refuses is a layer that is off, with its reason.
     """
     if os.name == "nt":
         return {"ipc filter": on("ipc filter", "Windows has neither SysV IPC nor POSIX message queues")}
