@@ -205,19 +205,22 @@ class _Repo:
     def pick_pushed(self, pushes: list[Push], due: datetime, cutoff: datetime | None) -> Origin:
         """The commit the pushed ref pointed to after the last push received at or before ``due`` (else
         ``cutoff``, else the last push), dated by the server (``pushes`` oldest first)."""
-        push = next((x for limit in (due, cutoff) if limit is not None
-                     if (x := next((p for p in reversed(pushes) if p.time <= limit), None))), pushes[-1])
+        push = pushes[-1]
+        for limit in (due, cutoff):
+            before = [p for p in pushes if limit is not None and p.time <= limit]
+            if before:
+                push = before[-1]
+                break
         commit = _peel(self.git, [push.after]).get(push.after)
-        ref, stamp = push.ref.removeprefix("refs/heads/").removeprefix("refs/tags/"), _utc(push.time.timestamp())
+        ref = _text(push.ref.removeprefix("refs/heads/").removeprefix("refs/tags/").encode())
+        stamp, ct = _utc(push.time.timestamp()), math.floor(push.time.timestamp())
         if commit is None:
-            raise GraderError(f"{self.entry.name}: commit {push.after[:12]} pushed to {_text(ref.encode())} at {stamp} "
-                              "is not in this clone: fetch the repositories again (with their tags), then grade")
-        ct = math.floor(push.time.timestamp())
+            raise GraderError(f"{_text(self.entry.name.encode())}: commit {push.after[:12]} pushed to {ref} at "
+                              f"{stamp} is not in this clone: fetch the repositories again (with their tags), then grade")
         self.dates[commit] = ct
         late = f"{_duration(ct - math.floor(due.timestamp()))} after the deadline" if push.time > due else "on time"
-        return Origin(commit, stamp, _text(ref.encode()), push.time > due,
-                      f"graded {_text(ref.encode())} as pushed at {stamp} (commit {commit[:7]}), {late}",
-                      evidence=f"the time the server received the push of commit {commit[:7]}")
+        return Origin(commit, stamp, ref, push.time > due, f"graded {ref} as pushed at {stamp} (commit {commit[:7]}), "
+                      f"{late}", evidence=f"the time the server received the push of commit {commit[:7]}")
 
     def at(self, commit: str) -> Origin:
         """The commit ``commit`` itself (a full object id).

@@ -78,17 +78,10 @@ class Attention:
     reason: str
 
 
-def inert(text: str, keep: str = "\n\t") -> str:
-    """``text`` with every control (Unicode category Cc), format (Cf: bidirectional overrides, zero-width spaces and
-    joiners, byte-order marks, soft hyphens...) and lone surrogate (Cs) character shown as an escape (``\\x1b``,
-    ``\\u202e``), except those in ``keep`` (:func:`grader.inert.terminal`)."""
-    return terminal(text, keep=keep)
-
-
 def one_line(text: str, cap: int = MAX_REASON) -> str:
-    """``text`` as one inert line (:func:`inert`: control, format and lone surrogate characters as escapes) of at
-    most ``cap`` characters."""
-    text = " ".join(inert(text, keep="").split())
+    """``text`` as one inert line (:func:`grader.inert.terminal`: control, format and lone surrogate characters as
+    escapes) of at most ``cap`` characters."""
+    text = " ".join(terminal(text, keep="").split())
     return text if len(text) <= cap else text[: cap - 1] + "…"
 
 

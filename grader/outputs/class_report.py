@@ -38,7 +38,7 @@ Every string a student controls (ids, which are the names of their folders, zips
 results.json holds (test titles, keys, task labels, methods, hints, problems, late sentences) is made inert and capped
 where each section's records are built (:func:`grader.outputs.attention.one_line` and ``shown_id``): one line, control,
 format (bidirectional overrides, zero-width characters) and lone surrogate characters as visible escapes. Jinja's
-autoescaping then makes it text; and every string the template prints passes :func:`grader.outputs.attention.inert`
+autoescaping then makes it text; and every string the template prints passes :func:`grader.inert.terminal`
 as it is rendered, so one a section forgot is still inert.
 """
 
@@ -58,6 +58,7 @@ from grader.course.catalogue import Bug, load_bugs
 from grader.course.config import Assignment, Course
 from grader.course.roster import read_roster
 from grader.files import write_atomic
+from grader.inert import terminal
 from grader.outputs.attention import (
     MAX_ID,
     MAX_MESSAGE,
@@ -65,7 +66,6 @@ from grader.outputs.attention import (
     Finding,
     attention_list,
     finding,
-    inert,
     one_line,
     shown_id,
 )
@@ -308,9 +308,9 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
 
 
 def _shown(value: object) -> object:
-    """What the template prints of ``value``: a string inert (:func:`grader.outputs.attention.inert`; the records
+    """What the template prints of ``value``: a string inert (:func:`grader.inert.terminal`; the records
     are already, this is for one a section forgot), anything else (numbers, the template's own markup) as it is."""
-    return inert(value) if isinstance(value, str) and not hasattr(value, "__html__") else value
+    return terminal(value) if isinstance(value, str) and not hasattr(value, "__html__") else value
 
 
 def render_report(report: ClassReport) -> str:

@@ -169,17 +169,27 @@ def term(tmp_path: Path) -> tuple[Path, Path, Path]:
     return graded, write(tmp_path / "roster.csv", ROSTER), source
 
 
-def test_canvas_export_changes_only_the_assignment_cells_of_matched_students_byte_for_byte(tmp_path, term, capsys):
-    graded, roster, source = term
-    out = tmp_path / "filled.csv"
-    assert main(["--course", str(ROOT), "export", "canvas", str(out), "--roster", str(roster), "--graded",
+def export_filled(term_files, out: Path) -> int:
+    """``grader export canvas`` of the ``term`` fixture's files into ``out``, with both assignments' columns."""
+    graded, roster, source = term_files
+    return main(["--course", str(ROOT), "export", "canvas", str(out), "--roster", str(roster), "--graded",
                  str(graded), "--canvas", str(source), "--column", "value_ops=Value operations",
-                 "--column", "backward=1202"]) == 0
-    expected = CANVAS.replace('"Liddell, Alice",101,2026001,alice@example.edu,A,,,7',
-                              '"Liddell, Alice",101,2026001,alice@example.edu,A,40,50,7')
-    expected = expected.replace("Bob Builder,102,2026002,bob@example.edu,B,12,,8",
-                                "Bob Builder,102,2026002,bob@example.edu,B,37.05,,8")  # withheld: left as it was
-    assert out.read_bytes() == expected.encode("utf-8")
+                 "--column", "backward=1202"])
+
+
+def filled(canvas: str) -> str:
+    """``canvas`` as the export fills it: alice's two scores, bob's final score (his withheld one left as it was)."""
+    canvas = canvas.replace('"Liddell, Alice",101,2026001,alice@example.edu,A,,,7',
+                            '"Liddell, Alice",101,2026001,alice@example.edu,A,40,50,7')
+    return canvas.replace("Bob Builder,102,2026002,bob@example.edu,B,12,,8",
+                          "Bob Builder,102,2026002,bob@example.edu,B,37.05,,8")  # withheld: left as it was
+
+
+def test_canvas_export_changes_only_the_assignment_cells_of_matched_students_byte_for_byte(tmp_path, term, capsys):
+    source = term[2]
+    out = tmp_path / "filled.csv"
+    assert export_filled(term, out) == 0
+    assert out.read_bytes() == filled(CANVAS).encode("utf-8")
     assert source.read_bytes() == CANVAS.encode("utf-8")  # the instructor's file is never changed
     err = capsys.readouterr().err
     assert "graded but not on the roster: mallory" in err and "missing): carol, dave" in err
@@ -199,20 +209,14 @@ def test_canvas_export_refuses_to_overwrite_its_input_and_names_the_columns_it_f
 
 
 def test_blank_lines_in_the_canvas_file_do_not_move_a_score_to_the_next_student(tmp_path, term, capsys):
-    graded, roster, source = term
+    source = term[2]
     lines = CANVAS.split("\r\n")  # blank after Points Possible, between two students, and after the last row
     blank = "\r\n".join(lines[:2] + [""] + lines[2:4] + [""] + lines[4:]) + "\r\n"
     source.write_bytes(blank.encode("utf-8"))
     before = fingerprint(source)
     out = tmp_path / "filled.csv"
-    assert main(["--course", str(ROOT), "export", "canvas", str(out), "--roster", str(roster), "--graded",
-                 str(graded), "--canvas", str(source), "--column", "value_ops=Value operations",
-                 "--column", "backward=1202"]) == 0
-    expected = blank.replace('"Liddell, Alice",101,2026001,alice@example.edu,A,,,7',
-                             '"Liddell, Alice",101,2026001,alice@example.edu,A,40,50,7')
-    expected = expected.replace("Bob Builder,102,2026002,bob@example.edu,B,12,,8",
-                                "Bob Builder,102,2026002,bob@example.edu,B,37.05,,8")
-    assert out.read_bytes() == expected.encode("utf-8")  # each on their own row; the blank lines kept
+    assert export_filled(term, out) == 0
+    assert out.read_bytes() == filled(blank).encode("utf-8")  # each on their own row; the blank lines kept
     assert fingerprint(source) == before
 
 
