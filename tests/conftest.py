@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.config import Limits
@@ -17,7 +18,6 @@ from grader.judge.linux_handle import SandboxWorker, prepare_runtime
 from grader.judge.portable_handle import PortableWorker
 from grader.sandbox import course_code, own_parts, probes
 
-ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples" / "submissions"
 COURSE = ROOT / "assignments"
 PARTS = COURSE / "shared" / "parts"

@@ -17,8 +17,8 @@ import zipfile
 from pathlib import Path
 
 import psutil
+from checkout import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 CORRECT = (ROOT / "reference" / "micrograd" / "engine.py").read_text(encoding="utf-8")
 NN = (ROOT / "reference" / "micrograd" / "nn.py").read_text(encoding="utf-8")
 POW_REGION = re.compile(r"( *)# BEGIN SOLUTION Task 1\.3\n.*?# END SOLUTION\n", re.S)

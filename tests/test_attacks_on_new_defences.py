@@ -17,12 +17,12 @@ from pathlib import Path
 
 import hostile_submissions as H
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.errors import ConfigError, GraderError, SubmissionError
 from grader.intake import metadata_yaml, pushes, regular_files
 
-ROOT = Path(__file__).resolve().parents[1]
 LINUX_X86 = sys.platform == "linux" and platform.machine().lower() in ("x86_64", "amd64")
 ADD_KEY, REQUEST_KEY, KEYCTL = 248, 249, 250
 KEYCTL_CLEAR, KEYCTL_SEARCH, KEYCTL_INVALIDATE = 7, 10, 21

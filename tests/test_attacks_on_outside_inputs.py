@@ -24,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from checkout import ROOT
 from evidence_pages import Page, package
 
 from grader.cli import main
@@ -39,7 +40,6 @@ from grader.outputs.lms_export import Gradebook, fill_canvas
 from grader.similarity.similarity_json import load
 from grader.similarity.sources import read_folder
 
-ROOT = Path(__file__).resolve().parent.parent
 VARIANTS = ROOT / "reference" / "variants"
 HAS_GIT = shutil.which("git") is not None
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0

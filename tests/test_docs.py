@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
 TUTORIALS = sorted((ROOT / "docs" / "tutorials").glob("*.md"))
 BLOCK = re.compile(r"^```bash\n(.*?)^```$", re.M | re.S)
 COPIED = ("assignments", "reference", "student_template", "examples", "grader", "pyproject.toml", "README.md")

@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from checkout import ROOT
+
 PACKAGE = ROOT / "grader"
 
 

@@ -27,6 +27,7 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
     judge_parts: [local_gradients]   # parts the judge itself uses for these tests (never a worker)
     uses: {Value.__sub__: [Value.__add__, Value.__neg__]}  # what a method is built from (plus the course's
                                      # assignments/shared/handout.yaml): its cases count for those methods too
+    released: 2026-11-23             # when it is handed out (or true, false); default true: out
     due: 2026-11-30T23:59            # ISO 8601; without a UTC offset, in the course's time_zone (course.yaml)
     late:                            # what late work costs (grader.course.late_policy); needs a due date
       grace: 15m
@@ -42,7 +43,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, fields
-from datetime import datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,9 @@ class Assignment:
             assignment's own ``uses`` key. A case about a method counts for the methods it uses too.
         due: When the assignment is due (aware), or None: then no lateness is assessed.
         late: What late work costs (:class:`~grader.course.late_policy.LatePolicy`; none by default).
+        released: Whether the assignment has been handed out: ``True`` (the default), ``False`` (not yet), or the
+            moment it is (aware). Commands that default to every assignment (``grade``, ``check``, ``report``,
+            ``similarity``, ``export``) default to the released ones (:meth:`Course.released_assignments`).
     """
 
     id: str
@@ -169,6 +173,13 @@ class Assignment:
     uses: dict[str, tuple[str, ...]] = field(default_factory=dict)
     due: datetime | None = None
     late: LatePolicy = LatePolicy()
+    released: datetime | bool = True
+
+    def is_released(self, now: datetime | None = None) -> bool:
+        """Whether the assignment is out at ``now`` (aware; None: this moment)."""
+        if isinstance(self.released, bool):
+            return self.released
+        return self.released <= (now or datetime.now(timezone.utc))
 
     @property
     def public_tests(self) -> Path:
@@ -241,7 +252,7 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
     if not isinstance(raw, dict):
         raise ConfigError(path, "", "expected a mapping at the top level")
     known = {"title", "files", "points", "visibility", "limits", "id", "order", "allow_network", "grader_parts", "judge_parts",
-             "uses", "due", "late"}
+             "uses", "due", "late", "released"}
     for key in raw:
         if key not in known:
             raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(sorted(known))}")
@@ -283,7 +294,9 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
     elif raw.get("late") is not None:
         raise ConfigError(path, "late", "a late policy without a due date: set due too")
     late = parse_policy(raw.get("late"), due, str(path)) if due is not None else LatePolicy()
+    released = _released(path, raw.get("released", True), term, root, due)
     return Assignment(
+        released=released,
         id=root.name,
         due=due,
         late=late,
@@ -300,6 +313,22 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
         root=root,
     )
 
+
+def _released(path: Path, value: Any, term: Term | None, root: Path, due: datetime | None) -> datetime | bool:
+    """The ``released`` key: true, false, or an ISO 8601 date or time (as ``due``; a date alone means the start of that
+    day), not after ``due``."""
+    if isinstance(value, bool):
+        return value
+    if value is None or isinstance(value, (int, float, list, dict)):
+        raise ConfigError(path, "released", f"expected true, false or a date such as 2026-11-23, got {value!r}")
+    zone = (term if term is not None else load_term(root.parent)).time_zone
+    text = value.isoformat() if isinstance(value, (date, datetime)) else str(value).strip()
+    day_only = re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) is not None
+    when = parse_due(f"{text}T00:00" if day_only else text, zone, str(path), "released")  # a day: from its start
+    if due is not None and when > due:
+        raise ConfigError(path, "released", f"{when.isoformat(timespec='seconds')} is after the due date "
+                                            f"{due.isoformat(timespec='seconds')}")
+    return when
 
 
 @dataclass(frozen=True)
@@ -368,6 +397,26 @@ class Course:
                 raise GraderError(f"assignment {repeated[0]!r} given more than once")
             return [self.assignment(i) for i in ids]
         return sorted((self.assignment(i) for i in self.assignment_ids()), key=lambda a: (a.order, a.id))
+
+    def released_assignments(self, ids: list[str] | None = None, now: datetime | None = None) -> list[Assignment]:
+        """The given assignments (:meth:`assignments`), or, without ``ids``, those handed out at ``now`` (None: this
+        moment; :attr:`Assignment.released`), in course order: what a command works on by default.
+
+        Raises:
+            GraderError: If an id is unknown or repeated, or, without ``ids``, if no assignment is released yet.
+            ConfigError: If an ``assignment.yaml`` is invalid.
+        """
+        if ids:
+            return self.assignments(ids)
+        every = self.assignments()
+        out = [a for a in every if a.is_released(now)]
+        if every and not out:
+            raise GraderError("no assignment is released yet (released: in each assignment.yaml): name one with -a ID")
+        return out
+
+    def unreleased_ids(self, now: datetime | None = None) -> list[str]:
+        """Ids of the assignments not handed out at ``now`` (None: this moment), in course order."""
+        return [a.id for a in self.assignments() if not a.is_released(now)]
 
 
 def find_course(start: Path | None = None) -> Course:

@@ -8,6 +8,8 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from checkout import ROOT
+
 from grader.cli import main
 from grader.commands import check as check_command
 from grader.outputs.classroom50 import validate
@@ -15,7 +17,6 @@ from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import empty_record
 from grader.outputs.self_check import CheckResult
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
 
 

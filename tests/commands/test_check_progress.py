@@ -13,13 +13,14 @@ import threading
 import time
 from pathlib import Path
 
+from checkout import ROOT
+
 from grader.cli import main
 from grader.course.config import Course
 from grader.grading.one import self_check
 from grader.inert import terminal
 from grader.outputs import formats
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
 LIMIT = 3
 """The looping test's time limit in these tests (the course's is 10 s)."""

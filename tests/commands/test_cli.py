@@ -6,10 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
+
+from checkout import ROOT
 
 from grader.cli import build_parser
 from grader.cli_reference import MARKER, commands_markdown, help_text, subcommands
 from grader.commands import COMMANDS
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_command_and_its_whole_help_are_in_the_reference():

@@ -9,9 +9,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from checkout import ROOT
+
 from grader.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
 
 

@@ -9,11 +9,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.config import VISIBILITIES, Course
 
-ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = ["value_ops", "backward", "mlp"]
 
 

@@ -37,6 +37,7 @@ from pathlib import Path
 
 import hostile_submissions as H
 import pytest
+from checkout import ROOT
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -45,7 +46,6 @@ from grader.course.config import VISIBILITIES
 from grader.course.pins import read_lock, resolve, runtime_requirements
 from grader.errors import GraderError
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
 SYSTEM_PATH = "/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 DESCRIBE = ("import json, platform, sys, sysconfig; print(json.dumps({'executable': sys.executable, "

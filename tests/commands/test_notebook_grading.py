@@ -13,14 +13,12 @@ from pathlib import Path
 import nbclient
 import nbformat
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.config import Course
 from grader.outputs.formats import github
 from grader.outputs.self_check import CheckResult
-
-ROOT = Path(__file__).resolve().parents[2]
-
 
 REFERENCE = ROOT / "reference" / "micrograd"
 BROKEN_TANH = "def _broken_tanh(self):\n    t = self.data\n    raise ArithmeticError('tanh is not done')\n\n\nValue.tanh = _broken_tanh"

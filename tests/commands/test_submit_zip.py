@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from checkout import ROOT
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from grader.cli import main
@@ -19,7 +20,6 @@ from grader.grading.due_work import submitted_at
 from grader.intake.notebook import code_cells, parse
 from grader.intake.submission import read_submission, resolve
 
-ROOT = Path(__file__).resolve().parents[2]
 SOLUTION = ROOT / "examples" / "submissions" / "correct_recursive" / "micrograd"
 EXPECTED = ["micrograd/engine.py", "micrograd/nn.py", "notebooks/mlp.ipynb"]
 """What goes in from the folder below: the files the course names that it holds."""

@@ -13,10 +13,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 CORRECT = ROOT / "examples" / "submissions" / "correct_recursive" / "micrograd"
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

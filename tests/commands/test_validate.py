@@ -8,14 +8,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.catalogue import load_bugs
 from grader.course.config import Course
 from grader.course.stubs import missing_method_mutants
 from grader.errors import ConfigError
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_real_course_validates_with_no_miss(capsys):

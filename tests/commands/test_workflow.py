@@ -14,11 +14,10 @@ import re
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 
 import yaml
+from checkout import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 WORKFLOW = ROOT / ".github" / "workflows" / "ci.yml"
 
 

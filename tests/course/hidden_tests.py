@@ -6,10 +6,9 @@ from __future__ import annotations
 import importlib.util
 import sys
 import types
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+from checkout import ROOT
 
 
 class _NoMarks:

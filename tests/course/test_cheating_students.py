@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 
 pytestmark = pytest.mark.linux_only  # the sandbox's file isolation (the disk copiers) is the Linux backend's
 
-ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference" / "micrograd"
 TEMPLATE = ROOT / "student_template" / "micrograd"
 

@@ -4,9 +4,9 @@ requests, and the training target's verdict is the judge's own (a forged accurac
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from hidden_tests import load_hidden
 
 from assignments.classifier.checks import count_of, model_spec, parts
@@ -15,9 +15,6 @@ from grader.judge.reference import load_reference, run_probe
 from grader.sandbox import own_parts
 from grader.sandbox.schema import MalformedAnswer
 from grader.testing import Failure
-
-ROOT = Path(__file__).resolve().parents[2]
-
 
 H = load_hidden("classifier")
 

@@ -16,10 +16,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.outputs.classroom50 import validate
 
-ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = "2026-11-20T21:03:04Z"
 
 

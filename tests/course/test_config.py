@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.course import student_template as template
 from grader.course.config import FILE, VISIBILITIES, Course, Limits, find_course, load_assignment
 from grader.errors import ConfigError, GraderError
 
-COURSE_ROOT = Path(__file__).resolve().parents[2]
+COURSE_ROOT = ROOT
 REAL_ASSIGNMENTS = ["value_ops", "backward", "mlp", "forward_mode", "graph", "classifier", "gradcheck"]
 MINIMAL = "title: Demo\nfiles: [micrograd/engine.py]\npoints: 10\n"
 

@@ -5,19 +5,16 @@ from __future__ import annotations
 
 import math
 import random
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from checkout import ROOT
 from hidden_tests import load_hidden
 
 from assignments.forward_mode import checks
 from assignments.forward_mode.probes import ANSWERS
 from grader.judge.reference import complete_request, load_reference, run_probe
 from grader.sandbox.schema import MalformedAnswer
-
-ROOT = Path(__file__).resolve().parents[2]
-
 
 H = load_hidden("forward_mode")
 

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import math
 import random
-from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from hidden_tests import load_hidden
 
 from grader.judge.answers import parse
 from grader.judge.reference import complete_request, load_reference, run_probe
 
-ROOT = Path(__file__).resolve().parents[2]
 SEEDS = 12
 
 

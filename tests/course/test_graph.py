@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import random
 import time
-from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from hidden_tests import load_hidden
 
 from assignments.graph import dot, drawings
@@ -17,8 +17,6 @@ from assignments.graph.specs import deep_chain, diamond_chain, dot_spec, from_ex
 from grader.judge.reference import load_reference, run_probe
 from grader.sandbox.schema import MalformedAnswer
 from grader.testing import Failure
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.judge.reference import load_reference
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.config import Course
 from grader.course.handouts import build_notebook
 from grader.intake.notebook import notebook_code
 
-ROOT = Path(__file__).resolve().parents[2]
 REGION = re.compile(r"# BEGIN SOLUTION.*?\n(.*?)# END SOLUTION", re.S)
 
 

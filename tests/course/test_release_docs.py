@@ -14,9 +14,6 @@ import yaml
 
 from grader.cli import build_parser
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
 # --- What the release tells a student to type must be true -------------------------------------------
 
 STALE = ("no self-check", "not yet", "coming soon")

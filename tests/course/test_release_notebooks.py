@@ -13,12 +13,12 @@ from pathlib import Path
 import nbclient
 import nbformat
 import pytest
+from checkout import ROOT
 
 from grader.course.config import Course
 from grader.course.handouts import check_cell, notebook_code_cells, setup_cell
 from grader.intake.notebook import notebook_code
 
-ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference" / "micrograd"
 IMPORTS = """\
 from .engine import Value as relative

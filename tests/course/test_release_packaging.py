@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from checkout import ROOT
 from packaging.requirements import Requirement
 
 from grader.course import release_pyproject as rp
@@ -23,7 +24,6 @@ from grader.course.pins import LOCK_NAME, Lock, Pin, read_lock
 from grader.course.student_release import build_release, min_python
 from grader.errors import GraderError
 
-ROOT = Path(__file__).resolve().parents[2]
 TOML = rp.toml_reader()
 needs_toml = pytest.mark.skipif(TOML is None, reason="no tomllib or tomli to read the file back")
 INSTRUCTOR_ONLY = ("testpaths", "tests", "ruff", "mypy", "selenium", "chromium", "Chromium", ".ci", "mkdocs",

@@ -12,8 +12,6 @@ import pytest
 
 from grader.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 @pytest.fixture
 def course(course_copy: Path) -> Path:

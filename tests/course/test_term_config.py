@@ -10,13 +10,12 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from checkout import ROOT
 
 from grader.course.config import Course, find_course
 from grader.course.gradescope_zip import build_zip
 from grader.course.student_release import build_release
 from grader.errors import ConfigError
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from checkout import ROOT
+
 from grader.judge.claims import ClaimQueue, work_units
 from grader.judge.manifest import Job, Part
 
@@ -78,7 +80,7 @@ def test_a_judges_slots_are_per_assignment_and_no_more_than_its_units(tmp_path: 
     from grader.judge.manifest import Manifest
     from grader.judge.state import GradingState
 
-    root = Path(__file__).resolve().parents[2]
+    root = ROOT
     # a re-run: 30 submissions need value_ops again, 2 others backward
     whole = jobs(30, ("value_ops",)) + [Job(f"r{i}", {"backward": Part()}) for i in range(2)]
     manifest = Manifest(course=str(root), assignments=["value_ops", "backward"], jobs=whole, runtime=str(tmp_path),

@@ -6,10 +6,10 @@ import io
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 from typing import Any
 
 import pytest
+from checkout import ROOT
 
 from grader.course.config import Course
 from grader.grading import batch, follow
@@ -17,7 +17,6 @@ from grader.grading.follow import CheckProgress, judge_environment, run_followed
 from grader.judge.manifest import Manifest
 from grader.judge.progress_feed import ENV, Counts, Ended, Event, Started
 
-ROOT = Path(__file__).resolve().parents[2]
 COURSE = Course(ROOT)
 TITLE_1 = COURSE.assignment("value_ops").title
 

@@ -7,13 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.errors import GraderError
 from grader.grading.shard import parse_shard, shard_of
 from grader.similarity.graded_class import recorded_class
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def rows(path: Path) -> dict[str, dict[str, str]]:

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import hostile_submissions as H
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 
 pytestmark = pytest.mark.linux_only  # the Linux backend, /proc, namespaces or Linux process semantics
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
 HONEST = {
     "correct": lambda d: H.write(d, H.CORRECT),

@@ -6,14 +6,13 @@ from __future__ import annotations
 import csv
 import shutil
 import zipfile
-from pathlib import Path
 
 import hostile_submissions as H
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 ENGINE = (ROOT / "reference" / "micrograd" / "engine.py").read_text()
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from checkout import ROOT
 
 from grader.course.config import Course
 from grader.course.handouts import build_notebook, cell_code
@@ -22,7 +23,6 @@ from grader.errors import SubmissionError
 from grader.intake.candidates import choose
 from grader.intake.submission import read_submission, resolve
 
-ROOT = Path(__file__).resolve().parents[2]
 COURSE = Course(ROOT)
 TEMPLATE = COURSE.template_dir
 REFERENCE = ROOT / "reference" / "micrograd"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from checkout import ROOT
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from grader.intake.entry import Submission
@@ -23,7 +24,6 @@ from grader.intake.git_history import read_at_deadline
 from grader.intake.notebook import code_cells, parse
 from grader.intake.submission import read_submission, resolve
 
-ROOT = Path(__file__).resolve().parents[2]
 ENGINE = (ROOT / "examples" / "submissions" / "correct_recursive" / "micrograd" / "engine.py").read_text()
 ADVICE = ("clear all outputs (Kernel > Restart & Clear Output, or Edit > Clear all outputs in Colab), save, "
           "and check again")

@@ -15,13 +15,13 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from conftest import zip_folder
 
 from grader.cli import main
 from grader.files import remove_tree
 from grader.intake.submission import discover, read_submission, student_id
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
 CORRECT = EXAMPLES / "correct_recursive"
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0

@@ -16,6 +16,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.config import Course
@@ -35,7 +36,6 @@ from grader.intake.metadata_yaml import MAX_METADATA_VALUES
 from grader.intake.submission import discover, read_submission, student_id
 from grader.similarity.sources import read_folder
 
-ROOT = Path(__file__).resolve().parents[2]
 ENGINE = (ROOT / "reference" / "micrograd" / "engine.py").read_text(encoding="utf-8")
 BROKEN = "this is not Python (\n"
 PARIS = ZoneInfo("Europe/Paris")

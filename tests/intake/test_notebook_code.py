@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import sys
 import types
-from pathlib import Path
 
 import nbformat
 import pytest
+from checkout import ROOT
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from grader.intake.cellmap import NOTEBOOK_DURING, failed_import, locate, locate_imports, where_text
 from grader.intake.notebook import read_notebook
 from grader.testing import describe_error
 
-ROOT = Path(__file__).resolve().parents[2]
 ENGINE = "class Value:\n    def __init__(self, data):\n        self.data = data\n"
 
 

@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from test_git_history import DEADLINE, LATE, ON_TIME, commit, make_repo, tag
 
 from grader.cli import main
@@ -22,7 +23,6 @@ from grader.intake.git_history import read_at_deadlines
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
-ROOT = Path(__file__).resolve().parents[2]
 CORRECT = (ROOT / "reference" / "micrograd" / "engine.py").read_text(encoding="utf-8")
 BEFORE, AFTER = "2026-11-30T20:00:00Z", "2026-12-01T09:30:00Z"  # around DEADLINE (2026-11-30T23:59:00Z)
 

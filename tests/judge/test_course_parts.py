@@ -6,13 +6,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.course.config import Course
 from grader.errors import GraderError
 from grader.judge.state import use_course_parts
 from grader.sandbox import own_parts
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

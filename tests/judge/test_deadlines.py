@@ -6,10 +6,10 @@ import json
 import re
 import textwrap
 from dataclasses import replace
-from pathlib import Path
 
 import hostile_submissions as H
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.config import Course, Limits
@@ -142,7 +142,7 @@ def test_the_reference_time_is_measured_once_and_a_failing_reference_gives_no_li
     from grader.judge.manifest import Manifest
     from grader.judge.state import GradingState
 
-    manifest = Manifest(course=str(Path(__file__).resolve().parents[2]), assignments=["value_ops"], jobs=[],
+    manifest = Manifest(course=str(ROOT), assignments=["value_ops"], jobs=[],
                         runtime=str(tmp_path), out="", include_hidden=True)
     state = GradingState(manifest)
     spec = {"leaves": [3.0], "nodes": [["pow", 0, {"const": 2}]], "mode": "local", "seed": 1.0}

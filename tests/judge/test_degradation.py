@@ -18,13 +18,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.sandbox import isolation
 
 pytestmark = pytest.mark.linux_only  # the Linux backend, /proc, namespaces or Linux process semantics
 
-ROOT = Path(__file__).resolve().parents[2]
 CORRECT = ROOT / "examples" / "submissions" / "correct_recursive"
 AS_ROOT = getattr(os, "geteuid", lambda: -1)() == 0
 

@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import csv
 import json
-from pathlib import Path
 
 import hostile_submissions as H
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.judge.answers import MalformedAnswer, parse
 from grader.sandbox.protocol import ProtocolError, decode
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 import time
-from pathlib import Path
+
+from checkout import ROOT
 
 from grader.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 LOOPING_MUL = '''
 
 def _forever(self, other):

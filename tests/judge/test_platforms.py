@@ -22,12 +22,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.errors import GraderError
 from grader.judge import backends
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
 
 MACOS = textwrap.dedent(

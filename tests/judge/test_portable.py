@@ -26,7 +26,6 @@ from grader.cli import main
 from grader.course.config import Limits
 from grader.judge.worker_handle import WorkerCrashed, WorkerTimeout
 
-ROOT = Path(__file__).resolve().parents[2]
 ADD_SPEC = {"leaves": [2.0, 3.0], "nodes": [["add", 0, 1]], "mode": "backward", "backward": [-1]}
 POW_SPEC = {"leaves": [2.0], "nodes": [["pow", 0, {"const": 3.0}]], "mode": "local", "seed": 1.0, "output": -1}
 AS_ROOT = getattr(os, "geteuid", lambda: -1)() == 0

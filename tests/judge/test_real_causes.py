@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.catalogue import write_mutant
 from grader.course.config import Course
 from grader.course.stubs import missing_method_mutants
 
-ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference" / "micrograd"
 
 INIT = 'def __init__(self, data: Number, _children: Iterable["Value"] = (), _op: str = "") -> None:'

@@ -12,13 +12,12 @@ graph of at most 4 nodes in its feedback, and the score is unchanged
 from __future__ import annotations
 
 import json
-from pathlib import Path
+
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.catalogue import load_bugs, write_mutant
 from grader.course.config import Course
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_common_backward_bug_is_shown_on_a_small_graph_in_both_random_graph_tests(tmp_path, capsys):

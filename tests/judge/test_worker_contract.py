@@ -11,18 +11,17 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 
 import hostile_submissions as H
 import psutil
 import pytest
+from checkout import ROOT
 
 from grader.course.config import Limits
 from grader.judge.backends import Sandbox, WorkerSpec
 from grader.judge.linux_handle import prepare_runtime
 from grader.judge.worker_handle import SandboxSetupError, WorkerCrashed, WorkerTimeout
 
-ROOT = Path(__file__).resolve().parents[2]
 ADD_SPEC = {"leaves": [2.0, 3.0], "nodes": [["add", 0, 1]], "mode": "backward", "backward": [-1]}
 
 

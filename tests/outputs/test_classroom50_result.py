@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.course.config import Course
 from grader.errors import WithheldError
@@ -19,7 +20,6 @@ from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import GradedTest, JudgeRecord, empty_record
 from grader.outputs.self_check import CheckResult
 
-ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = Course(ROOT).assignments(["value_ops"])[0]
 ENV = {"CLASSROOM": "ml-2026", "ASSIGNMENT": "micrograd", "SUBMISSION_TAG": "submit/2026-06-01T14-32-05Z-a1b2c3d",
        "USERNAME": "alice", "OWNER": "alice", "ASSIGNMENT_TYPE": "individual",

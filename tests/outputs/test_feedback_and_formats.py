@@ -6,6 +6,8 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from checkout import ROOT
+
 from grader.course.config import Course
 from grader.outputs import formats
 from grader.outputs.failures import NOT_RUN
@@ -14,7 +16,6 @@ from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import GradedTest, JudgeRecord, empty_record
 from grader.outputs.self_check import CheckResult
 
-ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = Course(ROOT).assignments(["value_ops"])[0]
 
 

@@ -11,6 +11,7 @@ import statistics
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.config import Course
@@ -21,7 +22,6 @@ from grader.outputs.item_analysis import analyse, summary
 from grader.outputs.item_analysis import write_csv as write_items
 from grader.outputs.store import ResultStore
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
 FIRST = ["value_ops", "backward", "mlp"]  # the assignments whose files the examples hold
 LEFT_OUT = {"syntax_error", "template_unchanged"}  # on FIRST: cannot be imported; the template as handed out

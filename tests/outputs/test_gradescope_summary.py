@@ -6,12 +6,13 @@ import json
 import shutil
 from pathlib import Path
 
+from checkout import ROOT
+
 from grader.cli import main
 from grader.course.config import Course
 from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import GradedTest, JudgeRecord, empty_record
 
-ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENT = Course(ROOT).assignments(["value_ops"])[0]
 
 

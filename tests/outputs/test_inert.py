@@ -7,15 +7,14 @@ import json
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.inert import code_span, csv_cell, fence, markdown, terminal
 from grader.testing import describe_error
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
 ESCAPE = "\x1b]0;pwned\x07\x1b[2J"
 

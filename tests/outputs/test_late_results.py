@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from checkout import ROOT
 
 from grader.course.config import Course
 from grader.course.due_dates import DueDate
@@ -18,7 +18,6 @@ from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import GradedTest, JudgeRecord, Stamp, empty_record
 from grader.outputs.store import ResultStore, parse
 
-ROOT = Path(__file__).resolve().parents[2]
 VALUE_OPS = Course(ROOT).assignment("value_ops")  # 40 points
 DUE = datetime(2026, 11, 30, 23, 59, tzinfo=ZoneInfo("Europe/Paris"))
 POLICY = LatePolicy(grace=600, penalty=0.1, per="day", cap=0.3)

@@ -8,13 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.roster import match, read_roster
 from grader.errors import ConfigError, GraderError
 from grader.outputs.lms_export import Gradebook, fill_canvas, moodle_csv, plain_csv
-
-ROOT = Path(__file__).resolve().parents[2]
 
 ROSTER = ('student,github,email,sis_id,section,name\n'
           'alice,alice-gh,alice@example.edu,2026001,A,"Liddell, Alice"\n'

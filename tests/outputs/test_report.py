@@ -15,6 +15,7 @@ from urllib.request import url2pathname
 
 import pytest
 from browser import CHROMEDRIVER, CHROMIUM, chromium
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.config import Course
@@ -25,7 +26,6 @@ from grader.outputs.gradebook import grade_from_results, write_csv
 from grader.outputs.item_analysis import analyse
 from grader.outputs.store import ResultStore
 
-ROOT = Path(__file__).resolve().parents[2]
 ASSIGNMENTS = ["value_ops", "backward"]
 HOSTILE_ID = "<img src=x onerror=alert(1)>&co"  # a legal folder name on Linux ("/" is the only forbidden character)
 NEED_ATTENTION = {"syntax_error", "template_unchanged"}  # left out of the class's statistics

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from checkout import ROOT
 
 from grader.commands.report import summary as report_summary
 from grader.course.catalogue import Bug
@@ -25,7 +26,6 @@ from grader.outputs.item_analysis import analyse
 from grader.outputs.item_analysis import summary as items_summary
 from grader.outputs.store import ResultStore
 
-ROOT = Path(__file__).resolve().parents[2]
 HIDDEN = "assignments/backward/tests/hidden/test_backward_hidden.py::"
 TANH = ["Value.tanh"]
 ESC = "\x1b]0;pwned\x07\x1b[2J"  # sets the terminal's title, rings its bell, clears it

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from checkout import ROOT
 
 from grader.course.catalogue import Bug
 from grader.course.config import Course
@@ -12,7 +12,6 @@ from grader.outputs.entries import TestEntry, entries, is_public
 from grader.outputs.likely_bugs import THRESHOLD, attribute, match
 from grader.outputs.store import Result, parse
 
-ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = "assignments/backward/tests/public/test_backward_public.py::"
 HIDDEN = "assignments/backward/tests/hidden/test_backward_hidden.py::"
 

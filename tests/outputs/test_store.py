@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from pathlib import Path
+
+from checkout import ROOT
 
 from grader.course.config import Course
 from grader.grading.batch import grade
 from grader.outputs import store as store_module
 from grader.outputs.records import empty_record
 from grader.outputs.store import ResultStore, parse
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_class_run_parses_each_results_file_once_and_a_resumed_run_once_more(tmp_path):

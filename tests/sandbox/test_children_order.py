@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from assignments.shared.checks import graphs
 from assignments.shared.probes.engine_probes import Children, order_children
@@ -23,7 +24,6 @@ from grader.course.catalogue import load_bugs, write_mutant
 from grader.course.config import Course
 from grader.judge.reference import load_reference, run_probe
 
-ROOT = Path(__file__).resolve().parents[2]
 COURSE = Course(ROOT)
 
 DIAMONDS = [  # a shared node d, listed first and last among its users' operands

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import hostile_submissions as H
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.sandbox import seccomp
 
 pytestmark = pytest.mark.linux_only
 
-ROOT = Path(__file__).resolve().parents[2]
 KNOWN_MACHINE = platform.machine().lower() in seccomp.ARCHITECTURES
 
 

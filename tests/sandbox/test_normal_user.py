@@ -26,8 +26,8 @@ from pathlib import Path
 import hostile_submissions as H
 import psutil
 import pytest
+from checkout import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 USER = "grader-ci"
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 

@@ -24,10 +24,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 AS_ROOT = getattr(os, "geteuid", lambda: -1)() == 0
 PARTS = ROOT / "assignments" / "shared" / "parts"
 

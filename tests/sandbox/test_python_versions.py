@@ -17,10 +17,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "submissions"
 PYENV = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import hostile_submissions as H
 import pytest
+from checkout import ROOT
 from hostile_submissions import processes_named
 
 from grader.course.config import Limits
@@ -16,7 +17,6 @@ from grader.judge.linux_handle import SandboxWorker, prepare_runtime
 
 pytestmark = pytest.mark.linux_only  # the Linux backend, /proc, namespaces or Linux process semantics
 
-ROOT = Path(__file__).resolve().parents[2]
 ADD_SPEC = {"leaves": [2.0, 3.0], "nodes": [["add", 0, 1]], "mode": "backward", "backward": [-1]}
 
 

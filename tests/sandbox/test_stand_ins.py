@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 import sys
 import types
-from pathlib import Path
 
 import pytest
+from checkout import ROOT
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,7 +23,6 @@ from assignments.shared.checks.strategies import expression_graphs
 from grader.judge.reference import load_reference, run_probe
 from grader.sandbox import own_parts
 
-ROOT = Path(__file__).resolve().parents[2]
 own_parts.use(str(ROOT / "assignments" / "shared" / "parts"))
 stand_ins = own_parts.load("stand_ins")  # (every test starts with it loaded again: tests/conftest.py)
 REFERENCE = load_reference(ROOT / "reference")

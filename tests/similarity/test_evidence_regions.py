@@ -9,10 +9,10 @@ hundred thousand times must still give a small page, quickly.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from checkout import ROOT
 from evidence_pages import Page
 
 from grader.course.config import Course
@@ -32,7 +32,6 @@ from grader.similarity.fingerprints import (
 from grader.similarity.similarity_json import PairRecord, RegionRecord, Side
 from grader.similarity.sources import Document
 
-ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ROOT / "reference" / "variants"
 
 

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from checkout import ROOT
 
 from grader.commands.similarity import graded_commits
 from grader.course.config import Course
@@ -16,7 +17,6 @@ from grader.outputs.records import Stamp, empty_record
 from grader.outputs.store import ResultStore
 from grader.similarity.sources import read_folder
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 

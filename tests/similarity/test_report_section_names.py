@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from checkout import ROOT
+
 from grader.course.config import Course
 from grader.outputs.class_report import write_report
 from grader.outputs.similarity_section import similarity_section
 from grader.similarity import similarity_json as R
 from grader.similarity.evidence import MAX_LABEL
 
-ROOT = Path(__file__).resolve().parents[2]
 CONTROLS = ("\x00", "\x07", "\x1b", "\x9b", "\u202e", "\u2066", "\u200f")
 HOSTILE_ID = "mallory\u202e\x1b[2J\x07"
 HOSTILE_CORPUS = "last\x1b]0;pwned\x07\u202eterm"

@@ -22,6 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from browser import chromium
+from checkout import ROOT
 from evidence_pages import Page, package
 
 from grader.cli import main
@@ -30,7 +31,6 @@ from grader.similarity.graded_class import CLASS_FILE, recorded_class
 from grader.similarity.similarity_json import load
 from grader.similarity.sources import MAX_DOCUMENT_CHARS
 
-ROOT = Path(__file__).resolve().parents[2]
 VARIANTS = ROOT / "reference" / "variants"
 MARKER = re.compile(r"^\s*# (BEGIN|END) SOLUTION.*\n", re.M)
 HOSTILE_ID = "<img src=x onerror=alert(1)>&co"

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from checkout import ROOT
 
 from grader.cli import main
 from grader.course.config import Course
@@ -24,7 +25,6 @@ from grader.judge.submission_run import startup_message
 from grader.judge.worker_handle import WorkerTimeout
 from grader.sandbox.returns import ReturnedNone, watched
 
-ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "reference" / "micrograd"
 STARTUP = 2
 """The course copy's start-up limit (``limits.startup_seconds``), in seconds."""
