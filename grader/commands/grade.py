@@ -15,9 +15,11 @@ from grader.grading.batch import grade
 from grader.grading.due_work import due_lines, term_rules
 from grader.grading.progress import Progress
 from grader.grading.shard import parse_shard
+from grader.grading.term_check import check_term
 from grader.inert import terminal
+from grader.intake.submission import discover
 from grader.judge.backends import PORTABLE_WARNING, choose
-from grader.outputs.class_outputs import summary_text, withheld_message
+from grader.outputs.class_outputs import late_lines, summary_text, withheld_message
 
 NAME = "grade"
 HELP = "grade a folder of submissions"
@@ -27,7 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("submissions", metavar="SUBMISSIONS",
                    help="folder with one entry per student (folder, .zip or .ipynb)")
     p.add_argument("-a", "--assignment", action="append", metavar="ID",
-                   help="assignment to grade (repeatable; default: all)")
+                   help="assignment to grade (repeatable; default: every released one). Each is graded into OUT's one "
+                   "gradebook beside those graded into it before")
     p.add_argument("-o", "--output", default="grading-output", metavar="OUT", help="output folder (default: %(default)s)")
     jobs_option(p, "parallel judges")
     p.add_argument("--force", action="store_true", help="re-grade submissions that already have complete results in OUT")
@@ -80,18 +83,28 @@ def run(args: Args) -> ExitCode:
         print(f"{PORTABLE_WARNING}\n({choice.describe()})", file=sys.stderr)
 
     deadline = parse_deadline(args.deadline, course.term.time_zone) if args.deadline else None
-    assignments = course.assignments(args.assignment or None)  # a wrong due date or late policy: nothing graded
+    # the released assignments unless -a names others; a wrong due date or late policy: nothing graded
+    assignments = course.released_assignments(args.assignment or None)
     rules = term_rules(course, deadline, Path(args.roster) if args.roster else None,
                        Path(args.extensions) if args.extensions else None, Path(args.pushes) if args.pushes else None)
-    for line in due_lines(assignments, rules):
+    warnings = check_term(rules, assignments, discover(Path(args.submissions)))  # a row matching nothing: stop here
+    if not args.assignment and (later := course.unreleased_ids()):
+        print(f"Not released yet, so not graded: {', '.join(later)} (released: in their assignment.yaml; "
+              "-a ID grades one anyway)", file=sys.stderr)
+    for line in due_lines(assignments, rules) + warnings:
         print(line, file=sys.stderr)
     with Progress(sys.stderr) as progress:
-        run = grade(course, Path(args.submissions), args.assignment or None, out, args.jobs, progress,
+        run = grade(course, Path(args.submissions), [a.id for a in assignments], out, args.jobs, progress,
                     force=args.force, shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind,
                     rules=rules, junit=args.format == "junit")
     assert run.outputs is not None
     print(summary_text(run.assignments, run.outputs, out, graded=len(run.graded), kept=len(run.skipped),
-                       course_changed=run.course_changed, seconds=time.monotonic() - started, jobs=args.jobs))
+                       course_changed=run.course_changed, seconds=time.monotonic() - started, jobs=args.jobs,
+                       book=run.book))
+    assert run.store is not None
+    for line in [run.copied.warning(), *late_lines(run.store, run.assignments, [g.student for g in run.grades])]:
+        if line:
+            print(line, file=sys.stderr)
     if rules.roster:
         for line in match(rules.roster, [g.student for g in run.grades]).problems():
             print(f"Roster: {terminal(line, keep='')}", file=sys.stderr)

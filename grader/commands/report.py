@@ -39,19 +39,22 @@ def summary(report: ClassReport) -> list[str]:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("graded", metavar="GRADED", help="the output folder of `grader grade`")
+    p.add_argument("-a", "--assignment", action="append", metavar="ID",
+                   help="assignment to report on (repeatable; default: every released one the gradebook holds)")
 
 
 @dataclass(frozen=True)
 class Args(CourseArgs):
-    """``grader report``'s argument: the graded folder."""
+    """``grader report``'s arguments: the graded folder, and the assignments (None: the released ones)."""
 
     graded: str
+    assignment: list[str] | None
 
 
 def run(args: Args) -> ExitCode:
     """``grader report GRADED``."""
     course = course_of(args)
-    report = class_data(Path(args.graded), course)
+    report = class_data(Path(args.graded), course, ids=args.assignment or None)
     path = save_report(Path(args.graded), report)
     print("\n".join(summary(report)))
     print(f"wrote {path}: one self-contained page (needs attention, score distributions, scores per task, "

@@ -38,7 +38,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--submissions", metavar="DIR", help="the class's submissions (default: the folder `grader grade` "
                    "recorded in OUT/_instructor/class.json)")
     p.add_argument("-a", "--assignment", action="append", metavar="ID",
-                   help="assignment to compare (repeatable; default: those graded in OUT)")
+                   help="assignment to compare (repeatable; default: the released ones graded in OUT)")
     p.add_argument("--threshold", type=positive_float, default=THRESHOLD, metavar="SCORE",
                    help="flag pairs whose robust z-score against the class reaches SCORE (default: %(default)s)")
     p.add_argument("--floor", type=percentage, default=FLOOR * 100, metavar="PERCENT",
@@ -145,13 +145,14 @@ def run(args: Args) -> ExitCode:
     if not out.is_dir():
         raise GraderError(f"{out} is not a folder: give the output folder of `grader grade`")
     graded, same = _class(args, out)
+    released = [a.id for a in course.released_assignments()]
     print(f"Comparing the submissions in {terminal(str(graded.submissions), keep='')}"
           + (f" (git repositories at {graded.deadline.isoformat()})" if graded.deadline else "")
           + (f" (recorded in {out / CLASS_FILE})" if not args.submissions else ""), file=sys.stderr)
     report = compare_class(course, out, graded.submissions, deadline=graded.deadline,
                            commits=graded_commits(out) if same else None,
                            corpora=[Path(c) for c in args.corpus or []],
-                           assignment_ids=args.assignment or graded_assignments(out, course.assignment_ids()),
+                           assignment_ids=args.assignment or graded_assignments(out, released) or released,
                            settings=Settings(threshold=args.threshold, floor=args.floor / 100,
                                              identical=args.identical / 100), jobs=args.jobs)
     print("\n".join(summary(report)))

@@ -16,7 +16,7 @@ from typing import TypedDict
 
 from grader.course.config import Assignment
 from grader.course.extensions import Extension, extension_for
-from grader.course.late_policy import Lateness, LatePolicy, assess, penalised
+from grader.course.late_policy import LATEST, Lateness, LatePolicy, assess, penalised
 
 
 class LateTerms(TypedDict):
@@ -73,9 +73,12 @@ class DueDate:
     def window(self) -> tuple[datetime, datetime | None]:
         """(due, last moment the policy still grades work), for choosing a git repository's commit."""
         cutoff = self.policy.cutoff
-        # in UTC: adding to a time of a named zone follows its wall clock, one hour off across a DST change
-        last = self.due.astimezone(timezone.utc) + timedelta(seconds=cutoff) if cutoff is not None else None
-        return self.due, last
+        if cutoff is None:
+            return self.due, None
+        try:  # in UTC: adding to a time of a named zone follows its wall clock, one hour off across a DST change
+            return self.due, self.due.astimezone(timezone.utc) + timedelta(seconds=cutoff)
+        except OverflowError:  # a placeholder due date at the end of 9999
+            return self.due, LATEST
 
     def terms(self, submitted: datetime | None, source: str) -> LateTerms:
         """What the policy makes of work submitted at ``submitted`` (None: no time is recorded, so none is assessed;

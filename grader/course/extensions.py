@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
-from grader.course.late_policy import duration_seconds, duration_text, parse_due
+from grader.course.late_policy import LATEST, duration_seconds, duration_text, parse_due
 from grader.course.roster import check_cell, read_text
 from grader.errors import ConfigError
 
@@ -73,7 +73,8 @@ class Extension:
         """The student's due date when the assignment's is ``due`` (aware): the new due date, or ``due`` plus
         ``extra``: its whole days on the wall clock of ``due``'s time zone (one day after 2026-03-07T23:59 in New
         York, where the clocks spring forward that night, is 2026-03-08T23:59-04:00, 23 hours later), the rest as
-        elapsed seconds (``36h`` after 2026-03-07T23:59 is 2026-03-09T12:59-04:00).
+        elapsed seconds (``36h`` after 2026-03-07T23:59 is 2026-03-09T12:59-04:00); past the year 9999 (a
+        placeholder due date), :data:`~grader.course.late_policy.LATEST`.
 
         Raises:
             ValueError: If ``due`` is naive.
@@ -83,9 +84,16 @@ class Extension:
         if self.due is not None:
             return self.due
         days, rest = divmod(self.extra or 0, 86400)
-        if rest:  # elapsed time, added in UTC (Python adds to a zone's datetime on its wall clock)
-            return (due.astimezone(timezone.utc) + timedelta(seconds=self.extra or 0)).astimezone(due.tzinfo)
-        return (due.replace(tzinfo=None) + timedelta(days=days)).replace(tzinfo=due.tzinfo)
+        try:
+            if rest:  # elapsed time, added in UTC (Python adds to a zone's datetime on its wall clock)
+                return (due.astimezone(timezone.utc) + timedelta(seconds=self.extra or 0)).astimezone(due.tzinfo)
+            return (due.replace(tzinfo=None) + timedelta(days=days)).replace(tzinfo=due.tzinfo)
+        except OverflowError:  # past the year 9999 (a placeholder due date): the end of it
+            return LATEST
+
+    def overflows(self, due: datetime) -> bool:
+        """Whether the extension moves ``due`` past the year 9999 (:meth:`applied_to` then gives :data:`LATEST`)."""
+        return self.due is None and self.applied_to(due) == LATEST
 
     def describe(self, due: datetime) -> str:
         """The extension in one sentence for the student's feedback, given the assignment's due date ``due``

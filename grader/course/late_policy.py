@@ -48,6 +48,8 @@ FORMS = ("2026-11-30 (23:59:59 that day), 2026-11-30T23:59, 2026-11-30 23:59:00+
          "a time without an offset is in the course's time_zone, else this machine's")
 PERCENT = re.compile(r"^\s*(\d{1,3}(?:\.\d{1,4})?)\s*%\s*$")
 KEYS = ("grace", "penalty", "per", "cap", "cutoff")
+LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
+"""The latest moment a due date, a cut-off or an extension can reach: what one past the year 9999 (in UTC) stays at."""
 
 
 @dataclass(frozen=True)
@@ -164,9 +166,13 @@ def _started_days(submitted: datetime, due: datetime) -> int:
 
 
 def _wall_clock_add(when: datetime, days: int) -> datetime:
-    """``days`` calendar days after ``when``, at the same wall-clock time in its time zone, in UTC."""
-    local = when.replace(tzinfo=None) + timedelta(days=days)
-    return local.replace(tzinfo=when.tzinfo).astimezone(timezone.utc)
+    """``days`` calendar days after ``when``, at the same wall-clock time in its time zone, in UTC (:data:`LATEST`
+    past the year 9999)."""
+    try:
+        local = when.replace(tzinfo=None) + timedelta(days=days)
+        return local.replace(tzinfo=when.tzinfo).astimezone(timezone.utc)
+    except OverflowError:
+        return LATEST
 
 
 def time_zone(name: str, where: str = "", key: str = "time_zone") -> tzinfo:
@@ -185,7 +191,8 @@ def time_zone(name: str, where: str = "", key: str = "time_zone") -> tzinfo:
 def parse_due(value: Any, zone: tzinfo | None, where: str = "", key: str = "due") -> datetime:
     """A due date from ``assignment.yaml`` (or ``extensions.csv``) as an aware datetime.
 
-    A date alone means 23:59:59 that day; a time without an offset is in ``zone`` (the course's time zone).
+    A date alone means 23:59:59 that day; a time without an offset is in ``zone`` (the course's time zone); a time
+    past the end of the year 9999 in UTC (a placeholder) is :data:`LATEST`.
 
     Raises:
         ConfigError: If it is not ISO 8601, or has no offset while the course sets no time zone.
@@ -194,12 +201,15 @@ def parse_due(value: Any, zone: tzinfo | None, where: str = "", key: str = "due"
         value = value.isoformat()
     text = str(value).strip()
     local, offset = _read_iso(text, where, key)
-    if offset is not None:
-        return local.replace(tzinfo=offset)
-    if zone is None:
+    if offset is None and zone is None:
         raise ConfigError(where, key, f"{text!r} has no UTC offset and the course sets no time zone: add one "
                                       "(2026-11-30T23:59-05:00) or set time_zone in assignments/course.yaml")
-    return local.replace(tzinfo=zone)
+    when = local.replace(tzinfo=offset if offset is not None else zone)
+    try:
+        when.astimezone(timezone.utc)
+    except OverflowError:  # past the end of 9999 in UTC (9999-12-31 west of Greenwich: a placeholder)
+        return LATEST
+    return when
 
 
 def parse_deadline(text: str, zone: tzinfo | None = None) -> datetime:

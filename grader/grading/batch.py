@@ -27,12 +27,15 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime, timezone
 from pathlib import Path
 
 from grader.course.config import Assignment, Course
+from grader.course.due_dates import DueDate
 from grader.errors import GraderError, SubmissionError
 from grader.files import remove_tree
 from grader.grading.due_work import DueWork, TermRules, read_due_work
+from grader.grading.evidence import CopiedTimes, withhold_copied_times
 from grader.grading.freshness import course_fingerprints, stale
 from grader.grading.shard import shard_of
 from grader.intake.candidates import choose
@@ -41,7 +44,7 @@ from grader.judge.backends import choose as choose_backend
 from grader.judge.claims import ClaimQueue
 from grader.judge.linux_handle import prepare_runtime
 from grader.judge.manifest import Job, Manifest, Part
-from grader.outputs.class_outputs import ClassOutputs, write_class_outputs
+from grader.outputs.class_outputs import ClassOutputs, folder_class, write_class_outputs
 from grader.outputs.gradebook import StudentGrade
 from grader.outputs.records import empty_record
 from grader.outputs.store import ResultStore
@@ -66,6 +69,9 @@ class GradeRun:
         course_changed: Assignment id to (what of the course changed since its kept results, how many
             submissions were graded again on it because of that).
         store: The output folder's results, as the run left them (each results.json parsed once).
+        book: The assignments of the folder's gradebook: this run's and every other assignment of the course
+            graded into the folder before (:func:`grader.outputs.class_outputs.folder_class`), in course order.
+        copied: The submissions whose late work was graded without its due date (:mod:`grader.grading.evidence`).
         outputs: The class's outputs, made from the store once the judges are done: each submission's grade
             (``grades.csv``), the per-test statistics (``item_analysis.csv``), the isolation the workers reported,
             and the JUnit gradebook if asked for.
@@ -77,6 +83,8 @@ class GradeRun:
     course_changed: dict[str, tuple[str, int]] = field(default_factory=dict)
     store: ResultStore | None = None
     outputs: ClassOutputs | None = None
+    book: list[Assignment] = field(default_factory=list)
+    copied: CopiedTimes = field(default_factory=CopiedTimes)
 
     @property
     def grades(self) -> list[StudentGrade]:
@@ -172,6 +180,8 @@ class Plan:
         work: The run's working folder (removed at the end), inside ``instructor``.
         instructor: ``OUT/_instructor``: logs and working folders.
         base: The manifest every judge of the run starts from (its name and file differ).
+        copied: The submissions whose late work is graded without its due date, their file times being a copy's
+            (:mod:`grader.grading.evidence`).
     """
 
     assignments: list[Assignment]
@@ -182,6 +192,7 @@ class Plan:
     instructor: Path
     base: Manifest
     course_changed: dict[str, tuple[str, int]] = field(default_factory=dict)
+    copied: CopiedTimes = field(default_factory=CopiedTimes)
 
 
 def plan(course: Course, submissions: Path, assignments: list[Assignment], store: ResultStore, force: bool,
@@ -210,13 +221,21 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
     skipped: list[str] = []
     prints = course_fingerprints(course, assignments)
     changed: dict[str, tuple[str, int]] = {}
+    started = datetime.now(timezone.utc)
     try:
         runtime = prepare_runtime(work / "runtime", course.parts_dir, course.assignments_dir)
+        dues: dict[str, dict[str, DueDate | None]] = {}
+        read: dict[str, dict[str, DueWork]] = {}
+        for entry in entries:  # every submission read first: whether its time can be trusted depends on the class
+            student = student_id(entry)
+            dues[student] = rules.dues(student, assignments) if rules is not None else \
+                dict.fromkeys(a.id for a in assignments)
+            read[student] = read_due_work(entry, dues[student], rules.zone if rules is not None else None,
+                                          rules.pushes_of(student) if rules is not None else None)
+        read, copied = withhold_copied_times(read, dues, started)
         for index, entry in enumerate(entries):
             student = student_id(entry)
-            dues = rules.dues(student, assignments) if rules is not None else dict.fromkeys(a.id for a in assignments)
-            work_of = read_due_work(entry, dues, rules.zone if rules is not None else None,
-                                    rules.pushes_of(student) if rules is not None else None)
+            work_of = read[student]
             fingerprints = {aid: work_of[aid].fingerprint for aid in work_of}
             why = {a.id: "forced" for a in assignments} if force else stale_assignments(
                 store, assignments, student, fingerprints, prints)
@@ -235,7 +254,7 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
     needed = [a.id for a in assignments if any(a.id in job.parts for job in todo)]  # judges collect only these tests
     base = Manifest(str(course.root), str(runtime), needed, True, todo, hide=hide, out=str(out),
                     queue=str(work / "queue"), slots=MAX_SLOTS, sandbox=sandbox, fingerprints=prints)
-    return Plan(assignments, entries, todo, skipped, work, instructor, base, changed)
+    return Plan(assignments, entries, todo, skipped, work, instructor, base, changed, copied)
 
 
 class JudgePool:
@@ -312,6 +331,12 @@ class JudgePool:
         self.report_written()
 
 
+def _in_course_order(course: Course, graded: list[Assignment]) -> list[Assignment]:
+    """Every assignment of ``course`` in course order, ``graded`` (this run's, as loaded) among them."""
+    mine = {a.id: a for a in graded}
+    return [mine.get(a.id, a) for a in course.assignments()]
+
+
 def grade(
     course: Course,
     submissions: Path,
@@ -363,13 +388,17 @@ def grade(
         work = the_plan.work
         run.skipped = the_plan.skipped
         run.course_changed = the_plan.course_changed
+        run.copied = the_plan.copied
         pool = JudgePool(the_plan, store, progress)
         pool.run(jobs)
         run.graded = list(pool.reported)
     finally:
         if work is not None:
             remove_tree(work)
-    run.outputs = write_class_outputs(store, assignments, [student_id(e) for e in the_plan.entries], junit)
+    book, students = folder_class(store, _in_course_order(course, assignments),
+                                  [student_id(e) for e in the_plan.entries])
+    run.book = book
+    run.outputs = write_class_outputs(store, book, students, junit)
     if pool.failed:
         k, status = pool.failed[0]
         log = the_plan.instructor / "logs" / f"judge-{k}.log"

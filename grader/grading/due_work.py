@@ -34,6 +34,9 @@ from grader.intake.git_history import is_repository, read_at_deadlines
 from grader.intake.pushes import Push, read_push_folder
 from grader.intake.submission import read_submission
 
+FILE_TIMES = "the latest modification time of its files"
+"""The evidence that dates a folder or a notebook (:func:`submitted_at`), which a copy without times makes the copy's
+(:mod:`grader.grading.evidence`)."""
 ZIP_EPOCH = calendar.timegm((1980, 1, 1, 0, 0, 0))
 """The earliest date a zip member records: a zip written without dates holds it."""
 
@@ -49,6 +52,9 @@ class TermRules:
         override: ``--deadline``: every assignment's due date for this run (None: each assignment's ``due``).
         zone: The course's time zone (a zip's dates are read in it; this machine's without one).
         pushes: The server's push records by submission name (``--pushes``; None: none given).
+        extensions_file: Where the extensions were read from (for errors naming its lines), or None.
+        roster_file: Where the roster was read from, or None.
+        pushes_dir: The folder of push records, or None.
     """
 
     extensions: Sequence[Extension] = ()
@@ -56,6 +62,9 @@ class TermRules:
     override: datetime | None = None
     zone: tzinfo | None = None
     pushes: Mapping[str, Sequence[Push]] | None = None
+    extensions_file: Path | None = None
+    roster_file: Path | None = None
+    pushes_dir: Path | None = None
 
     def pushes_of(self, student: str) -> Sequence[Push] | None:
         """The push record of the submission named ``student`` (an empty one when records were given but not its:
@@ -65,7 +74,8 @@ class TermRules:
     def dues(self, student: str, assignments: Sequence[Assignment]) -> dict[str, DueDate | None]:
         """Each assignment's due date for the submission named ``student`` (None: no due date)."""
         row = match(self.roster, [student]).matched.get(student) if self.roster else None
-        ids = [student, *([row.student] if row is not None and row.student != student else [])]
+        # the submission's name, the roster's id and GitHub name: an extension row may give any of them
+        ids = [i for i in dict.fromkeys([student, *((row.student, row.github) if row is not None else ())]) if i]
         return {a.id: due_date(a, ids, self.extensions, self.override) for a in assignments}
 
 
@@ -85,7 +95,8 @@ def term_rules(course: Course, override: datetime | None = None,
         extensions=read_extensions(extensions, term.time_zone, course.assignment_ids())
         if extensions is not None else (),
         roster=read_roster(roster) if roster is not None else (), override=override, zone=term.time_zone,
-        pushes=read_push_folder(pushes) if pushes is not None else None)
+        pushes=read_push_folder(pushes) if pushes is not None else None, extensions_file=extensions,
+        roster_file=roster, pushes_dir=pushes)
 
 
 @dataclass(frozen=True)
@@ -152,7 +163,7 @@ def submitted_at(sub: Submission, zone: tzinfo | None) -> tuple[datetime | None,
         local = naive.replace(tzinfo=zone) if zone is not None else naive.astimezone()
         return local, "the latest date recorded in the zip for its files"
     try:
-        return datetime.fromtimestamp(latest, timezone.utc), "the latest modification time of its files"
+        return datetime.fromtimestamp(latest, timezone.utc), FILE_TIMES
     except (OverflowError, OSError, ValueError):
         return None, "its files' times could not be read"
 

@@ -65,7 +65,7 @@ def merge(course: Course, outs: list[Path], dest: Path) -> tuple[list[Assignment
             ids.add(aid)
     if not found:
         raise GraderError(f"no results.json found in {', '.join(map(str, outs))}")
-    assignments = course.assignments([a for a in course.assignment_ids() if a in ids])
+    assignments = [a for a in course.assignments() if a.id in ids]
     for (aid, student), results in found.items():
         target = dest / aid / student
         if target.resolve() != results.parent.resolve():

@@ -79,14 +79,21 @@ def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | 
         grading it; any other problem with the repository, every window's.
 
     Raises:
-        GraderError: If git is not installed on this machine, or a pushed commit graded is not in the clone (fetch
-            it again).
+        GraderError: If git is not installed on this machine. A pushed commit that is not in the clone (force-pushed
+            away, or a clone older than the record) is the error of the windows that grade it: the student's, never
+            the class's.
     """
-    def choose(repo: _Repo) -> list[Origin]:
+    def choose(repo: _Repo) -> list[Origin | SubmissionError]:
         pushed = repo.pushed(pushes) if pushes is not None else []
-        if pushed:
-            return [repo.pick_pushed(pushed, due, cutoff) for due, cutoff in windows]
-        return [repo.pick(due, cutoff) for due, cutoff in windows]
+        if not pushed:
+            return [repo.pick(due, cutoff) for due, cutoff in windows]
+        picked: list[Origin | SubmissionError] = []
+        for due, cutoff in windows:
+            try:
+                picked.append(repo.pick_pushed(pushed, due, cutoff))
+            except SubmissionError as exc:  # this window's pushed commit is gone: this window's error, no other's
+                picked.append(exc)
+        return picked
 
     return _read(entry, choose, len(windows))
 
@@ -102,14 +109,18 @@ def read_at_commits(entry: Path, commits: Sequence[str]) -> list[Submission]:
     return _read(entry, lambda repo: [repo.at(commit) for commit in commits], len(commits))
 
 
-def _read(entry: Path, choose: Callable[[_Repo], list[Origin]], count: int) -> list[Submission]:
-    """One submission per commit ``choose`` picks in the opened repository (``count`` of them)."""
+def _read(entry: Path, choose: Callable[[_Repo], Sequence[Origin | SubmissionError]], count: int) -> list[Submission]:
+    """One submission per commit ``choose`` picks in the opened repository (``count`` of them; a window it could not
+    pick a commit for has its error)."""
     subs = [Submission(student_id(entry), entry) for _ in range(count)]
     notes: list[str] = []
     try:
         with tempfile.TemporaryDirectory(prefix="grader-git-") as tmp:
             repo = _Repo(entry, Path(tmp) / "borrow.git", notes)
             for sub, origin in zip(subs, choose(repo)):
+                if isinstance(origin, SubmissionError):
+                    sub.error = str(origin)
+                    continue
                 tree = repo.files(origin.commit)  # copied: windows grading one commit share nothing
                 sub.origin, sub.error, sub.notes = origin, tree.error, tree.notes.copy()
                 sub.files, sub.mtimes = tree.files.copy(), tree.mtimes.copy()
@@ -215,8 +226,11 @@ class _Repo:
         ref = _text(push.ref.removeprefix("refs/heads/").removeprefix("refs/tags/").encode())
         stamp, ct = _utc(push.time.timestamp()), math.floor(push.time.timestamp())
         if commit is None:
-            raise GraderError(f"{_text(self.entry.name.encode())}: commit {push.after[:12]} pushed to {ref} at "
-                              f"{stamp} is not in this clone: fetch the repositories again (with their tags), then grade")
+            raise SubmissionError(f"commit {push.after[:12]} pushed to {ref} at {stamp} (the push graded for the due "
+                                  f"date {due.isoformat(timespec='seconds')}) is not in this clone: it was force-pushed "
+                                  "away, or the clone is older than the push record. Fetch the repository again (with "
+                                  "its tags); if it is still missing, the history was rewritten after the push: ask the "
+                                  "student for that commit")
         self.dates[commit] = ct
         late = f"{_duration(ct - math.floor(due.timestamp()))} after the deadline" if push.time > due else "on time"
         return Origin(commit, stamp, ref, push.time > due, f"graded {ref} as pushed at {stamp} (commit {commit[:7]}), "

@@ -43,6 +43,20 @@ class ClassOutputs:
     junit: Path | None = None
 
 
+def folder_class(store: ResultStore, course: list[Assignment], students: list[str]) -> tuple[list[Assignment], list[str]]:
+    """The class an output folder holds: each of the ``course``'s assignments (in course order) that has a result in
+    ``store``, whichever run graded it, and ``students`` followed by every other student with a result there.
+
+    One output folder is one gradebook: grading one assignment a week into it (``grader grade -a ID -o OUT``) keeps
+    the earlier weeks' columns, and a student graded earlier stays in it. A result of an assignment the course no
+    longer has is left out.
+    """
+    stored = store.stored()
+    graded = {aid for aid, _, _ in stored}
+    extra = sorted({student for _, student, _ in stored} - set(students))
+    return [a for a in course if a.id in graded], [*students, *extra]
+
+
 def write_class_outputs(store: ResultStore, assignments: list[Assignment], students: list[str], junit: bool = False
                         ) -> ClassOutputs:
     """Take every student's results from ``store``; write ``grades.csv`` and ``item_analysis.csv`` in its folder
@@ -93,6 +107,38 @@ def withheld_message(withheld: list[tuple[str, str, str]]) -> str:
     return "\n".join(lines)
 
 
+EVIDENCE = (("push", "the server's push times"), ("committer date", "committer dates"),
+            ("modification time", "file modification times"), ("zip", "zip dates"), ("Gradescope", "Gradescope's times"))
+"""What a late decision rests on, as the terminal counts it: a word of the stored ``source`` and its name."""
+
+
+def evidence_kind(source: str) -> str:
+    """The kind of evidence a stored late ``source`` names (:data:`EVIDENCE`), or ``other evidence``."""
+    return next((name for word, name in EVIDENCE if word in source), "other evidence")
+
+
+def late_lines(store: ResultStore, assignments: list[Assignment], students: list[str]) -> list[str]:
+    """One line per assignment with late work: how many results were late and how many after the cut-off, each
+    counted by the evidence it rests on (``value_ops: 3 late (2 by the server's push times, 1 by committer dates);
+    1 after the cut-off (file modification times)``)."""
+    lines = []
+    for a in assignments:
+        counts: dict[str, dict[str, int]] = {"late": {}, "after the cut-off": {}}
+        for student in students:
+            result = store.get(a.id, student)
+            late = result.late if result is not None else None
+            if late is None or not late.late or result is None or result.withheld:
+                continue
+            kind = counts["late" if late.graded else "after the cut-off"]
+            name = evidence_kind(late.source or late.sentence)
+            kind[name] = kind.get(name, 0) + 1
+        parts = [f"{sum(by.values())} {what} ({', '.join(f'{n} by {k}' for k, n in by.items())})"
+                 for what, by in counts.items() if by]
+        if parts:
+            lines.append(f"Late work: {a.id}: {'; '.join(parts)}")
+    return lines
+
+
 def course_changed_line(changed: dict[str, tuple[str, int]]) -> str:
     """One line naming the assignments graded again because the course changed since their kept results."""
     parts = [f"{aid} ({what}; {count} submission(s))" for aid, (what, count) in changed.items()]
@@ -100,12 +146,13 @@ def course_changed_line(changed: dict[str, tuple[str, int]]) -> str:
 
 
 def summary_text(assignments: list[Assignment], made: ClassOutputs, out: Path, *, graded: int, kept: int,
-                 course_changed: dict[str, tuple[str, int]], seconds: float, jobs: int) -> str:
+                 course_changed: dict[str, tuple[str, int]], seconds: float, jobs: int,
+                 book: list[Assignment] | None = None) -> str:
     """What ``grader grade`` prints when it is done: the gradebook table, what the course changed, the counts, where
     the outputs are, the hardest tests and the sandbox's layers.
 
     Args:
-        assignments: The assignments graded.
+        assignments: The assignments graded in this run.
         made: The class outputs (:func:`write_class_outputs`).
         out: The output folder.
         graded: Submissions graded in this run.
@@ -113,14 +160,17 @@ def summary_text(assignments: list[Assignment], made: ClassOutputs, out: Path, *
         course_changed: Assignment id to (what of the course changed, how many submissions were graded again).
         seconds: How long the run took, in seconds.
         jobs: Judge processes run in parallel.
+        book: The gradebook's assignments (every one graded into the folder; None: ``assignments``).
     """
-    lines = [table(assignments, made.grades)]
+    lines = [table(book or assignments, made.grades)]
     if course_changed:
         lines.append("\n" + course_changed_line(course_changed))
     kept_note = f" (kept {kept} complete result(s) from an earlier run; --force re-grades them)" if kept else ""
+    earlier = [a.id for a in book or () if a.id not in {x.id for x in assignments}]
+    book_note = f" (also {', '.join(earlier)}, graded into it by earlier runs)" if earlier else ""
     lines.append(f"\nGraded {graded} submission(s) on {len(assignments)} assignment(s) in {seconds:.1f} s "
-                 f"with {jobs} job(s){kept_note}.\nGradebook: {out / 'grades.csv'}; per-student results.json and "
-                 f"feedback.md in {out}/<assignment>/<student>/")
+                 f"with {jobs} job(s){kept_note}.\nGradebook: {out / 'grades.csv'}{book_note}; per-student "
+                 f"results.json and feedback.md in {out}/<assignment>/<student>/")
     if made.junit is not None:
         lines.append(f"JUnit gradebook: {made.junit}")
     if len(made.grades) > 1:

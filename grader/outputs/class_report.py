@@ -240,13 +240,16 @@ def _assignment(a: Assignment, course: Course, results: Mapping[str, Result | No
                        dict(zip(counted, table.rows)))  # by the student's own id: the rows show it inert
 
 
-def class_data(out: Path, course: Course, store: ResultStore | None = None) -> ClassReport:
+def class_data(out: Path, course: Course, store: ResultStore | None = None, ids: list[str] | None = None
+               ) -> ClassReport:
     """Everything the report shows, computed from the graded folder ``out``.
 
     Args:
         out: A folder written by ``grader grade``.
         course: The course whose assignments and bug catalogues were used.
         store: The folder's results store, when the caller has one (its results are not parsed again).
+        ids: The assignments to report on, of those the gradebook holds (None: its released ones:
+            :meth:`grader.course.config.Course.released_assignments`).
 
     Returns:
         The report's content.
@@ -256,7 +259,7 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None) -> C
         ConfigError: If an assignment's ``bugs.yaml``, the course's ``course.yaml`` or its roster is invalid.
     """
     header, rows = read_gradebook(out)
-    assignments = [a for a in course.assignments() if a.id in header]
+    assignments = [a for a in course.released_assignments(ids) if a.id in header]
     students = [student_id(row["student"], out, [a.id for a in assignments]) for row in rows]
     store = store if store is not None else ResultStore(out)
     items = analyse(store, assignments, students)
@@ -339,7 +342,7 @@ def save_report(out: Path, report: ClassReport) -> Path:
     return path
 
 
-def write_report(out: Path, course: Course, store: ResultStore | None = None) -> Path:
+def write_report(out: Path, course: Course, store: ResultStore | None = None, ids: list[str] | None = None) -> Path:
     """Write ``out/report.html``, the class report of a graded folder.
 
     Args:
@@ -347,6 +350,7 @@ def write_report(out: Path, course: Course, store: ResultStore | None = None) ->
             ``<assignment>/<student>/results.json``).
         course: The course that was graded (assignments, bug catalogues).
         store: The folder's results store, when the caller has one.
+        ids: The assignments to report on (None: the gradebook's released ones).
 
     Returns:
         The path of the report.
@@ -355,4 +359,4 @@ def write_report(out: Path, course: Course, store: ResultStore | None = None) ->
         GraderError: If ``out/grades.csv`` is missing or malformed.
         ConfigError: If an assignment's ``bugs.yaml`` is invalid.
     """
-    return save_report(Path(out), class_data(Path(out), course, store))
+    return save_report(Path(out), class_data(Path(out), course, store, ids))

@@ -13,7 +13,10 @@ repository at a deadline (``grader grade --deadline``), ``commit``,
 assignment's own column holding the final score. The first data row is not special; the maximum
 points are printed in the summary table's header. A score withheld because
 the grader itself failed is an empty cell (and an empty total), never 0,
-with the reason in ``notes``.
+with the reason in ``notes``. The gradebook is the output folder's: one column for every assignment graded into
+it by any run, one row for every student with a result there; an assignment never graded for a student (one who
+joined after it was graded, say) is an empty cell too, noted ``not graded in this folder``, and the total counts
+the scores there are.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell, terminal
 from grader.outputs.attention import finding
-from grader.outputs.store import LateWork, Result, ResultStore
+from grader.outputs.store import LateWork, ResultStore
 
 
 def points(x: float) -> str:
@@ -164,7 +167,10 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
     where: dict[str, list[str]] = {}
     for a in assignments:
         stored = store.get(a.id, student)
-        result = stored or Result(a.id, student, ())
+        if stored is None:  # never graded into this folder (or its results.json is unreadable): no score, not 0
+            where.setdefault("not graded in this folder", []).append(a.id)
+            continue
+        result = stored
         grade_.scores[a.id] = (result.score, result.max_score)
         if result.withheld:
             grade_.withheld[a.id] = result.withheld

@@ -128,11 +128,11 @@ def write_csv(path: Path, items: list[Item]) -> None:
 def summary(items: list[Item], count: int = 5) -> str:
     """The ``count`` tests the class did worst on, one line each, and how many submissions were left out (test titles
     and methods from results.json inert for the terminal: :func:`grader.outputs.attention.one_line`)."""
-    lines = ["Tests the class found hardest (pass rate, test, methods named in failures):"]
+    lines = ["Tests the class found hardest (pass rate of n results, test, methods named in failures):"]
     counted = [it for it in items if it.attempts]
     for it in counted[:count]:
         methods = ", ".join(one_line(m, MAX_ID) for m, _ in it.methods.most_common(2))
-        lines.append(f"  {it.pass_rate:>4.0%}  {it.assignment}: {one_line(it.name, MAX_MESSAGE)}"
+        lines.append(f"  {it.pass_rate:>4.0%} of {it.attempts:<4} {it.assignment}: {one_line(it.name, MAX_MESSAGE)}"
                      + (f"  [{methods}]" if methods else ""))
     if not counted:
         lines.append("  none: no submission was graded normally")

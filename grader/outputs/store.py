@@ -69,6 +69,8 @@ class LateWork:
         graded: False when the work came after the cut-off.
         sentence: What was applied, in one sentence.
         applied: False when the score is withheld (no penalty is applied to it).
+        source: What the submission time is (the server's push time, a commit's committer date, the files'
+            modification times...; "" in results written before it was recorded).
     """
 
     due: str
@@ -84,6 +86,7 @@ class LateWork:
     graded: bool
     sentence: str
     applied: bool
+    source: str = ""
 
     @property
     def late(self) -> bool:
@@ -104,8 +107,9 @@ def _late(value: Any) -> LateWork | None:
         return None
     due, assignment_due, policy, extension, submitted, counted, sentence = (str(t)[:1000] for t in texts)
     taken, raw, final = (float(n) for n in numbers if isinstance(n, (int, float)))
+    source = value.get("source")
     return LateWork(due, assignment_due, policy, extension, submitted, seconds, counted, taken, raw, final, graded,
-                    sentence, applied)
+                    sentence, applied, str(source)[:1000] if isinstance(source, str) else "")
 
 
 @dataclass(frozen=True)

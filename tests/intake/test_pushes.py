@@ -17,7 +17,7 @@ from checkout import ROOT
 from test_git_history import DEADLINE, LATE, ON_TIME, commit, make_repo, tag
 
 from grader.cli import main
-from grader.errors import ConfigError, GraderError
+from grader.errors import ConfigError
 from grader.intake import pushes as P
 from grader.intake.git_history import read_at_deadlines
 
@@ -88,11 +88,18 @@ def test_a_commit_dated_in_the_year_10000_is_late_not_undated(tmp_path):
     assert when is not None and when.year == 9999 and "committer date" in evidence
 
 
-def test_a_pushed_commit_missing_from_the_clone_stops_the_run_instead_of_grading_another(backdated):
+def test_a_pushed_commit_missing_from_the_clone_is_that_windows_error_never_another_commit(backdated):
+    """Force-pushed away: the window the push decides cannot be graded (the student's error, saying what to do); a
+    window decided by a push whose commit is there is graded as usual."""
     repo, honest, _ = backdated
-    record = [activity("refs/heads/main", "ab" * 20, "2026-11-20T22:05:00Z")]
-    with pytest.raises(GraderError, match="is not in this clone: fetch the repositories again"):
-        read_at_deadlines(repo, [(DEADLINE, None)], P.read_pushes(write(repo.parent / "alice.json", record)))
+    record = [activity("refs/heads/main", honest, "2026-11-20T22:05:00Z"),
+              activity("refs/heads/main", "ab" * 20, "2026-11-29T22:05:00Z")]
+    early, due = read_at_deadlines(repo, [(DEADLINE - timedelta(days=5), None), (DEADLINE, None)],
+                                   P.read_pushes(write(repo.parent / "alice.json", record)))
+    assert early.origin.commit == honest and not early.error
+    assert due.origin is None and not due.files
+    assert "commit abababababab pushed to main" in due.error and "force-pushed away" in due.error
+    assert "Fetch the repository again" in due.error
 
 
 def test_a_record_without_the_branch_falls_back_to_committer_dates_and_says_so(backdated):
