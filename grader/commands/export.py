@@ -1,7 +1,9 @@
 """``grader export canvas|moodle|csv OUT``: a graded class's scores for an LMS (:mod:`grader.outputs.lms_export`),
-matched through the roster (``--roster``, or ``roster`` in ``assignments/course.yaml``); every student who could not
-be exported is listed. OUT is never a file the export reads (the roster, ``grades.csv``, the Canvas file) or one the
-course keeps (``course.yaml``, its roster and extensions)."""
+matched through the roster (``--roster``, or ``roster`` in ``assignments/course.yaml``), for the assignments chosen
+with ``-a`` (default: the gradebook's assignments the course has released, :meth:`Course.released_assignments`; every
+one when there is no course). Every student who could not be exported and every Canvas row left as it was is listed,
+on stderr. OUT is never a file the export reads (the roster, ``grades.csv``, the Canvas file) or one the course keeps
+(``course.yaml``, its roster and extensions)."""
 
 from __future__ import annotations
 
@@ -12,12 +14,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.commands import CourseArgs, ExitCode, course_of
-from grader.course.roster import decode_text, read_bytes, read_roster
+from grader.course.config import Assignment, Course
+from grader.course.roster import Student, decode_text, read_bytes, read_roster
 from grader.course.term import COURSE_FILE
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import terminal
-from grader.outputs.lms_export import Export, fill_canvas, gradebook_of, moodle_csv, plain_csv
+from grader.outputs.lms_export import (
+    Export,
+    Gradebook,
+    fill_canvas,
+    gradebook_of,
+    moodle_csv,
+    plain_csv,
+    recorded_points,
+)
 
 NAME = "export"
 HELP = "write a graded class's scores for Canvas, Moodle or a plain CSV, matched through the roster"
@@ -31,10 +42,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "name; default: roster in assignments/course.yaml)")
     p.add_argument("--graded", default="grading-output", metavar="DIR",
                    help="the output folder of `grader grade` (default: %(default)s)")
+    p.add_argument("-a", "--assignment", action="append", metavar="ID",
+                   help="an assignment to export (repeatable; default: the gradebook's assignments that are released, "
+                   "every one without a course; canvas: one without a Canvas column is then skipped, with a note)")
     p.add_argument("--canvas", metavar="CSV", help="canvas: the gradebook exported from Canvas, to fill in")
     p.add_argument("--column", action="append", metavar="ID=TITLE",
                    help="canvas: the Canvas column an assignment fills: a column's title, or its Canvas id when two share "
-                   "a title (default: the assignment's title, then its id)")
+                   "a title (default: the assignment's title, then its id). Scores are scaled to the column's Points "
+                   "Possible when the assignment is worth other points")
     p.add_argument("--key", choices=["email", "idnumber"], default="email",
                    help="moodle: the user field Moodle matches (idnumber: the roster's sis_id; default: %(default)s)")
 
@@ -47,6 +62,7 @@ class Args(CourseArgs):
     out: str
     roster: str | None
     graded: str
+    assignment: list[str] | None
     canvas: str | None
     column: list[str] | None
     key: str
@@ -56,41 +72,111 @@ def run(args: Args) -> ExitCode:
     """``grader export canvas|moodle|csv OUT``.
 
     Raises:
-        GraderError: If OUT is a file the export reads (:func:`_refuse_overwriting`), or an input is missing or invalid.
+        GraderError: If OUT is a file the export reads (:func:`_refuse_overwriting`), an input is missing or invalid,
+            an assignment named (``-a``, ``--column``) is not in the gradebook or has no Canvas column.
     """
     out = Path(args.out)
     roster_path = _roster(args)
     _refuse_overwriting(out, args, roster_path)
     roster = read_roster(roster_path)
-    book = gradebook_of(Path(args.graded))
+    full = gradebook_of(Path(args.graded))
+    chosen, known, left_out = _chosen(args, full, _course(args))
     prefix = ""
     if args.lms == "canvas":
-        if not args.canvas:
-            raise GraderError("grader export canvas needs --canvas FILE: the gradebook exported from Canvas")
-        source = Path(args.canvas)
-        data = read_bytes(source, "the Canvas gradebook")  # bounded, read once: its byte-order mark is kept
-        prefix = "\ufeff" if data.startswith(b"\xef\xbb\xbf") else ""
-        titles = _titles(args)
-        columns: dict[str, list[str]] = {aid: [titles[aid], aid] if aid in titles else [aid] for aid in book.assignments}
-        for item in args.column or []:
-            aid, sep, title = item.partition("=")
-            if not sep or aid not in book.assignments:
-                raise GraderError(f"--column {item!r}: expected ID=TITLE with ID one of {', '.join(book.assignments)}")
-            columns[aid] = [title]
-        text = decode_text(source, "the Canvas gradebook", data)
-        try:
-            done: Export = fill_canvas(text, book, roster, columns)
-        except GraderError as exc:  # fill_canvas sees only the text: name the file
-            raise GraderError(f"{source}: {exc}") from None
+        done, prefix = _canvas(args, full, chosen, known, roster)
+        left_out += done.warnings
     elif args.lms == "moodle":
-        done = moodle_csv(book, roster, args.key)
+        done = moodle_csv(full.only(chosen), roster, args.key)
     else:
-        done = plain_csv(book, roster)
+        done = plain_csv(full.only(chosen), roster)
     write_atomic(out, prefix + done.text)
-    print(f"wrote {out}: {done.filled} score(s) for {len(done.matching.matched)} matched student(s)")
-    for line in done.problems():
-        print(f"  not exported: {terminal(line, keep='')}", file=sys.stderr)
+    which = terminal(", ".join(done.assignments), keep="") or "no assignment"
+    print(f"wrote {out}: {done.filled} score(s) of {which} for {len(done.matching.matched)} matched student(s)")
+    for line in done.notes:
+        print(f"  {terminal(line, keep='')}")
+    for kind, lines in (("note", left_out), ("not exported", done.problems()),
+                        ("not filled", done.not_filled)):
+        for line in lines:
+            print(f"  {kind}: {terminal(line, keep='')}", file=sys.stderr)
     return ExitCode.OK
+
+
+def _canvas(args: Args, book: Gradebook, chosen: list[str], known: dict[str, Assignment],
+            roster: list[Student]) -> tuple[Export, str]:
+    """The Canvas file of ``--canvas`` filled with the ``chosen`` assignments of ``book``, and its byte-order mark
+    ("" when it has none). Each is found by ``--column``, else by its title (``known``), then its id; one the
+    instructor did not name (``-a``, ``--column``) and Canvas has no column for is skipped, with a warning. Its points
+    are the course's (``known``), else what its results record (:func:`recorded_points`).
+
+    Raises:
+        GraderError: If ``--canvas`` is missing, a ``--column`` is not ``ID=TITLE`` of an assignment exported, or
+            :func:`fill_canvas` refuses the file (the message names it).
+    """
+    if not args.canvas:
+        raise GraderError("grader export canvas needs --canvas FILE: the gradebook exported from Canvas")
+    source = Path(args.canvas)
+    data = read_bytes(source, "the Canvas gradebook")  # bounded, read once: its byte-order mark is kept
+    columns: dict[str, list[str]] = {aid: [known[aid].title, aid] if aid in known else [aid] for aid in chosen}
+    for item in args.column or []:
+        aid, sep, title = item.partition("=")
+        if not sep or aid not in book.assignments:
+            raise GraderError(f"--column {item!r}: expected ID=TITLE with ID one of {', '.join(book.assignments)}")
+        if aid not in chosen:
+            raise GraderError(f"--column {item!r}: {aid} is not among the assignments exported "
+                              f"({', '.join(chosen)}): name each one to export with -a ID")
+        columns[aid] = [title]
+    named = set(args.assignment or ()) | {item.partition("=")[0] for item in args.column or ()}
+    points = {aid: a.points for aid, a in known.items()}
+    recorded, disagreeing = recorded_points(Path(args.graded), [aid for aid in chosen if aid not in points])
+    text = decode_text(source, "the Canvas gradebook", data)
+    try:
+        done = fill_canvas(text, book.only(chosen), roster, columns, set(chosen) - named, {**recorded, **points})
+    except GraderError as exc:  # fill_canvas sees only the text: name the file
+        raise GraderError(f"{source}: {exc}") from None
+    done.warnings[:0] = disagreeing
+    return done, "\ufeff" if data.startswith(b"\xef\xbb\xbf") else ""
+
+
+def _course(args: Args) -> Course | None:
+    """The course, when there is one with assignments (exporting needs only the graded folder)."""
+    try:
+        course = course_of(args)
+    except GraderError:
+        return None
+    return course if course.assignment_ids() else None
+
+
+def _chosen(args: Args, book: Gradebook, course: Course | None) -> tuple[list[str], dict[str, Assignment], list[str]]:
+    """The assignments exported: ``-a`` (each in the gradebook), else the gradebook's that the course has released
+    (every one without a course); the course's record of each it has; and a note on those left out.
+
+    Raises:
+        GraderError: If an ``-a`` is repeated or not in the gradebook, or no assignment of the gradebook is released.
+        ConfigError: If an ``assignment.yaml`` the choice reads is invalid.
+    """
+    ids = set(course.assignment_ids()) if course is not None else set()
+    if args.assignment:
+        repeated = sorted({a for a in args.assignment if args.assignment.count(a) > 1})
+        if repeated:
+            raise GraderError(f"-a {repeated[0]} is given more than once")
+        for aid in args.assignment:
+            if aid not in book.assignments:
+                raise GraderError(f"-a {aid}: not in the gradebook {Path(args.graded) / 'grades.csv'} (its "
+                                  f"assignments: {', '.join(book.assignments) or 'none'})")
+        mine = [aid for aid in args.assignment if aid in ids]
+        return list(args.assignment), {a.id: a for a in course.assignments(mine)} if course and mine else {}, []
+    if course is None:
+        return list(book.assignments), {}, []
+    released = {a.id: a for a in course.released_assignments()}
+    chosen = [aid for aid in book.assignments if aid in released]
+    later = [aid for aid in book.assignments if aid in ids and aid not in released]
+    foreign = [aid for aid in book.assignments if aid not in ids]
+    notes = [f"not released yet, left out: {', '.join(later)} (-a ID exports one)"] if later else []
+    notes += [f"not an assignment of the course, left out: {', '.join(foreign)} (-a ID exports one)"] if foreign else []
+    if not chosen:
+        raise GraderError(f"none of the gradebook's assignments ({', '.join(book.assignments) or 'none'}) is released "
+                          "in the course: name the ones to export with -a ID")
+    return chosen, {aid: released[aid] for aid in chosen}, notes
 
 
 def _refuse_overwriting(out: Path, args: Args, roster: Path) -> None:
@@ -148,11 +234,3 @@ def _roster(args: Args) -> Path:
     if roster is None:
         raise GraderError("grader export needs a roster: --roster FILE, or roster in assignments/course.yaml")
     return roster
-
-
-def _titles(args: Args) -> dict[str, str]:
-    """Assignment id to title, from the course when there is one (exporting needs only the graded folder)."""
-    try:
-        return {a.id: a.title for a in course_of(args).assignments()}
-    except GraderError:
-        return {}

@@ -1,17 +1,15 @@
 """Grades for an LMS: a Canvas gradebook filled in, a Moodle grade import file, or a plain per-student CSV.
 
 Each takes the gradebook ``grader grade`` wrote (``OUT/grades.csv``: one column per assignment, in points; an empty
-cell is a score withheld) and the course roster (:mod:`grader.course.roster`), and lists every student it could not
-match instead of dropping them. Files are written with the csv module; cells that come from a person (names) are
-made inert for spreadsheets (:func:`grader.inert.csv_cell`).
+cell is a score withheld, or never graded), narrowed to the assignments exported (:meth:`Gradebook.only`), and the
+course roster (:mod:`grader.course.roster`), and lists every student it could not match, and every row it could not
+fill, instead of dropping them. Files are written with the csv module; cells that come from a person (names) are
+made inert for spreadsheets (:func:`grader.inert.csv_cell`), and scores are written as plain numbers only.
 
-* **Canvas** (:func:`fill_canvas`): Canvas's gradebook export, read as Canvas writes it (Instructor Guide, "How do I
-  export grades in the Gradebook?" and "How do I import grades in the Gradebook?",
-  https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807): a header
-  row of ``Student``, ``ID``, ``SIS User ID``, ``SIS Login ID``, ``Section`` and one column per assignment named
-  ``Title (assignment id)``, then a ``Points Possible`` row (and, in newer exports, a posting-policy row), then one
-  row per student. Only the cells of the chosen assignment columns in matched student rows change; every other byte
-  of the file stays as Canvas wrote it, so Canvas's import shows only those changes.
+* **Canvas** (:func:`fill_canvas`): Canvas's gradebook export, read as Canvas writes it (:mod:`grader.outputs.canvas`
+  names the source). Only the cells of the chosen assignment columns in matched student rows change; every other
+  byte of the file stays as Canvas wrote it, so Canvas's import shows only those changes. A score goes in out of the
+  column's *Points Possible*: scaled when the assignment is worth other points.
 * **Moodle** (:func:`moodle_csv`): Moodle's "Import grades from CSV file" (https://docs.moodle.org/en/Grade_import):
   one column identifies the user (mapped on import to *Email address* or *ID number*), one column per grade item.
 * **CSV** (:func:`plain_csv`): one row per roster student: the roster's columns, each assignment, the total.
@@ -21,27 +19,36 @@ from __future__ import annotations
 
 import csv
 import io
-import re
-from collections.abc import Mapping, Sequence
+import math
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 from grader.course.roster import Matching, Student, match
 from grader.errors import GraderError
 from grader.inert import csv_cell
+from grader.outputs.canvas import ID_COLUMNS, TITLE_CHARS, CanvasFile, read_canvas
+from grader.outputs.gradebook import points as shown
 from grader.outputs.gradebook import read_gradebook, student_id
+from grader.outputs.store import INSTRUCTOR, ResultStore
 
-CANVAS_ID_COLUMNS = ("SIS User ID", "SIS Login ID")
-"""The Canvas columns a student row is matched by, in order: the roster's ``sis_id``, then its ``email``."""
-CANVAS_COLUMN = re.compile(r"^(?P<title>.*\S)\s*\((?P<id>\d+)\)$")
+NAME_CHARS = 60
+"""Characters of a name from a file (a Canvas row's *Student*, a roster id) shown in a message."""
 
 
 @dataclass
 class Gradebook:
-    """``grades.csv`` as the exports read it: student id to assignment id to points ("" when withheld)."""
+    """``grades.csv`` as the exports read it: student id to assignment id to points ("" when withheld or never graded)."""
 
     assignments: list[str]
     scores: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def only(self, assignment_ids: Sequence[str]) -> Gradebook:
+        """This gradebook with the given assignments only, in that order (every student kept)."""
+        ids = list(assignment_ids)
+        return Gradebook(ids, {sid: {a: mine.get(a, "") for a in ids} for sid, mine in self.scores.items()})
 
 
 def gradebook_of(out: Path) -> Gradebook:
@@ -57,6 +64,34 @@ def gradebook_of(out: Path) -> Gradebook:
     return book
 
 
+def recorded_points(out: Path, assignment_ids: Iterable[str]) -> tuple[dict[str, float], list[str]]:
+    """Each assignment's points as its ``OUT/<assignment>/*/results.json`` files record them (their ``max_score``,
+    read through :class:`~grader.outputs.store.ResultStore`; withheld results left out).
+
+    Returns:
+        Assignment id to its points, for those whose results all record one number; and one line for each whose
+        results record several.
+    """
+    store = ResultStore(out)
+    found: dict[str, float] = {}
+    notes: list[str] = []
+    for aid in assignment_ids:
+        folder = out / aid
+        if aid in ("", ".", "..", INSTRUCTOR) or "/" in aid or "\\" in aid or not folder.is_dir():
+            continue
+        seen: Counter[float] = Counter()
+        for student in sorted(p.name for p in folder.iterdir() if p.is_dir()):
+            result = store.get(aid, student)
+            if result is not None and not result.withheld and result.max_score > 0:
+                seen[result.max_score] += 1
+        if len(seen) == 1:
+            found[aid] = next(iter(seen))
+        elif seen:
+            notes.append(f"{aid}: its results.json files record different maximums "
+                         f"({', '.join(shown(m) for m in sorted(seen))})")
+    return found, notes
+
+
 @dataclass
 class Export:
     """What an export did.
@@ -64,22 +99,29 @@ class Export:
     Attributes:
         text: The file's content.
         matching: How the gradebook met the roster.
-        unmatched_rows: LMS rows (Canvas) whose student the roster does not know, by their first cell.
-        filled: How many cells were written.
+        filled: How many scores were written.
+        assignments: The assignments whose scores the file holds.
+        not_exported: Students not in the file, beyond what the matching lists (one line each kind).
+        not_filled: Rows of the LMS file left as they were, or cells of them, and why (one line each).
+        notes: What was written otherwise than copied (a score scaled to the column's points).
+        warnings: What the instructor should check (an assignment skipped, raw points where the column's are
+            unknown).
     """
 
     text: str
     matching: Matching
-    unmatched_rows: list[str] = field(default_factory=list)
     filled: int = 0
+    assignments: list[str] = field(default_factory=list)
+    not_exported: list[str] = field(default_factory=list)
+    not_filled: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def problems(self) -> list[str]:
-        """One line per student who did not make it into the file, and why."""
+        """One line per kind of student who did not make it into the file, and why."""
         lines = [line + (": none of them is exported" if "claimed by several" in line else "")
                  for line in self.matching.problems()]
-        if self.unmatched_rows:
-            lines.append(f"in the LMS file but not on the roster: {', '.join(self.unmatched_rows)}")
-        return lines
+        return lines + self.not_exported
 
 
 def _by_student(book: Gradebook, roster: list[Student]) -> tuple[Matching, dict[str, dict[str, str]]]:
@@ -101,7 +143,7 @@ def plain_csv(book: Gradebook, roster: list[Student]) -> Export:
         total = "" if not mine or "" in cells else f"{round(sum(float(c) for c in cells), 2):g}"
         writer.writerow([csv_cell(v) for v in (s.student, s.name, s.email, s.sis_id, s.section, s.github)]
                         + cells + [total])
-    return Export(buffer.getvalue(), found, filled=len(scores))
+    return Export(buffer.getvalue(), found, filled=len(scores), assignments=list(book.assignments))
 
 
 def moodle_csv(book: Gradebook, roster: list[Student], key: str = "email") -> Export:
@@ -123,139 +165,161 @@ def moodle_csv(book: Gradebook, roster: list[Student], key: str = "email") -> Ex
         if s.student in scores and ident:
             writer.writerow([csv_cell(ident), *(scores[s.student].get(a, "") for a in book.assignments)])
             written += 1
-    export = Export(buffer.getvalue(), found, filled=written)
-    export.unmatched_rows = [s.student for s in roster if s.student in scores and not (s.email if key == "email"
-                                                                                     else s.sis_id)]
+    export = Export(buffer.getvalue(), found, filled=written, assignments=list(book.assignments))
+    keyless = [s.student[:NAME_CHARS] for s in roster if s.student in scores and not (s.email if key == "email"
+                                                                                      else s.sis_id)]
+    if keyless:
+        column = "email" if key == "email" else "sis_id"
+        export.not_exported.append(f"on the roster without the {column} Moodle matches by: {', '.join(keyless)}")
     return export
 
 
-def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapping[str, Sequence[str]]) -> Export:
+
+
+def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapping[str, Sequence[str]],
+                optional: Collection[str] = (), points: Mapping[str, float] | None = None) -> Export:
     """Fill Canvas's gradebook export ``text`` with the gradebook's scores.
 
     Args:
-        text: The Canvas export, as read (byte-order mark removed).
+        text: The Canvas export, as read (byte-order mark removed; :mod:`grader.outputs.canvas`).
         book: The grader's gradebook.
         roster: The roster (its ``sis_id`` meets Canvas's *SIS User ID*, its ``email`` *SIS Login ID*).
         columns: Assignment id to the names of the Canvas column it fills, tried in order: a header cell, its
             title, or its Canvas id.
+        optional: The assignments of ``columns`` skipped, with a warning naming them and the file's columns, when
+            the file has no column for them (Canvas does not have them yet); any other is an error.
+        points: Assignment id to its points. A score goes in out of the column's *Points Possible*: scaled (to two
+            decimals, half up) when the assignment's points differ; raw, with a warning, when either is unknown.
+
+    Returns:
+        The filled text and what was done: every row not filled is named (a student row of another length than the
+        header, a score empty in the gradebook, one that is not a number), and every student not exported (Canvas
+        rows not on the roster, roster students not in the file, besides the matching's).
 
     Raises:
         GraderError: If the file is not a Canvas gradebook, a column cannot be found (naming those there are), a name
             matches several columns (naming them and the ``--column ID=<Canvas id>`` that picks each), or two
             assignments would fill one column. Blank lines stay as they are, and count for no student.
     """
-    spans = _cell_spans(text)
-    rows = [[text[a:b] for a, b in row] for row in spans]
-    try:
-        parsed = list(csv.reader(io.StringIO(text, newline=""), strict=True))
-    except csv.Error as exc:
-        raise GraderError(f"the Canvas file is not CSV ({exc})") from None
-    parsed = [r for r in parsed if r]  # blank lines: _cell_spans leaves them out too, so row r is spans[r]
-    if [[_unquote(c) for c in row] for row in rows] != parsed:
-        raise GraderError("the Canvas file could not be read cell by cell (an unusual quoting): export it again")
-    if not parsed or parsed[0][:1] != ["Student"] or not all(c in parsed[0] for c in CANVAS_ID_COLUMNS):
-        raise GraderError("not a Canvas gradebook export: its first row should start with Student and hold "
-                          f"{' and '.join(CANVAS_ID_COLUMNS)}")
-    header = parsed[0]
-    where = {aid: _canvas_column(header, aid, names) for aid, names in columns.items()}
+    canvas = read_canvas(text)
+    header = canvas.header
+    where: dict[str, int] = {}
+    skipped: list[str] = []
+    for aid, names in columns.items():
+        column = canvas.column(aid, names)
+        if column is not None:
+            where[aid] = column
+        elif aid in optional:
+            skipped.append(f"{aid} ({names[0][:TITLE_CHARS]!r})" if names and names[0] != aid else aid)
+        else:
+            tried = " or ".join(repr(n[:TITLE_CHARS]) for n in names)
+            raise GraderError(f"no Canvas column {tried} for {aid}; the file's assignment columns: "
+                              f"{canvas.assignment_columns()} (choose one with --column {aid}=TITLE)")
     filled_by: dict[int, str] = {}
     for aid, c in where.items():
         if filled_by.setdefault(c, aid) != aid:
-            raise GraderError(f"{filled_by[c]} and {aid} would both fill the Canvas column {header[c][:80]!r}: give "
-                              f"each its own with --column ID=<Canvas id>")
+            raise GraderError(f"{filled_by[c]} and {aid} would both fill the Canvas column "
+                              f"{header[c][:TITLE_CHARS]!r}: give each its own with --column ID=<Canvas id>")
     found, scores = _by_student(book, roster)
+    export = Export("", found, assignments=list(where))
+    if skipped:
+        export.warnings += [f"skipped, no Canvas column yet: {', '.join(skipped)}",
+                            f"the Canvas file's assignment columns: {canvas.assignment_columns()} (--column ID=TITLE "
+                            "fills one of another title)"]
+    scale = _scales(canvas, where, points or {}, export)
+    points_row = canvas.points_row()
     by_sis = {s.sis_id: s for s in roster if s.sis_id}
     by_login = {s.email.lower(): s for s in roster if s.email}
-    sis, login = header.index("SIS User ID"), header.index("SIS Login ID")
-    edits: list[tuple[int, int, str]] = []
-    unmatched = []
-    for r, row in enumerate(parsed[1:], start=1):
-        if len(row) <= max(sis, login) or not row[sis] and not row[login]:
-            continue  # Points Possible, a posting-policy row, the Test Student
-        person = by_sis.get(row[sis].strip()) or by_login.get(row[login].strip().lower())
-        if person is None:
-            unmatched.append(row[0][:60])
+    sis, login = (header.index(c) for c in ID_COLUMNS)
+    cells: list[tuple[int, int, str]] = []
+    seen: set[str] = set()
+    unmatched: list[str] = []
+    empty: dict[tuple[str, str], list[str]] = {}  # (assignment, why) to the students whose cell stays
+    for r, row in enumerate(canvas.rows[1:], start=1):
+        if r == points_row:
             continue
+        person = None
+        if len(row) > max(sis, login):
+            person = by_sis.get(row[sis].strip()) or by_login.get(row[login].strip().lower())
+        line = canvas.lines[r]
+        if len(row) != len(header):  # its cells may not be under their columns: none is written
+            who = f"{row[0][:NAME_CHARS]!r}" + (f", {person.student[:NAME_CHARS]}" if person is not None else "")
+            export.not_filled.append(f"line {line} ({who}): {len(row)} cells for the header's {len(header)}, "
+                                     "left as Canvas wrote it")
+            seen.update([person.student] if person is not None else [])
+            continue
+        if not row[sis].strip() and not row[login].strip():
+            continue  # a posting-policy row, the Test Student
+        if person is None:
+            unmatched.append(f"{row[0][:NAME_CHARS]} (line {line})")
+            continue
+        seen.add(person.student)
         mine = scores.get(person.student)
         if mine is None:
             continue  # on the roster, but not graded (missing) or claimed twice: listed by the matching
         for aid, c in where.items():
-            if c < len(spans[r]) and mine.get(aid, "") != "":
-                a, b = spans[r][c]
-                edits.append((a, b, _quote(mine[aid])))
-    out = text
-    for a, b, cell in sorted(edits, reverse=True):
-        out = out[:a] + cell + out[b:]
-    return Export(out, found, unmatched_rows=unmatched, filled=len(edits))
+            given = mine.get(aid, "")
+            score = _number(given)
+            if score is None:
+                reason = (f"grades.csv's score {given[:20]!r} is not a number" if given else
+                          "no score in grades.csv (withheld, or never graded)")
+                empty.setdefault((aid, reason), []).append(f"{person.student[:NAME_CHARS]} (line {line})")
+                continue
+            if aid in scale:
+                own, columns_points = scale[aid]
+                score = score * columns_points / own
+            cells.append((r, c, _plain(score)))
+    export.not_filled += [f"{aid}: {reason}: {', '.join(who)}" for (aid, reason), who in empty.items()]
+    if unmatched:
+        export.not_exported.append(f"in the LMS file but not on the roster: {', '.join(unmatched)}")
+    absent = [s.student[:NAME_CHARS] for s in roster if s.student not in seen]
+    if absent:
+        export.not_exported.append(f"on the roster but not in the Canvas file: {', '.join(absent)}")
+    export.text = canvas.with_cells(cells)
+    export.filled = len(cells)
+    return export
 
 
-def _canvas_column(header: Sequence[str], aid: str, names: Sequence[str]) -> int:
-    """The index of the Canvas column ``aid`` fills: the first of ``names`` that is a header cell, a column's title or
-    its Canvas id.
-
-    Raises:
-        GraderError: If none is, or one names several columns (two Canvas assignments of one title).
-    """
-    for name in names:
-        found = [i for i, cell in enumerate(header)
-                 if cell == name or (m := CANVAS_COLUMN.match(cell)) is not None and name in (m.group("title"),
-                                                                                              m.group("id"))]
-        if len(found) > 1:
-            shown = [header[i][:80] for i in found[:5]]
-            ids = [m.group("id") for i in found[:5] if (m := CANVAS_COLUMN.match(header[i])) is not None]
-            pick = " or ".join(f"--column {aid}={i}" for i in ids) or f"--column {aid}=<Canvas id>"
-            raise GraderError(f"{len(found)} Canvas columns match {name!r} for {aid}: {', '.join(shown)}; choose one "
-                              f"with {pick}")
-        if found:
-            return found[0]
-    shown = [c for c in header if CANVAS_COLUMN.match(c)]
-    tried = " or ".join(repr(n) for n in names)
-    raise GraderError(f"no Canvas column {tried} for {aid}; the file's assignment columns: {', '.join(shown[:20])}"
-                      f" (choose one with --column {aid}=TITLE)")
-
-
-def _cell_spans(text: str) -> list[list[tuple[int, int]]]:
-    """Where each cell of each record lies in ``text`` (quotes included), for RFC 4180 CSV."""
-    records: list[list[tuple[int, int]]] = []
-    row: list[tuple[int, int]] = []
-    i, n = 0, len(text)
-    while i < n:
-        start = i
-        if text[i] == '"':
-            i += 1
-            while i < n:
-                if text[i] == '"' and i + 1 < n and text[i + 1] == '"':
-                    i += 2
-                elif text[i] == '"':
-                    i += 1
-                    break
-                else:
-                    i += 1
-        while i < n and text[i] not in ",\r\n":
-            i += 1
-        row.append((start, i))
-        if i < n and text[i] == ",":
-            i += 1
-            if i == n:
-                row.append((i, i))
-            continue
-        if i < n and text[i] == "\r":
-            i += 1
-        if i < n and text[i] == "\n":
-            i += 1
-        if any(b > a for a, b in row) or len(row) > 1:
-            records.append(row)
-        row = []
-    if row:
-        records.append(row)
-    return records
+def _scales(canvas: CanvasFile, where: Mapping[str, int], points: Mapping[str, float],
+            export: Export) -> dict[str, tuple[Decimal, Decimal]]:
+    """The assignments whose scores are scaled, to (their points, their column's *Points Possible*); each assignment
+    filled raw for want of either number is a warning of ``export``, each scaled one a note."""
+    scale: dict[str, tuple[Decimal, Decimal]] = {}
+    row = canvas.points_row()
+    if row is None:
+        if where:
+            export.warnings.append(f"the Canvas file has no Points Possible row: raw points filled for "
+                                   f"{', '.join(where)}")
+        return scale
+    for aid, c in where.items():
+        possible, cell = canvas.points_possible(row, c)
+        own = points.get(aid)
+        column = canvas.header[c][:TITLE_CHARS]
+        if possible is None:
+            what = f"{cell[:20]!r}, not a number of points" if cell else "empty"
+            export.warnings.append(f"{aid}: the Canvas column {column!r} has Points Possible {what}: raw points "
+                                   "filled")
+        elif own is None or not own > 0:
+            export.warnings.append(f"{aid}: its points are unknown (no course gives them, nor one maximum in its "
+                                   f"results.json files): raw points filled into the Canvas column of "
+                                   f"{shown(possible)} points")
+        elif not math.isclose(possible, own, rel_tol=0, abs_tol=1e-9):
+            scale[aid] = (Decimal(repr(own)), Decimal(repr(possible)))
+            export.notes.append(f"{aid}: scaled from {shown(own)} points to the Canvas column's {shown(possible)}")
+    return scale
 
 
-def _unquote(cell: str) -> str:
-    return cell[1:-1].replace('""', '"') if len(cell) >= 2 and cell[0] == cell[-1] == '"' else cell
+def _number(cell: str) -> Decimal | None:
+    """A gradebook score as a number, or None when the cell is empty or not a finite number."""
+    try:
+        value = float(cell)
+    except ValueError:
+        return None
+    return Decimal(repr(value)) if math.isfinite(value) else None
 
 
-def _quote(value: str) -> str:
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="").writerow([value])
-    return buffer.getvalue()
+def _plain(value: Decimal) -> str:
+    """A score as Canvas reads it: at most two decimals (half up), no trailing zeros, never a formula."""
+    text = f"{value.quantize(Decimal('0.01'), rounding=ROUND_HALF_UP):f}"
+    text = text.rstrip("0").rstrip(".") if "." in text else text
+    return "0" if text in ("", "-0") else text

@@ -195,13 +195,15 @@ def test_canvas_export_changes_only_the_assignment_cells_of_matched_students_byt
     assert "in the LMS file but not on the roster: Eve Outsider" in err
 
 
-def test_canvas_export_refuses_to_overwrite_its_input_and_names_the_columns_it_found(tmp_path, term, capsys):
+@pytest.mark.parametrize("named", [["-a", "value_ops", "-a", "backward"], ["--column", "backward=Backward, part 2"]])
+def test_canvas_export_refuses_to_overwrite_its_input_and_names_the_columns_it_found(tmp_path, term, capsys, named):
     graded, roster, source = term
     base = ["--course", str(ROOT), "export", "canvas"]
     assert main([*base, str(source), "--roster", str(roster), "--graded", str(graded), "--canvas", str(source)]) == 2
     assert "OUT is the Canvas file itself" in capsys.readouterr().err
+    # an assignment the instructor named (-a, --column) without a Canvas column is an error, not a skip
     assert main([*base, str(tmp_path / "o.csv"), "--roster", str(roster), "--graded", str(graded),
-                 "--canvas", str(source), "--column", "value_ops=Value operations"]) == 2
+                 "--canvas", str(source), "--column", "value_ops=Value operations", *named]) == 2
     err = capsys.readouterr().err
     assert "no Canvas column" in err and "Backward (1202)" in err and "--column backward=TITLE" in err
     assert not (tmp_path / "o.csv").exists()
@@ -258,7 +260,8 @@ def test_two_canvas_columns_with_the_assignments_title_are_refused_naming_both_a
     assert f"{source}: 2 Canvas columns match 'Value operations'" in capsys.readouterr().err and not out.exists()
     assert main([*base, "--column", "value_ops=1299"]) == 0  # the option the message names picks one
     rows = list(csv.reader(io.StringIO(out.read_text(encoding="utf-8-sig"), newline="")))
-    assert rows[2][5:8] == ["", "50", "40"]  # alice: 1201 left as it was, 1299 filled
+    assert rows[2][5:8] == ["", "50", "10"]  # alice: 1201 left as it was, 1299 filled out of its 10 points
+    assert "value_ops: scaled from 40 points to the Canvas column's 10" in capsys.readouterr().out
     assert fingerprint(source) == before
 
 
