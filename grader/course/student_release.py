@@ -167,15 +167,20 @@ From this folder, with `.venv` active:
 
 ```bash
 grader check                                          # every assignment
+grader check -v                                       # every assignment, each in detail
 grader check -a value_ops                             # one assignment
 grader check notebooks/value_ops.ipynb -a value_ops   # a notebook instead of micrograd/
 ```
 
-`grader check` runs the public tests against your code in a sandbox and
-prints your score per task and, for each failing test, the method at fault,
-the inputs, expected vs got, and a hint. It exits 0 only when every public
-test passes. Hidden tests check the same things on other inputs. On the
-untouched template it reports 0 points: that means your set-up works.
+`grader check` runs the public tests against your code in a sandbox. It
+shows the first assignment you have not finished in detail: your score per
+task and, for each failing test, the method at fault, the inputs, expected vs
+got, and a hint; then one line for each other assignment (`-v` shows every
+assignment in detail, `-a ID` the ones you name). An error that stops several
+assignments, such as a syntax error in `micrograd/engine.py`, is shown once,
+with the assignments it stops. It exits 0 only when every public test passes.
+Hidden tests check the same things on other inputs. On the untouched template
+it reports 0 points: that means your set-up works.
 
 ## Notebooks
 

@@ -4,7 +4,8 @@
 :data:`grader.judge.progress_feed.ENV` naming a feed file the judge appends an event to as each test starts and
 ends; while it waits it reads the feed (:class:`grader.judge.progress_feed.FeedReader`, bounded: garbage is
 dropped) and hands the events to a :class:`Follower`. :class:`CheckProgress` is the one ``grader check`` uses: a
-heading as each assignment starts, then a line per test as it ends, e.g.::
+line per assignment with a mark per test as it ends, or (``grader check -v``, ``-a``) a heading as each assignment
+starts, then a line per test as it ends, e.g.::
 
     Checking Assignment 2: backward() and the nonlinearities: 8 public tests
       ✓ Value.tanh: forward value and local gradient (1 / 1)
@@ -90,26 +91,46 @@ def run_followed_judge(manifest: Manifest, path: Path, log: Path, feed: Path, fo
 
 
 class CheckProgress:
-    """``grader check``'s progress: a heading as each assignment starts, a line per test as it ends, and one line
-    for a test still running after :data:`STILL_RUNNING_SECONDS`. Used as a context manager: on exit, a blank line
-    separates the progress from the report.
+    """``grader check``'s progress. Used as a context manager: on exit, a blank line separates the progress from the
+    report.
+
+    With ``every_test`` (``grader check -v``, or ``-a``), a heading as each assignment starts, then a line per test
+    as it ends. Without it, one line per assignment: its heading, then a mark per test as it ends (``✓`` passed,
+    ``✗`` failed, ``!`` not graded), on the same line::
+
+        Checking Assignment 1: Value operations (forward values and local gradients): 6 public tests ✓✗✗✗✗✗
+
+    Either way, a test still running after :data:`STILL_RUNNING_SECONDS` is named on a line of its own (then its end
+    too), and an assignment none of whose tests could run because the code could not be loaded is one line, not a
+    line per test (the report says why, once)::
+
+        Checking Assignment 2: backward() and the nonlinearities (...): 8 public tests: none could run, your code could not be loaded
 
     Args:
         stream: Where to write (``sys.stderr``). A stream that fails is given up on: progress never stops a check.
         course: The course (the assignments' titles).
+        every_test: A line per test (True), or a mark per test on its assignment's line (False).
     """
 
-    def __init__(self, stream: IO[str], course: Course) -> None:
+    def __init__(self, stream: IO[str], course: Course, every_test: bool = True) -> None:
         self.stream = stream
         self.course = course
+        self.every_test = every_test
         self.counts: dict[str, int] = {}
         self.assignment = ""  # the assignment whose heading was written last
         self.running: tuple[Started, float] | None = None  # the test running, and when it started (our clock)
         self.noticed = False  # the running test has been named as still running
         self.wrote = False
         self.broken = False
+        self.open = False  # a line is being written (an assignment's marks), not ended yet
+        self.bare = False  # ... and it holds only the assignment's heading so far
+        self.ended = 0  # tests of the current assignment that ended
+        self.not_run = 0  # ... of which could not run: the code could not be loaded
+        self.held: list[str] = []  # with every_test, not-run tests' lines, held while no test of the assignment ran
+        self.done = False  # the current assignment's progress is complete
         self.encoding = self._encoding()
         self.passed, self.failed = ("✓", "✗") if self.encodes("✓✗") else ("ok", "x")
+        self.marks = ("✓", "✗") if self.encodes("✓✗") else (".", "x")
 
     def _encoding(self) -> str:
         """The stream's encoding (UTF-8 when it has none, or one Python does not know)."""
@@ -132,32 +153,63 @@ class CheckProgress:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self.finish()
         if self.wrote:
             self.write("")
 
-    def write(self, line: str) -> None:
+    def _print(self, text: str, end: str) -> None:
+        """Write ``text`` and ``end`` as the stream can encode them, and flush; a failing stream is given up on."""
         if self.broken:
             return
-        if not self.encodes(line):  # a title's character the code page lacks becomes "?", not an error
-            line = line.encode(self.encoding, "replace").decode(self.encoding)
+        if not self.encodes(text):  # a title's character the code page lacks becomes "?", not an error
+            text = text.encode(self.encoding, "replace").decode(self.encoding)
         try:
-            print(line, file=self.stream, flush=True)
+            print(text, file=self.stream, end=end, flush=True)
         except (OSError, ValueError):  # closed or broken stderr
             self.broken = True
         self.wrote = True
 
+    def write(self, line: str) -> None:
+        """Write a whole line (after ending the line being written, if one is)."""
+        self.end_line()
+        self._print(line, "\n")
+
+    def append(self, text: str) -> None:
+        """Add ``text`` to the line being written (starting one, indented, if none is)."""
+        if not self.open:
+            text = "  " + text.lstrip()
+        self.open, self.bare = True, False
+        self._print(text, "")
+
+    def end_line(self) -> None:
+        """End the line being written, if one is."""
+        if self.open:
+            self.open = self.bare = False
+            self._print("", "\n")
+
     def heading(self, aid: str) -> None:
+        """Start assignment ``aid``'s progress (ending the previous assignment's), unless it is the current one."""
         if aid == self.assignment:
             return
+        self.finish()
         self.assignment = aid
+        self.ended = self.not_run = 0
+        self.held, self.done = [], False
         try:
             title = self.course.assignment(aid).title
         except GraderError:
             title = aid
         count = self.counts.get(aid)
-        self.write(f"Checking {terminal(title, keep='')}" + (f": {count} public tests" if count else ""))
+        line = f"Checking {terminal(title, keep='')}" + (f": {count} public tests" if count else "")
+        if self.every_test:
+            self.write(line)
+        else:  # the line stays open for the marks
+            self.end_line()
+            self._print(line, "")
+            self.open = self.bare = True
 
     def event(self, event: Event) -> None:
+        """Show one event of the feed; an assignment whose tests have all ended is finished at once."""
         if isinstance(event, Counts):
             self.counts.update(event.counts)
         elif isinstance(event, Started):
@@ -165,8 +217,46 @@ class CheckProgress:
             self.running, self.noticed = (event, time.monotonic()), False
         elif isinstance(event, Ended):
             self.heading(event.assignment)
-            self.running = None
+            named = self.noticed and self.running is not None  # its start was named: its end is named too
+            self.running, self.noticed = None, False
+            self.ended += 1
+            self.ended_test(event, named)
+            if self.ended >= self.counts.get(event.assignment, 0) > 0:
+                self.finish()
+
+    def ended_test(self, event: Ended, named: bool) -> None:
+        """Show a test that ended: its line, or its mark; a test that could not run only once the assignment shows
+        whether any test could."""
+        if event.reason == "not_run":
+            self.not_run += 1
+            if self.every_test and self.not_run < self.ended:
+                self.write(self.line(event))
+            elif self.every_test:
+                self.held.append(self.line(event))
+            return
+        for line in self.held:  # a test ran after all: the held lines are shown as they were
+            self.write(line)
+        self.held = []
+        if self.every_test or named:
             self.write(self.line(event))
+        else:
+            mark = "!" if event.reason == "grader" else self.marks[0] if event.passed else self.marks[1]
+            self.append(f" {mark}" if self.bare else mark)
+
+    def finish(self) -> None:
+        """End the current assignment's progress: what could not run, in one line, and the end of its line."""
+        if self.done or not self.assignment:
+            return
+        self.done = True
+        loaded = "your code could not be loaded"
+        if self.every_test and self.held:  # no test of the assignment ran: one line for them all
+            tests = f"the {len(self.held)} public tests" if len(self.held) > 1 else "its public test"
+            self.write(f"  {self.failed} none of {tests} could run: {loaded} (the report below says why)")
+        elif not self.every_test and self.not_run:
+            self.append(f": none could run, {loaded}" if self.not_run == self.ended and self.bare
+                        else f" ({self.not_run} could not run: {loaded})")
+        self.held = []
+        self.end_line()
 
     def line(self, event: Ended) -> str:
         """A test's line: its mark, title, points (none for a test worth none), and why it failed when the points

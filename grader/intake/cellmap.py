@@ -84,12 +84,19 @@ def locate(error: Any, line_map: LineMap | None) -> Any:
         A new dict whose ``where`` (when it points into the staged package)
         has ``cell``, ``code_cell``, ``notebook`` and the line within the cell;
         ``cell`` is None for a line the grader added around the notebook's code.
+        An import error's ``top_level`` (:class:`grader.sandbox.protocol.TopLevel`) is located the same way.
     """
     if not line_map or not isinstance(error, dict):
         return error
-    where = error.get("where")
+    places = {key: _located(error.get(key), line_map) for key in ("where", "top_level")}  # top_level: see TopLevel
+    found = {key: place for key, place in places.items() if place is not None}
+    return {**error, **found} if found else error
+
+
+def _located(where: Any, line_map: LineMap) -> dict[str, Any] | None:
+    """``where`` (a place in the staged files) located in the notebook, or None when it is not in the package."""
     if not isinstance(where, dict) or not _relative(where.get("file", "")).startswith("micrograd/"):
-        return error
+        return None
     located: dict[str, Any] = {**where, "notebook": line_map.get("notebook", "notebook"),
                                "cell": None, "code_cell": None}
     line = where.get("line")
@@ -98,7 +105,7 @@ def locate(error: Any, line_map: LineMap | None) -> Any:
         if span is not None:
             located.update(cell=span["cell"], code_cell=span["code_cell"],
                            line=span["cell_line"] + line - span["line"])
-    return {**error, "where": located}
+    return located
 
 
 def locate_imports(imports: Any, line_map: LineMap | None) -> Any:

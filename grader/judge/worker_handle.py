@@ -119,9 +119,29 @@ def module_file(module: str) -> str:
     return module.replace(".", "/") + ".py"
 
 
-def _import_result(value: Any) -> ErrorReport | None:
-    """One module's import result from the hello, as data the judge can use: None (imported) or an error dict."""
-    return None if value is None else error_record(value)
+def _top_level(value: Any) -> protocol.TopLevel | None:
+    """The top-level line an import error names (:class:`~grader.sandbox.protocol.TopLevel`), bounded as
+    :func:`error_record` bounds ``where``; None when absent or malformed."""
+    if not isinstance(value, dict):
+        return None
+    line, file = value.get("line"), _bounded_text(value.get("file"), 200)
+    if type(line) is not int or not 0 <= line <= 10**7 or not file:
+        return None
+    return protocol.TopLevel(file=file, line=line, source=_bounded_text(value.get("source"), 200))
+
+
+def _import_result(value: Any) -> protocol.ImportErrorReport | None:
+    """One module's import result from the hello, as data the judge can use: None (imported) or an error dict (with
+    the top-level line that called what failed, when the worker named a well-formed one)."""
+    if value is None:
+        return None
+    error = error_record(value)
+    report = protocol.ImportErrorReport(type=error["type"], message=error["message"], where=error["where"],
+                                        during=error["during"])
+    top = _top_level(value.get("top_level")) if isinstance(value, dict) else None
+    if top is not None:
+        report["top_level"] = top
+    return report
 
 
 def worker_environment(scratch: Path) -> dict[str, str]:

@@ -37,7 +37,7 @@ from grader.inert import fence, markdown, terminal
 from grader.outputs.failures import NOT_RUN, not_run, views
 from grader.outputs.feedback import likely_causes, start_here
 from grader.outputs.gradebook import points
-from grader.outputs.self_check import CheckResult
+from grader.outputs.self_check import CheckResult, headline, label
 
 SCHEMA = "classroom50/result/v1"
 RESULT_FILE = "result.json"
@@ -215,9 +215,10 @@ def _methods(test: Mapping[str, Any]) -> dict[str, list[str]]:
 
 
 def release_body(result: CheckResult) -> str:
-    """The Markdown of the submission's Release: the total, each assignment's task scores, "Start here", and each
-    failing test's feedback in a ``<details>`` block; all the submission's text inert, at most :data:`MAX_BODY`
-    characters (a last line says when it was shortened)."""
+    """The Markdown of the submission's Release: the total, each error that stopped code from loading once (with the
+    assignments it stopped), "Start here", each assignment's task scores (one line for an assignment none of whose
+    tests could run), and each failing test's feedback in a ``<details>`` block; all the submission's text inert, at
+    most :data:`MAX_BODY` characters (a last line says when it was shortened)."""
     _graded(result)
     scale = _scale(result)
     rows = _rows(result, scale)
@@ -231,18 +232,29 @@ def release_body(result: CheckResult) -> str:
         head += [f"Classroom 50 counts whole points: the course's points are multiplied by {scale.factor}.", ""]
     failing = [t for a in result.assignments for t in result.tests(a) if t["status"] != "passed" and not not_run(t)]
     uses = {m: b for a in result.assignments for m, b in a.uses.items()}
+    titles = {a.id: label(a) for a in result.assignments}
+    for shared in result.shared_load_errors():  # once, however many assignments it stopped; first: it stops most
+        stopped = ", ".join(titles[aid] for aid in shared.assignments)
+        head += [f"**Your code could not be loaded** (this stops {markdown(stopped)}):", "",
+                 *fence(terminal(shared.error["detail"][:MAX_FEEDBACK])), ""]
     head += start_here(likely_causes([_methods(t) for t in failing], uses), uses=uses)
     sections = [head]
     for a in result.assignments:
         s, m = result.score(a)
-        table = [f"## {markdown(a.title)}: {points(s)} / {points(m)}", "", "| task | points | |", "| --- | --- | --- |"]
+        table = [f"## {markdown(a.title)}: {points(s)} / {points(m)}", ""]
+        errors = result.load_errors(a)
+        stopped = "; ".join(dict.fromkeys(headline(e["problem"]) for e in errors))
+        if result.blocked(a) and errors:  # no test could run: the error above says why
+            sections.append([*table, f"Not run: {markdown(stopped)} (the error above).", ""])
+            continue
+        table += ["| task | points | |", "| --- | --- | --- |"]
         table += [f"| {markdown(task or '-')} | {points(ts)} / {points(tm)} | {'✅' if ts >= tm else '❌'} |"
                   for task, (ts, tm) in sorted(result.tasks(a).items())]
         table.append("")
-        loaded = {e["problem"] for e in result.load_errors(a)}
+        loaded = {e["problem"] for e in errors}
         table += [line for p in result.problems(a) if p not in loaded for line in (f"> **Could not grade:** {markdown(p)}", "")]
-        for error in result.load_errors(a):
-            table += ["**Your code could not be loaded:**", "", *fence(terminal(error["detail"][:MAX_FEEDBACK])), ""]
+        if errors:
+            table += [f"Some tests could not run: {markdown(stopped)} (the error above).", ""]
         sections.append(table)
         for view in views([t for t in result.tests(a) if t["status"] != "passed" and not not_run(t)]):
             t = view.test

@@ -21,7 +21,8 @@ A test that could not run because the submission could not be loaded says
 only :data:`NOT_RUN`; the error itself is reported once per assignment
 (:func:`load_errors`), with the standard-library advice when an import of a
 package outside it is the cause, and where to put test code when code run at
-import (``input()``, a long loop) is.
+import (``input()``, a long loop, demo code calling a method that raises:
+:func:`top_level_call` then names the top-level line) is.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from typing import Any, TypedDict
 from grader.intake.cellmap import failed_import, where_text
 from grader.testing.cases import NOT_RUN_KINDS, CaseResult, Check
 from grader.testing.contracts import blocked_text
-from grader.testing.outcomes import Failure, StudentFault, describe_error
+from grader.testing.outcomes import MAX_MESSAGE, Failure, StudentFault, cap, describe_error
 
 NOT_RUN = "Not run: your code could not be loaded, so this test could not run (the error is shown once, at the top)."
 """The whole feedback of a test that no code of the submission could run in."""
@@ -268,6 +269,26 @@ def input_advice(error: Mapping[str, Any]) -> str:
     return f"input() found nothing to read: the grader gives your code no input; {advice}"
 
 
+def top_level_call(error: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """How an import error raised in a function that code at the top level of a module called (demo code left at
+    the bottom of a file: ``print(Value(2.0) * 3)`` while ``__mul__`` is a stub) is told, or None when it was not.
+
+    Returns:
+        The error's first line (``code at its top level raised ...``), the lines naming the top-level line and the
+        function that raised, and the advice (put such code under ``if __name__ == "__main__":``).
+    """
+    top, where = error.get("top_level"), error.get("where")
+    if not isinstance(top, Mapping) or not top.get("file"):
+        return None
+    etype, message = cap(error.get("type") or "Exception", 100), cap(error.get("message") or "", MAX_MESSAGE)
+    first = f"code at its top level raised {etype}" + (f": {message}" if message else "")
+    lines = f"  at {cap(where_text(dict(top)), 300)}, at the top level: {cap(top.get('source') or '', 200)}"
+    if isinstance(where, Mapping) and where:
+        lines += (f"\n  called {cap(where_text(dict(where)), 300)}, in {cap(where.get('function') or '', 100)}: "
+                  f"{cap(where.get('source') or '', 200)}")
+    return first, lines, NOTEBOOK_ADVICE if error.get("notebook") else TOP_LEVEL_ADVICE
+
+
 def load_errors(imports: Mapping[str, Any], startup: str = "") -> list[LoadError]:
     """The modules of a submission that could not be loaded, each cause once.
 
@@ -285,10 +306,17 @@ def load_errors(imports: Mapping[str, Any], startup: str = "") -> list[LoadError
         if isinstance(where, Mapping) and where.get("file") in failed_files and where.get("file") != own:
             continue  # e.g. nn.py failing only because engine.py does: reported once
         failed_files.add(own)
+        what = failed_import(module, dict(error))
+        called = top_level_call(error)
+        if called is not None:
+            first, lines, advice = called
+            top = dict(error["top_level"])
+            errors.append(LoadError(problem=f"{what}: {first} ({cap(where_text(top), 300)}). {advice[0].upper()}{advice[1:]}",
+                                    detail=f"{what}: {first}\n{lines}\n  {advice}"))
+            continue
         described = describe_error(dict(error))
         at = f" ({where_text(dict(where))})" if isinstance(where, Mapping) and where else ""
         advice = stdlib_advice(error) or input_advice(error)
-        what = failed_import(module, dict(error))
         errors.append(LoadError(problem=f"{what}: {described.splitlines()[0]}{at}" + (f". {advice}" if advice else ""),
                                 detail=f"{what}: {described}" + (f"\n  {advice}" if advice else "")))
     if startup:  # its first line says what happened, each further line (indented) what to do: on one line, sentences

@@ -105,3 +105,33 @@ def exception_info(exc: BaseException, code_dir: str | None) -> dict[str, Any]:
         where = None
     message = exc.msg if isinstance(exc, SyntaxError) and isinstance(exc.msg, str) and where else exc
     return {"type": text(type(exc).__name__, 100), "message": text(message), "where": where}
+
+
+def top_level_call(exc: BaseException, code_dir: str | None) -> dict[str, Any] | None:
+    """Where code at the top level of a student's module called what raised ``exc`` while the module was imported.
+
+    Demo code left at the bottom of a file (``print(Value(2.0) * 3)``) runs on import: when the method it calls
+    raises, the innermost frame in the student's files (``where`` of :func:`exception_info`) is the method, and
+    the line that made the import fail is the innermost frame running a module's top level (``<module>``).
+
+    Args:
+        exc: The exception the import raised.
+        code_dir: The directory holding the student's files.
+
+    Returns:
+        ``{"file", "line", "source"}`` of that top-level line, or None when no frame in the student's files ran
+        below it (the top-level line raised by itself, or the error is not in the student's files).
+    """
+    try:
+        if not code_dir:
+            return None
+        inside = [frame for frame in traceback.extract_tb(exc.__traceback__)
+                  if frame.filename and os.path.abspath(frame.filename).startswith(code_dir + os.sep)]
+        tops = [k for k, frame in enumerate(inside) if frame.name == "<module>"]
+        if not tops or tops[-1] == len(inside) - 1:
+            return None
+        frame = inside[tops[-1]]
+        return {"file": os.path.relpath(frame.filename, code_dir), "line": int(frame.lineno or 0),
+                "source": text((frame.line or "").strip(), 200)}
+    except BaseException:  # noqa: BLE001 - a hostile traceback must not break reporting
+        return None

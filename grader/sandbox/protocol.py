@@ -14,7 +14,8 @@ Before any request, the worker then sends, in order:
 2. ``{"isolation": {layer: {"layer", "active", "reason"}}}`` (:class:`IsolationMessage`, :class:`LayerStatus`),
    before any student code runs;
 3. ``{"importing": module}`` (:class:`Importing`) before importing each student module, in order;
-4. ``{"hello": 1, "imports": {module: None | error}}`` (:class:`Hello`), after importing the submission.
+4. ``{"hello": 1, "imports": {module: None | error}}`` (:class:`Hello`, :class:`ImportErrorReport`), after importing
+   the submission.
 
 Any of them may be ``{"setup_failed": {"layer": ..., "reason": ...}}`` (:class:`SetupFailedMessage`)
 instead: the sandbox could not be set up, and no student code has run. Then, per probe::
@@ -132,6 +133,21 @@ class ErrorReport(TypedDict):
     during: str
 
 
+class TopLevel(TypedDict):
+    """The line at the top level of a student's module that called what failed while the module was imported."""
+
+    file: str
+    line: int
+    source: str
+
+
+class ImportErrorReport(ErrorReport, total=False):
+    """A student module's import error: an :class:`ErrorReport`, and, when code at the top level of a module called
+    the function that raised (demo code left at the bottom of a file), that line."""
+
+    top_level: TopLevel
+
+
 class Request(TypedDict):
     id: int
     probe: str
@@ -169,7 +185,7 @@ class Importing(TypedDict):
 
 class Hello(TypedDict):
     hello: Literal[1]
-    imports: dict[str, ErrorReport | None]
+    imports: dict[str, ImportErrorReport | None]
 
 
 class LayerStatus(TypedDict):

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import course_code, ipc, isolation, landlock, limits, own_parts, protocol
-from .plain import exception_info, text
+from .plain import exception_info, text, top_level_call
 from .probekit import Context, ModuleUnavailable
 from .probes import PROBES
 from .protocol import BACKEND, LaunchedConfig, LayerStatus, WorkerConfig, off, on
@@ -55,7 +55,9 @@ def import_submission(code_dir: str, names: list[str], announce: Callable[[str],
     """Import the student's modules; return (modules, errors) keyed by full name.
 
     ``announce(name)``, if given, is called before each import: the judge then knows which file was being imported
-    when time ran out (its code at the top level runs on import: a training loop, ``input()``...).
+    when time ran out (its code at the top level runs on import: a training loop, ``input()``...). An error raised
+    in a function that code at the top level called also says which top-level line called it (``top_level``:
+    :func:`~.plain.top_level_call`).
     """
     modules: dict[str, Any] = {}
     errors: dict[str, Any] = {}
@@ -66,6 +68,9 @@ def import_submission(code_dir: str, names: list[str], announce: Callable[[str],
             module = importlib.import_module(name)
         except BaseException as exc:  # noqa: BLE001 - SyntaxError, SystemExit, anything
             errors[name] = exception_info(exc, code_dir)
+            called = top_level_call(exc, code_dir)
+            if called is not None:  # demo code at the bottom of the file called a method that raised
+                errors[name]["top_level"] = called
             continue
         modules[name] = module
         short = name.rpartition(".")[2]

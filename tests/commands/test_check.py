@@ -12,9 +12,10 @@ from checkout import ROOT
 
 from grader.cli import main
 from grader.commands import check as check_command
+from grader.course.config import Course
 from grader.outputs.classroom50 import validate
 from grader.outputs.gradescope_results import gradescope_results
-from grader.outputs.records import empty_record
+from grader.outputs.records import GradedTest, empty_record
 from grader.outputs.self_check import CheckResult
 
 EXAMPLES = ROOT / "examples" / "submissions"
@@ -53,6 +54,23 @@ def test_the_self_check_needs_neither_hidden_tests_nor_the_reference(tmp_path, c
     shutil.copytree(EXAMPLES / "correct_recursive" / "micrograd", course / "micrograd")
     assert main(["--course", str(course), "check", str(course)]) == 0
     assert "All public tests pass." in capsys.readouterr().out
+
+
+def test_by_default_only_the_released_assignments_are_checked(tmp_path, capsys):
+    course = tmp_path / "release"
+    for aid in ("value_ops", "backward"):
+        src = ROOT / "assignments" / aid
+        shutil.copytree(src / "tests" / "public", course / "assignments" / aid / "tests" / "public")
+        shutil.copy(src / "assignment.yaml", course / "assignments" / aid / "assignment.yaml")
+    config = course / "assignments" / "backward" / "assignment.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "released: false\n", encoding="utf-8")
+    shutil.copytree(ROOT / "assignments" / "shared", course / "assignments" / "shared",
+                    ignore=shutil.ignore_patterns("parts", "__pycache__"))
+    shutil.copytree(EXAMPLES / "correct_recursive" / "micrograd", course / "micrograd")
+    assert main(["--course", str(course), "check", str(course), "--format", "json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)["assignments"]) == ["value_ops"]  # backward is not out yet
+    assert main(["--course", str(course), "check", str(course), "-a", "backward", "--format", "json"]) == 0
+    assert list(json.loads(capsys.readouterr().out)["assignments"]) == ["backward"]  # named: checked all the same
 
 
 def test_json_format(capsys):
@@ -143,6 +161,32 @@ def test_classroom50_format_writes_no_result_when_the_grader_failed(tmp_path, ca
     assert not (tmp_path / "result.json").exists() and not (tmp_path / "release-body.md").exists()
 
 
+def test_v_shows_every_assignment_in_detail_and_without_it_only_the_first_not_passing(capsys, monkeypatch):
+    asked: list[list[str] | None] = []
+
+    def one_failing_test_each(course, path, assignment_ids=None, sandbox=None, follower=None):
+        asked.append(assignment_ids)
+        result = CheckResult(course.assignments(assignment_ids), path=path)
+        for a in result.assignments:
+            record = empty_record()
+            record["tests"] = [GradedTest(key="t::m", name=f"{a.id} test", task="9.9", max_score=2.0, score=0.0,
+                                          status="failed", visibility="visible", public=True, output="✗ case\n  wrong",
+                                          methods=[], about=[], hints=[], internal_error="", grader_error="",
+                                          duration=0.1, slowest_call=None)]
+            result.results[a.id] = gradescope_results(a, record)
+        return result
+
+    monkeypatch.setattr(check_command, "self_check", one_failing_test_each)
+    released = [a.id for a in Course(ROOT).released_assignments()]
+    status, out = run(capsys, ".", "-v")
+    assert status == 1 and asked == [released]  # the released assignments, by id
+    assert all(f"  ✗ {aid} test (0 / 2)" in out for aid in released) and "grader check -v" not in out
+    status, out = run(capsys, ".")
+    assert [aid for aid in released if f"  ✗ {aid} test (0 / 2)" in out] == released[:1]
+    assert f"`grader check -v` (all) or `grader check -a {released[1]}` (one)" in out
+    assert sum(": 1 of 1 public tests fail" in line for line in out.splitlines()) == len(released) - 1
+
+
 def test_missing_path_is_a_clear_error(capsys, tmp_path):
     assert main(["--course", str(ROOT), "check", str(tmp_path / "nope")]) == 2
     assert "does not exist" in capsys.readouterr().err
@@ -164,14 +208,19 @@ def variant(tmp_path: Path, name: str, *edits: tuple[str, str]) -> Path:
 STDLIB = "The grader runs the standard library only (numpy, matplotlib and other packages are not installed)"
 
 
-def test_an_import_of_numpy_is_shown_once_per_assignment_with_file_line_and_why(tmp_path, capsys):
+def test_an_import_of_numpy_is_shown_once_with_file_line_why_and_the_assignments_it_stops(tmp_path, capsys):
     folder = variant(tmp_path, "numpy_user", ('"""Scalar autograd', 'import numpy as np\n"""Scalar autograd'))
     status, out = run(capsys, str(folder), *FIRST_THREE)
     assert status == 1
-    assert out.count(STDLIB) == 3 and out.count("No module named 'numpy'") == 3  # once per assignment
-    assert out.count("at micrograd/engine.py line 1, in <module>: import numpy as np") == 3
+    assert out.count(STDLIB) == 1 and out.count("No module named 'numpy'") == 1  # once, not once per assignment
+    assert out.count("at micrograd/engine.py line 1, in <module>: import numpy as np") == 1
+    assert "The same error stops Assignment 2 and Assignment 3" in out
+    for title in ("Assignment 2: backward()", "Assignment 3: a neural network"):
+        line = next(line for line in out.splitlines() if line.startswith(title))
+        assert line.endswith(": not run: micrograd/engine.py could not be imported (the error above)"), line
     assert "✗" not in out and "task 1.1:" not in out and "Hint:" not in out  # nothing else for those assignments
-    assert len(out.splitlines()) < 25, out
+    assert out.splitlines()[-1].endswith("next: micrograd/engine.py could not be imported (see above)")
+    assert len(out.splitlines()) < 15, out
 
 
 def test_a_missing_colon_is_shown_once_with_file_and_line(capsys):
