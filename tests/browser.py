@@ -54,3 +54,13 @@ def chromium(tmp_path: Path, binary: Path = CHROMIUM, driver: Path = CHROMEDRIVE
         yield web
     finally:
         web.quit()
+
+
+def open_at_width(driver: Any, url: str, width: int, height: int = 900) -> None:
+    """Open ``url`` in a window whose viewport (``window.innerWidth`` by ``window.innerHeight``) is exactly ``width``
+    by ``height`` CSS pixels: the window's frame, if any, is added to the size asked for."""
+    driver.set_window_size(width, height)
+    inner = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    if inner != [width, height]:
+        driver.set_window_size(2 * width - inner[0], 2 * height - inner[1])
+    driver.get(url)

@@ -18,11 +18,14 @@ from grader.outputs.gradebook import points
 BINS = 10
 """Bars per histogram: equal-width bins from 0 to the assignment's points."""
 
-WIDTH, HEIGHT = 520, 240
-"""Size of a histogram, in SVG user units."""
+WIDTH, HEIGHT = 440, 256
+"""Size of a histogram, in SVG user units (a card of the report shows it at about 340 to 440 px wide, so its text
+is drawn at about 80% to 100% of its size)."""
 
-LEFT, RIGHT, TOP, BOTTOM = 44, 14, 26, 44
-"""Histogram margins: room for the axis labels."""
+LEFT, RIGHT, TOP, BOTTOM = 50, 14, 40, 44
+"""Histogram margins: room for the axis labels. The top margin holds two bands of text that never overlap: each
+bar's count just above the bar (its baseline at most ``TOP - 3``), and above those the label of the mean (or of a
+similarity chart's cutoff), whose baseline the template puts at ``TOP - 24``."""
 
 
 @dataclass
@@ -72,6 +75,17 @@ class Distribution:
         return max(self.scores, default=0.0)
 
 
+def tick_step(most: int) -> int:
+    """The step of the student-count axis up to ``most``: the smallest of 1, 2, 5, 10, 20, 50... that needs at most
+    six steps, so the ticks read as round numbers (0, 50, 100, ... rather than 0, 54, 108, ...)."""
+    scale = 1
+    while True:
+        for step in (scale, 2 * scale, 5 * scale):
+            if -(-most // step) <= 6:
+                return step
+        scale *= 10
+
+
 def histogram(assignment: Assignment, scores: list[float], left_out: int = 0) -> Distribution:
     """Lay out the histogram of ``scores`` (0 to ``assignment.points``) as SVG bars; ``left_out`` students were not
     counted."""
@@ -80,7 +94,7 @@ def histogram(assignment: Assignment, scores: list[float], left_out: int = 0) ->
     for s in scores:
         counts[min(max(int(s / full * BINS), 0), BINS - 1)] += 1
     top = max(max(counts), 1)
-    step = max(1, -(-top // 5))  # at most about 5 labelled ticks
+    step = tick_step(top)
     top = -(-top // step) * step
     slot = plot_w / BINS
     bars = []

@@ -89,6 +89,15 @@ class LateSection:
     claimed_twice: list[str] = field(default_factory=list)
     roster: bool = False
 
+    @property
+    def policies(self) -> list[tuple[str, list[str]]]:
+        """Each distinct late policy with the assignments it applies to, in course order of first use: the report
+        states a policy once, above the outcomes, rather than in a narrow column of each row."""
+        grouped: dict[str, list[str]] = {}
+        for due in self.assignments:
+            grouped.setdefault(due.policy, []).append(due.assignment)
+        return list(grouped.items())
+
 
 def outcome(result: Result) -> str:
     """What the policy did to one result: one of :class:`AssignmentDue`'s ``counts`` keys."""

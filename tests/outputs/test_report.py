@@ -358,7 +358,7 @@ def check_in_browser(report: Path, chromium: Any) -> None:
 
     cells = [td.text for td in chromium.find_elements(By.CSS_SELECTOR, "#students td.student")]
     assert HOSTILE_ID in cells
-    link = chromium.find_element(By.CSS_SELECTOR, "#students tr:first-child td.links a")
+    link = chromium.find_element(By.CSS_SELECTOR, "#students tr:first-child td.score a")
     assert Path(url2pathname(urlparse(link.get_attribute("href")).path)).is_file()
     assert chromium.find_elements(By.CSS_SELECTOR, "#bugs tr.bug-row")
     kinds = [r.get_attribute("data-kind") for r in chromium.find_elements(By.CSS_SELECTOR, "#attention tr.attention-row")]
