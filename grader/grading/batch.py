@@ -34,8 +34,8 @@ from grader.course.config import Assignment, Course
 from grader.course.due_dates import DueDate
 from grader.errors import GraderError, SubmissionError
 from grader.files import remove_tree
+from grader.grading.copied_times import CopiedTimes, withhold_copied_times
 from grader.grading.due_work import DueWork, TermRules, read_due_work
-from grader.grading.evidence import CopiedTimes, withhold_copied_times
 from grader.grading.freshness import course_fingerprints, stale
 from grader.grading.shard import shard_of
 from grader.intake.candidates import choose
@@ -71,7 +71,7 @@ class GradeRun:
         store: The output folder's results, as the run left them (each results.json parsed once).
         book: The assignments of the folder's gradebook: this run's and every other assignment of the course
             graded into the folder before (:func:`grader.outputs.class_outputs.folder_class`), in course order.
-        copied: The submissions whose late work was graded without its due date (:mod:`grader.grading.evidence`).
+        copied: The submissions whose late work was graded without its due date (:mod:`grader.grading.copied_times`).
         outputs: The class's outputs, made from the store once the judges are done: each submission's grade
             (``grades.csv``), the per-test statistics (``item_analysis.csv``), the isolation the workers reported,
             and the JUnit gradebook if asked for.
@@ -181,7 +181,7 @@ class Plan:
         instructor: ``OUT/_instructor``: logs and working folders.
         base: The manifest every judge of the run starts from (its name and file differ).
         copied: The submissions whose late work is graded without its due date, their file times being a copy's
-            (:mod:`grader.grading.evidence`).
+            (:mod:`grader.grading.copied_times`).
     """
 
     assignments: list[Assignment]

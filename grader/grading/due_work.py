@@ -36,7 +36,7 @@ from grader.intake.submission import read_submission
 
 FILE_TIMES = "the latest modification time of its files"
 """The evidence that dates a folder or a notebook (:func:`submitted_at`), which a copy without times makes the copy's
-(:mod:`grader.grading.evidence`)."""
+(:mod:`grader.grading.copied_times`)."""
 ZIP_EPOCH = calendar.timegm((1980, 1, 1, 0, 0, 0))
 """The earliest date a zip member records: a zip written without dates holds it."""
 

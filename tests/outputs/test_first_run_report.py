@@ -126,8 +126,8 @@ def test_a_resumed_run_prints_the_same_hardest_tests(tmp_path, capsys):
     again = capsys.readouterr().out
     assert "Graded 0 submission(s)" in again and "kept 3 complete result(s)" in again
     assert hardest(again) == hardest(first)
-    shown = re.findall(r"^ +(\d+)%  backward: ", hardest(first), re.M)
-    assert len(shown) == 5 and shown[0] == "50"  # of the 2 counted (the template left out), one failed
+    shown = re.findall(r"^ +(\d+)% of (\d+) +backward: ", hardest(first), re.M)
+    assert len(shown) == 5 and shown[0] == ("50", "2")  # of the 2 counted (the template left out), one failed
     assert "leave out the 1 result(s), a student on an assignment, that need attention" in hardest(first)
 
 
