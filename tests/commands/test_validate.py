@@ -17,28 +17,34 @@ from grader.course.stubs import missing_method_mutants
 from grader.errors import ConfigError
 
 
-def test_the_real_course_validates_with_no_miss(capsys):
-    """Reference full marks, template 0, every correct variant full marks, every catalogued bug caught."""
-    status = main(["--course", str(ROOT), "validate"])
+@pytest.mark.parametrize("assignment", ["value_ops", "backward", "mlp", "forward_mode", "graph", "classifier",
+                                        "gradcheck"])
+def test_the_real_course_validates_with_no_miss(assignment, capsys):
+    """Reference full marks, template 0, every correct variant full marks, every catalogued bug caught (one
+    assignment a test, so that the suite's workers share the work)."""
+    status = main(["--course", str(ROOT), "validate", "-a", assignment])
     out = capsys.readouterr().out
     assert status == 0, out[-4000:]
     assert "No misses" in out
     # fault isolation in the engine's assignments: a method left as its stub costs nothing outside its own tests
-    missing = re.findall(r"^(Value\.\w+)\s+(value_ops|backward)\s+([\d.]+)\s+([\d.]+)\s", out, re.M)
-    assert len(missing) >= 2 * 16, out
-    assert [m for m in missing if float(m[3]) > 0] == []
+    if assignment in ("value_ops", "backward"):
+        missing = re.findall(rf"^(Value\.\w+)\s+{assignment}\s+([\d.]+)\s+([\d.]+)\s", out, re.M)
+        assert len(missing) >= 16, out
+        assert [m for m in missing if float(m[2]) > 0] == []
     # and in the network's: an engine method costs at most the one point of the XOR test on the student's engine,
     # a network method nothing outside its own tests (and the network's integration tests, about every method)
-    network = re.findall(r"^((?:Value|Module|Neuron|Layer|MLP)\.\w+)\s+mlp\s+([\d.]+)\s+([\d.]+)\s", out, re.M)
-    assert len(network) >= 16 + 10, out
-    assert [m for m in network if float(m[2]) > (1 if m[0].startswith("Value.") else 0)] == []
-    assert [m for m in network if not m[0].startswith("Value.") and float(m[1]) == 0] == []
+    if assignment == "mlp":
+        network = re.findall(r"^((?:Value|Module|Neuron|Layer|MLP)\.\w+)\s+mlp\s+([\d.]+)\s+([\d.]+)\s", out, re.M)
+        assert len(network) >= 16 + 10, out
+        assert [m for m in network if float(m[2]) > (1 if m[0].startswith("Value.") else 0)] == []
+        assert [m for m in network if not m[0].startswith("Value.") and float(m[1]) == 0] == []
     # catalogued bugs: no cascade anywhere
     bugs = re.findall(r"^(\w+/\w+)\s+\S+\s+.*?\s([\d.]+)\s+([\d.]+)\s+(?:yes|no)\s+yes$", out, re.M)
-    assert len(bugs) >= 40 and [b for b in bugs if float(b[2]) > 0 and not b[0].startswith("backward/")] == [], bugs
-    # a student's `grader check` (public tests only) reveals at least 90% of the catalogued bugs
-    rates = dict(re.findall(r"(\w+) (\d+)%", out.split("Public kill rate")[1].splitlines()[0]))
-    assert all(int(rates[a]) >= 90 for a in ("all", "value_ops", "backward", "mlp")), rates
+    assert len(bugs) >= 5 and [b for b in bugs if float(b[2]) > 0 and not b[0].startswith("backward/")] == [], bugs
+    # a student's `grader check` (public tests only) reveals at least 90% of the engine's and network's bugs
+    if assignment in ("value_ops", "backward", "mlp"):
+        rates = dict(re.findall(r"(\w+) (\d+)%", out.split("Public kill rate")[1].splitlines()[0]))
+        assert int(rates[assignment]) >= 90, rates
 
 
 def test_the_catalogue_is_large_and_covers_every_assignment():

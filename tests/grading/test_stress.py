@@ -87,11 +87,13 @@ def test_kill_minus_9_and_rerun_finish_the_class_with_the_scores_of_grading_alon
     alone_scores = {kind: row["value_ops"] for kind, row in grades(alone_out).items()}
 
     before = (snapshot(course), snapshot(subs))
-    tmp_before = set(os.listdir("/tmp"))
+    private = tmp_path / "tmp"  # the run's own temporary folder: another test's, running beside it, is not ours
+    private.mkdir()
+    env = dict(os.environ, TMPDIR=str(private))
     out = tmp_path / "out"
     cmd = [sys.executable, "-m", "grader", "--course", str(course), "grade", str(subs), "-a", "value_ops",
            "-o", str(out), "-j", "2"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and len(list(out.glob("value_ops/*/results.json"))) < 30:
         time.sleep(0.1)
@@ -105,7 +107,7 @@ def test_kill_minus_9_and_rerun_finish_the_class_with_the_scores_of_grading_alon
         time.sleep(0.1)
     assert leftover_processes(str(out)) == []
 
-    rerun = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    rerun = subprocess.run(cmd, capture_output=True, text=True, check=False, env=env)
     assert rerun.returncode == 0, rerun.stderr[-2000:]
     assert f"kept {done_before_kill} complete result(s)" in rerun.stdout
 
@@ -119,6 +121,6 @@ def test_kill_minus_9_and_rerun_finish_the_class_with_the_scores_of_grading_alon
     assert "not a readable zip" in got["h100_corrupt"]["notes"] and "empty" in got["h101_empty"]["notes"]
     assert leftover_processes(str(out)) == []
     assert (snapshot(course), snapshot(subs)) == before
-    assert {p for p in set(os.listdir("/tmp")) - tmp_before if "grader" in p} == set()
+    assert [p for p in os.listdir(private) if "grader" in p] == []  # nothing left in the temporary folder
     # no work folder left: the logs, judge errors if any, and the record of what was graded (grader similarity)
     assert {p.name for p in (out / "_instructor").iterdir()} - {"judge-errors"} == {"logs", "class.json"}
