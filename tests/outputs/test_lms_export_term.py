@@ -11,17 +11,12 @@ from pathlib import Path
 
 import pytest
 from checkout import ROOT
+from test_lms_export import ROSTER  # the same four students
 
 from grader.cli import main
 from grader.course.config import Course
 from grader.course.roster import read_roster
 from grader.outputs.lms_export import Gradebook, fill_canvas
-
-ROSTER = ('student,github,email,sis_id,section,name\n'
-          'alice,alice-gh,alice@example.edu,2026001,A,"Liddell, Alice"\n'
-          'bob,Bob-GH,bob@example.edu,2026002,B,Bob Builder\n'
-          'carol,,carol@example.edu,2026003,A,Carol\n'
-          'dave,dave-gh,dave@example.edu,2026004,B,Dave\n')
 
 GRADES = ("student,value_ops,backward,total,notes\n"
           "alice,40,50,90,\n"
