@@ -126,10 +126,16 @@ def write_csv(path: Path, items: list[Item]) -> None:
 
 
 def summary(items: list[Item], count: int = 5) -> str:
-    """The ``count`` tests the class did worst on, one line each, and how many submissions were left out (test titles
-    and methods from results.json inert for the terminal: :func:`grader.outputs.attention.one_line`)."""
+    """The ``count`` tests the class did worst on, one line each with its number of results, and how many submissions
+    were left out (test titles and methods from results.json inert for the terminal:
+    :func:`grader.outputs.attention.one_line`). Tests graded on at least half as many results as the most come
+    first: a test only one notebook reached is no measure of the class."""
     lines = ["Tests the class found hardest (pass rate of n results, test, methods named in failures):"]
     counted = [it for it in items if it.attempts]
+    most = max((it.attempts for it in counted), default=0)
+    # a test few results reached (one notebook graded on an assignment nobody else handed in) says little about
+    # the class: those graded on at least half as many as the most are listed first
+    counted.sort(key=lambda it: it.attempts * 2 < most)  # stable: worst pass rate first within each group
     for it in counted[:count]:
         methods = ", ".join(one_line(m, MAX_ID) for m, _ in it.methods.most_common(2))
         lines.append(f"  {it.pass_rate:>4.0%} of {it.attempts:<4} {it.assignment}: {one_line(it.name, MAX_MESSAGE)}"

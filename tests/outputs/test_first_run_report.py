@@ -160,3 +160,16 @@ def test_a_test_no_submission_counts_for_comes_last_with_empty_statistics(graded
     assert {(r["pass_rate"], r["mean_score"], r["students"], r["left_out"]) for r in rows(out / "item_analysis.csv")} \
         == {("", "", "0", "2")}
     assert "none: no submission was graded normally" in summary(items)
+
+
+def test_the_hardest_tests_say_how_many_results_and_a_test_one_notebook_reached_does_not_lead():
+    """Mid-term, one notebook graded on an assignment nobody else has: its tests at 0% of 1 no longer top the list."""
+    from grader.outputs.item_analysis import Item, summary
+
+    items = [Item("forward_mode", "f::t", "Dual.__add__", "4.1", 2, attempts=1, passed=0),
+             Item("mlp", "m::t", "learns XOR", "3.4", 2, attempts=6, passed=3),
+             Item("value_ops", "v::t", "Value.__mul__", "1.2", 2, attempts=6, passed=5)]
+    lines = summary(sorted(items, key=lambda it: it.pass_rate), count=3).splitlines()
+    assert lines[1].split() == ["50%", "of", "6", "mlp:", "learns", "XOR"]
+    assert lines[2].split()[:4] == ["83%", "of", "6", "value_ops:"]
+    assert lines[3].split()[:4] == ["0%", "of", "1", "forward_mode:"]
