@@ -17,7 +17,6 @@ from typing import Any
 
 from assignments.gradcheck.probes import expression
 from assignments.shared.checks.graphs import evaluate, with_local_gradients
-from assignments.shared.checks.models import grader_parts_in_use
 from grader.testing import Failure, StudentFault, close, show
 
 ATOL, RTOL = 1e-5, 1e-3
@@ -129,9 +128,9 @@ def describe_operand(spec: dict[str, Any], node: int, operand: int) -> str:
 
 
 def self_check_note() -> str:
-    """Where the analytic gradients come from, when that is the student's own engine (a self-check)."""
-    return "" if grader_parts_in_use() else \
-        " (the self-check runs gradcheck on your own Value's backward(); hidden grading uses the grader's)"
+    """Where the analytic gradients come from: nothing to say any more (the grader's functions are evaluated by the
+    grader, in a self-check as in hidden grading)."""
+    return ""
 
 
 def check_verdicts(student: Callable[..., Any], items: Sequence[Item], rng: random.Random, atol: float = ATOL,
@@ -221,6 +220,11 @@ def check_counts(student: Callable[..., Any], spec: dict[str, Any], engine: str 
     ``backward()`` calls (each once, or once per path with ``engine="per_path"``); the same on a second call."""
     spec = completed(spec)
     got = student("gradcheck_count", spec, engine)
+    if got["judged"]["backward_passes"] < 2:  # two calls of count_ops, each one backward(): counted by the judge
+        raise Failure(f"{count_text(spec)} never ran backward() (the grader counts each run, and each closure it "
+                      "calls): its backward count is not a count of the closures called",
+                      hint="wrap each non-leaf node's _backward in a counting closure, run out.backward() once, "
+                           "and count the calls of those closures")
     forward = len(reachable(spec))
     backward = forward if engine == "once" else calls_per_path(spec)
     fw, bw = got["first"]

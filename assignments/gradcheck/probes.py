@@ -1,30 +1,27 @@
-"""The probes of assignment ``gradcheck``: the student's checker run on functions the grader makes.
+"""The probes of assignment ``gradcheck``: the student's checker run on functions the judge evaluates.
 
 Every function handed to the student's ``numerical_grad``, ``analytic_grad``,
-``gradcheck`` and ``count_ops`` is a graph spec of
-:mod:`assignments.shared.probes.engine_probes` turned into a Python function
-``f(*leaves)`` (:func:`function_of`): each call rebuilds the graph on the
-``Value``s it is given, every node made by the probe itself
-(``engine_probes.grader_node``: the one-argument constructor, then ``_prev``
-and ``_op``), its forward value computed with ``math`` (``FORWARD``) at the
-data of those ``Value``s, its ``_backward`` the probe's own closure
-(``engine_probes.closure``) with the local gradients the judge sent
-(``"locals"``). So no operation of the student's engine runs, and:
+``gradcheck`` and ``count_ops`` is a handle (:func:`function_of`): the worker
+holds its number and its leaves' count, nothing of its program. Each call
+``f(*leaves)`` asks the judge (``probekit.ask("call", ...)``), which evaluates
+the function's graph at the leaves' data and answers with its nodes (operation,
+children, forward value); ``f`` builds them on :class:`JudgedValue`. A node's
+``_backward`` closure knows its call and node numbers; the local gradients it
+multiplies by (a *broken operation*'s wrong ones included) are the judge's, given
+for that call only when ``backward()`` runs on it (or a closure is called). So
+before the student's code has called ``f`` and run ``backward()``, the worker
+holds no gradient of ``f`` at all: a checker cannot read one out of ``f``
+instead of comparing the two sides. The judge (:mod:`.judged`) counts every
+evaluation of ``f`` and every ``backward()``: a count the worker keeps is never
+evidence.
 
-* the forward values, hence every central difference, are right at every point;
-* the local gradients are numbers the judge computed at the spec's point ``xs``
-  (``leaves``), right only there. That is all the analytic side needs: a gradient
-  check evaluates ``backward()`` at ``xs`` only; finite differences read
-  ``.data`` alone. A *broken operation* is the same node with some of those
-  numbers changed by the judge (a factor, a sign, a zero, ...), so the request
-  does not say which functions are broken: only the student's checker,
-  comparing the two sides, can tell.
-
-In hidden grading the ``Value`` the student's functions use is the grader's own
-(the part ``stand_ins``, put in place of the student's for the probe, as the
-network's probes do: :func:`grader_engine`), so an engine bug (a ``backward()``
-without a visited set) costs no points here; a self-check, which has no
-parts, runs on the student's own engine.
+The ``Value`` the student's checker uses is :class:`JudgedValue` (put in place
+of the student's in ``engine``, ``gradcheck`` and the module its functions were
+defined in), in hidden grading and in a self-check alike: forward arithmetic on
+plain numbers, and a ``backward()`` that asks the judge in which order to call
+the closures of what ``f`` made (each once, or once per path for the tests of a
+``backward()`` without a visited set). So an engine bug costs no points here,
+and the worker holds no working ``backward`` nor any local gradient.
 
 Probes measure, the judge decides: they return the verdicts, gradients and
 counts as the student's functions give them.
@@ -32,21 +29,26 @@ counts as the student's functions give them.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypedDict
 
-from assignments.shared.probes.engine_probes import (
-    SYMBOL,
-    closure,
-    describe_node,
-    forward_value,
-    given_locals,
-    grader_node,
-    order_children,
+from assignments.shared.probes.engine_probes import SYMBOL, describe_node, forward_value, order_children
+from assignments.shared.probes.nn_probes import rebound, swapped
+from probekit import (
+    Context,
+    MalformedAnswer,
+    Number,
+    ProbeError,
+    ask,
+    count,
+    flag,
+    number,
+    numbers,
+    record,
+    short_repr,
 )
-from assignments.shared.probes.nn_probes import engine_in_use
-from probekit import Context, MalformedAnswer, Number, ProbeError, count, flag, number, numbers, record, short_repr
 
 FUNCTIONS = ("numerical_grad", "analytic_grad", "gradcheck", "count_ops")
 """The functions of ``micrograd/gradcheck.py`` (Tasks 7.1 to 7.4)."""
@@ -56,11 +58,12 @@ MAX_COUNT = 10**9
 """The largest operation count an answer may hold (a wrong count may be large, never this large)."""
 
 
-def grader_engine(mg: Any) -> Any:
-    """While the block runs, the grader's own ``Value`` in place of the student's (hidden grading) in ``engine``,
-    ``gradcheck`` and the module its functions were defined in (a notebook's code lives in one module); yields the
-    class in use. Without the grader's parts (a self-check) nothing changes."""
-    return engine_in_use(mg, True, "gradcheck", FUNCTIONS)
+@contextmanager
+def judged_engine(mg: Any) -> Iterator[type]:
+    """While the block runs, :class:`JudgedValue` in place of the student's ``Value`` in ``engine``, ``gradcheck``
+    and the module its functions were defined in (a notebook's code lives in one module); yields it."""
+    with swapped(rebound(mg, mg.engine.Value, JudgedValue, "gradcheck", FUNCTIONS)):
+        yield JudgedValue
 
 
 def expression(spec: dict[str, Any], index: int = -1) -> str:
@@ -102,55 +105,172 @@ def _expression(spec: dict[str, Any], index: int) -> tuple[str, int]:
     return f"{inner[0]}.{op}()", 5
 
 
-def function_of(spec: dict[str, Any], ctx: Context, made: list[tuple[Any, Any]] | None = None,
-                on_class: Callable[[type], None] | None = None) -> Callable[..., Any]:
-    """The Python function of ``len(spec["leaves"])`` ``Value``s that rebuilds ``spec``'s graph on them.
+class JudgedValue:
+    """The ``Value`` of the student's checker: the handout's attributes (``data``, ``grad``, ``_prev``, ``_op``,
+    ``_backward``), forward arithmetic on plain numbers, and a ``backward()`` that only the nodes ``f`` made can run:
+    it asks the judge in which order to call their closures (:mod:`assignments.gradcheck.judged`), each of which asks
+    the judge what to add to its children's grads. It holds no local gradient and no graph algorithm of its own."""
 
-    ``f`` holds only what building the nodes takes (each node's operation, operands and local gradients), not the
-    request: not the point, not what the judge knows about the function, nothing the student's checker could read
-    instead of comparing the two sides itself.
+    def __init__(self, data: Any, _children: tuple[Any, ...] = (), _op: str = "") -> None:
+        self.data = data
+        self.grad = 0.0
+        self._prev = set(_children)
+        self._op = _op
+        self._call: tuple[int, int, Call] | None = None
+        """For a node ``f`` made: (the call, its index in the call's nodes, what the worker has of the call)."""
+
+    def _backward(self) -> None:
+        """A leaf's: nothing to pass on."""
+
+    def _forward(self, op: str, *operands: Any) -> Any:
+        args = [o.data if isinstance(o, JudgedValue) else o for o in operands]
+        if not all(isinstance(a, (int, float)) for a in args):
+            return NotImplemented
+        return JudgedValue(forward_value(op, [float(a) for a in args]),
+                           tuple(o for o in operands if isinstance(o, JudgedValue)), op)
+
+    def __add__(self, other: Any) -> Any:
+        return self._forward("add", self, other)
+
+    def __radd__(self, other: Any) -> Any:
+        return self._forward("add", other, self)
+
+    def __sub__(self, other: Any) -> Any:
+        return self._forward("sub", self, other)
+
+    def __rsub__(self, other: Any) -> Any:
+        return self._forward("sub", other, self)
+
+    def __mul__(self, other: Any) -> Any:
+        return self._forward("mul", self, other)
+
+    def __rmul__(self, other: Any) -> Any:
+        return self._forward("mul", other, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        return self._forward("truediv", self, other)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        return self._forward("truediv", other, self)
+
+    def __neg__(self) -> Any:
+        return self._forward("neg", self)
+
+    def __pow__(self, other: Any) -> Any:
+        return self._forward("pow", self, other)
+
+    def tanh(self) -> Any:
+        return self._forward("tanh", self)
+
+    def relu(self) -> Any:
+        return self._forward("relu", self)
+
+    def exp(self) -> Any:
+        return self._forward("exp", self)
+
+    def log(self) -> Any:
+        return self._forward("log", self)
+
+    def sigmoid(self) -> Any:
+        return self._forward("sigmoid", self)
+
+    def backward(self) -> None:
+        """Seed ``self.grad = 1.0`` and call the closures of the nodes of ``self``'s call in the order the judge
+        gives, with the local gradients it gives (only a node ``f`` made has them: the graph of ``f`` is the
+        judge's, and each run of ``backward()`` is counted there)."""
+        if self._call is None:
+            raise ProbeError("backward() was called on a Value that f did not return: here backward() runs on what "
+                             "the functions the grader gives return")
+        number_, index, call = self._call
+        got = ask("backward", {"call": number_, "node": index})
+        order = got.get("order") if isinstance(got, dict) else None
+        if type(order) is not list or not all(type(j) is int and 0 <= j < len(call.nodes) for j in order):
+            raise ProbeError("the grader's answer to backward() could not be used")
+        call.take(got.get("locals"))
+        self.grad = 1.0
+        for j in order:
+            call.nodes[j]._backward()
+
+    def __repr__(self) -> str:
+        return f"Value(data={self.data}, grad={self.grad})"
+
+
+class Call:
+    """What the worker has of one call of ``f``: its nodes (leaves first) and, once ``backward()`` ran or a closure
+    was called, the local gradients the judge gave for that call (each node's, per operand that is a node)."""
+
+    def __init__(self, number_: int, nodes: list[Any]) -> None:
+        self.number = number_
+        self.nodes = nodes
+        self.locals: dict[str, list[float]] | None = None
+
+    def take(self, given: Any) -> None:
+        """Keep the local gradients of the judge's answer, each checked."""
+        if not isinstance(given, dict) or not all(
+                isinstance(v, list) and all(g is None or type(g) in (int, float) for g in v) for v in given.values()):
+            raise ProbeError("the grader's answer to backward() could not be used")
+        self.locals = {str(k): [math.nan if g is None else float(g) for g in v] for k, v in given.items()}
+
+    def of(self, index: int, count: int) -> list[float]:
+        """Node ``index``'s local gradients (``count`` of them), asked of the judge if no ``backward()`` ran yet."""
+        if self.locals is None:
+            self.take(ask("locals", {"call": self.number}))
+        got = (self.locals or {}).get(str(index))
+        if got is None or len(got) != count:
+            raise ProbeError("the grader's answer to a _backward() could not be used")
+        return got
+
+
+def _closure(call: Call, index: int, out: Any, children: list[Any]) -> Callable[[], None]:
+    """The ``_backward`` of node ``index`` of ``call``: add each child's local gradient times ``out.grad`` to its
+    grad (``children``: the node's operands that are nodes, in order, repeats kept; the numbers are the judge's)."""
+    def _backward() -> None:
+        for child, local in zip(children, call.of(index, len(children))):
+            child.grad += local * out.grad
+    return _backward
+
+
+def function_of(index: int, n: int, ctx: Context, made: list[tuple[Any, Any]] | None = None) -> Callable[..., Any]:
+    """The function ``index`` of the request (``n`` leaves): each call asks the judge to evaluate it at the given
+    ``Value``s' data and builds the nodes it answers on :class:`JudgedValue`.
+
+    ``f`` holds its number and its leaves' count only: nothing of its program or its gradients, nothing the
+    student's checker could read instead of calling it (each call is counted by the judge).
 
     Args:
-        spec: A graph spec with ``"locals"`` for every node (the judge completes it).
+        index: Which function of the request (its position in the specs the judge holds).
+        n: How many leaves it takes.
         ctx: Says which function the student's code is evaluating.
         made: If given, each node ``f`` makes is appended with its closure, as ``(node, closure)``.
-        on_class: If given, called with the class of the ``Value``s ``f`` is called with, at each call.
-
-    Returns:
-        ``f``: forward values with ``math`` at the given ``Value``s' data, the grader's nodes and closures.
     """
-    n = len(spec["leaves"])
-    what = expression(spec)
-    # per node: its operation, its operands (a constant, or the index of an earlier node), which operands are
-    # nodes, and the local gradient of each
-    program = [(op, [float(o["const"]) if isinstance(o, dict) else int(o) for o in operands],
-                [not isinstance(o, dict) for o in operands], given_locals(spec, i, len(operands)))
-               for i, (op, *operands) in enumerate(spec["nodes"], start=n)]
-
     def f(*leaves: Any) -> Any:
         if len(leaves) != n:
-            raise ProbeError(f"f = {what} takes {n} Values, but it was called with {len(leaves)} arguments")
+            raise ProbeError(f"f takes {n} Values, but it was called with {len(leaves)} arguments")
         values: list[float] = []
         for x in leaves:
             data = getattr(x, "data", None)
             if isinstance(x, (int, float)) or not isinstance(data, (int, float)) or isinstance(data, bool):
-                raise ProbeError(f"f = {what} was called with {short_repr(x, 60)}: call it with Values, "
-                                 "e.g. f(*[Value(x) for x in point])")
+                raise ProbeError(f"f was called with {short_repr(x, 60)}: call it with Values, e.g. "
+                                 "f(*[Value(x) for x in point])")
             values.append(float(data))
-        value_cls = type(leaves[0])
-        if on_class is not None:
-            on_class(value_cls)
-        nodes = list(leaves)
-        for op, operands, is_node, gradients in program:
-            value = forward_value(op, [values[int(o)] if node else o for o, node in zip(operands, is_node)])
-            parents = [(nodes[int(o)], g) for o, node, g in zip(operands, is_node, gradients) if node]
-            out = grader_node(value_cls, value, [p for p, _ in parents], op)
-            out._backward = closure(out, parents)
-            order_children(out, [p for p, _ in parents])
+        got = ask("call", {"f": index, "at": values})
+        if not isinstance(got, dict) or type(got.get("call")) is not int or type(got.get("nodes")) is not list:
+            raise ProbeError("the grader's answer to f could not be used")
+        call = Call(got["call"], list(leaves))
+        nodes = call.nodes
+        for i, item in enumerate(got["nodes"], start=n):
+            op, children, value = item if type(item) is list and len(item) == 3 else ("", None, None)
+            if type(children) is not list or not all(type(c) is int and 0 <= c < i for c in children) \
+                    or not (value is None or type(value) in (int, float)):
+                raise ProbeError("the grader's answer to f could not be used")
+            parents = [nodes[c] for c in children]
+            out = JudgedValue(math.nan if value is None else float(value), tuple(parents), str(op))
+            order_children(out, parents)
+            out._backward = _closure(call, i, out, parents)  # type: ignore[method-assign]
+            out._call = (call.number, i, call)
             if made is not None:
                 made.append((out, out._backward))
             nodes.append(out)
-            values.append(value)
         return nodes[-1]
 
     f.__qualname__ = f.__name__ = "f"
@@ -179,13 +299,14 @@ def _unchanged(xs: list[Any], before: list[Any], spec: dict[str, Any], as_values
 
 
 def probe_verdicts(mg: Any, ctx: Context, specs: list[dict[str, Any]], atol: float, rtol: float) -> dict[str, Any]:
-    """Probe ``gradcheck_verdicts``: ``gradcheck(f, xs, atol, rtol)`` for the function of each spec at its point."""
+    """Probe ``gradcheck_verdicts``: ``gradcheck(f, xs, atol, rtol)`` for the function of each spec at its point
+    (the specs as the worker gets them: their points only)."""
     verdicts = []
-    with grader_engine(mg):
-        for spec in specs:
-            f = function_of(spec, ctx)
+    with judged_engine(mg):
+        for i, spec in enumerate(specs):
+            f = function_of(i, len(spec["leaves"]), ctx)
             xs = _point(spec, None)
-            ctx.during = f"calling gradcheck(f, {xs!r}, {atol!r}, {rtol!r}) with f = {expression(spec)}"
+            ctx.during = f"calling gradcheck(f, {xs!r}, {atol!r}, {rtol!r}) (function {i + 1} of {len(specs)})"
             got = mg.gradcheck.gradcheck(f, xs, atol, rtol)
             if type(got) is not bool:
                 raise ProbeError(f"gradcheck returned {short_repr(got, 60)}, expected True or False")
@@ -196,12 +317,11 @@ def probe_verdicts(mg: Any, ctx: Context, specs: list[dict[str, Any]], atol: flo
 def probe_numerical(mg: Any, ctx: Context, spec: dict[str, Any], h: float | None, as_values: bool) -> dict[str, Any]:
     """Probe ``gradcheck_numerical``: ``numerical_grad(f, xs, h)`` (``h`` None: the default step), and whether
     the caller's ``xs`` is left as it was."""
-    with grader_engine(mg) as value_cls:
-        f = function_of(spec, ctx)
+    with judged_engine(mg) as value_cls:
+        f = function_of(0, len(spec["leaves"]), ctx)
         xs = _point(spec, value_cls if as_values else None)
         before = list(xs)
-        ctx.during = f"calling numerical_grad(f, {list(spec['leaves'])!r}{'' if h is None else f', {h!r}'}) with " \
-                     f"f = {expression(spec)}"
+        ctx.during = f"calling numerical_grad(f, {list(spec['leaves'])!r}{'' if h is None else f', {h!r}'})"
         got = mg.gradcheck.numerical_grad(f, xs) if h is None else mg.gradcheck.numerical_grad(f, xs, h)
         grads = _floats(got, len(xs), "numerical_grad")
         return {"grads": grads, "unchanged": _unchanged(xs, before, spec, as_values)}
@@ -210,51 +330,17 @@ def probe_numerical(mg: Any, ctx: Context, spec: dict[str, Any], h: float | None
 def probe_analytic(mg: Any, ctx: Context, spec: dict[str, Any], as_values: bool) -> dict[str, Any]:
     """Probe ``gradcheck_analytic``: ``analytic_grad(f, xs)`` twice on the same ``xs``, then the grads of the
     caller's ``Value``s (all 0.0 when ``xs`` holds numbers) and whether ``xs`` is left as it was."""
-    with grader_engine(mg) as value_cls:
-        f = function_of(spec, ctx)
+    with judged_engine(mg) as value_cls:
+        f = function_of(0, len(spec["leaves"]), ctx)
         xs = _point(spec, value_cls if as_values else None)
         before, calls = list(xs), []
         for which in ("first", "second"):
-            ctx.during = f"calling analytic_grad(f, {list(spec['leaves'])!r}) ({which} call) with f = {expression(spec)}"
+            ctx.during = f"calling analytic_grad(f, {list(spec['leaves'])!r}) ({which} call)"
             calls.append(_floats(mg.gradcheck.analytic_grad(f, xs), len(xs), "analytic_grad"))
         ctx.during = "reading the grads of the Values passed as xs"
         caller = [number(x.grad) for x in xs] if as_values else [0.0] * len(xs)
         return {"first": calls[0], "second": calls[1], "caller_grads": caller,
                 "unchanged": _unchanged(xs, before, spec, as_values)}
-
-
-def per_path_backward(self: Any) -> None:
-    """A ``backward()`` without a visited set (a broken engine): each node once per path from the output."""
-    order: list[Any] = []
-
-    def visit(node: Any) -> None:
-        for child in list(node._prev):
-            visit(child)
-        order.append(node)
-
-    visit(self)
-    self.grad = 1.0
-    for node in reversed(order):
-        node._backward()
-
-
-@contextmanager
-def backward_per_path(patched: list[tuple[type, Any]]) -> Iterator[Callable[[type], None]]:
-    """While the block runs, the classes passed to the yielded function get :func:`per_path_backward`."""
-    def patch(cls: type) -> None:
-        if any(c is cls for c, _ in patched):
-            return
-        patched.append((cls, cls.__dict__.get("backward")))
-        cls.backward = per_path_backward  # type: ignore[attr-defined]
-
-    try:
-        yield patch
-    finally:
-        for cls, own in reversed(patched):
-            if own is None:
-                del cls.backward  # type: ignore[attr-defined]
-            else:
-                cls.backward = own  # type: ignore[attr-defined]
 
 
 def _counts(got: Any) -> list[int]:
@@ -269,15 +355,15 @@ def probe_count(mg: Any, ctx: Context, spec: dict[str, Any], engine: str) -> dic
     """Probe ``gradcheck_count``: ``count_ops(f, xs)`` twice, and how many of the closures of the nodes ``f`` made
     are not the grader's any more after each call (not restored).
 
-    ``engine``: ``"once"`` (the engine's ``backward()``, each closure once) or ``"per_path"`` (a ``backward()``
-    without a visited set, :func:`per_path_backward`, for the duration of the calls).
+    ``engine``: ``"once"`` (``backward()`` calls each closure once) or ``"per_path"`` (as a ``backward()`` without
+    a visited set would: once per path); the judge, which orders the calls, knows which.
     """
-    with grader_engine(mg), backward_per_path([]) as patch:
+    with judged_engine(mg):
         calls, left = [], []
         for which in ("first", "second"):
             made: list[tuple[Any, Any]] = []
-            f = function_of(spec, ctx, made, patch if engine == "per_path" else None)
-            ctx.during = f"calling count_ops(f, {list(spec['leaves'])!r}) ({which} call) with f = {expression(spec)}"
+            f = function_of(0, len(spec["leaves"]), ctx, made)
+            ctx.during = f"calling count_ops(f, {list(spec['leaves'])!r}) ({which} call)"
             calls.append(_counts(mg.gradcheck.count_ops(f, _point(spec, None))))
             ctx.during = "reading the _backward of the nodes f made"
             left.append(sum(1 for node, own in made if getattr(node, "_backward", None) is not own))
@@ -350,16 +436,23 @@ def parse_count(value: Any, spec: Any, engine: Any) -> CountAnswer:
     return CountAnswer(first=pairs["first"], second=pairs["second"], not_restored=pairs["not_restored"])
 
 
-def complete(args: list[Any]) -> list[Any]:
-    """The judge's part of a request: the local gradients of every node of each spec that has none (judge only)."""
-    from assignments.shared.checks.graphs import with_local_gradients  # judge side: never imported in a worker
-
-    def done(spec: Any) -> Any:
-        return with_local_gradients({**spec, "build": "probe"}) if isinstance(spec, dict) else spec
+def public(args: list[Any]) -> list[Any]:
+    """A request as the worker gets it: each spec reduced to its point (``{"leaves": [...]}``), the rest as it is
+    (the judge keeps the program and the gradients: :mod:`assignments.gradcheck.judged`)."""
+    def point_of(spec: Any) -> Any:
+        return {"leaves": list(spec["leaves"])} if isinstance(spec, dict) else spec
 
     if args and isinstance(args[0], list):
-        return [[done(s) for s in args[0]], *args[1:]]
-    return [done(args[0]), *args[1:]] if args else args
+        return [[point_of(s) for s in args[0]], *args[1:]]
+    return [point_of(args[0]), *args[1:]] if args else args
+
+
+def judged(specs: list[Any], args: list[Any], engine: str = "once") -> Any:
+    """The judge's side of a call of one of these probes (judge only: it holds the functions' programs and local
+    gradients, and counts their use: :mod:`assignments.gradcheck.judged`)."""
+    from assignments.gradcheck.judged import Functions  # judge side: never imported in a worker
+
+    return Functions(specs, args, engine)
 
 
 PROBES = {
@@ -376,4 +469,9 @@ ANSWERS = {
     "gradcheck_analytic": parse_analytic,
     "gradcheck_count": parse_count,
 }
-REQUESTS = {name: complete for name in PROBES}
+JUDGED = {
+    "gradcheck_verdicts": lambda args: judged(args[0], args),
+    "gradcheck_numerical": lambda args: judged([args[0]], args),
+    "gradcheck_analytic": lambda args: judged([args[0]], args),
+    "gradcheck_count": lambda args: judged([args[0]], args, engine=args[1]),
+}

@@ -55,3 +55,11 @@ def parse(probe: str, args: list[Any], value: Any) -> Any:
     if parser is None:
         raise MalformedAnswer(f"no answer schema for the probe {probe!r}")
     return parser(value, *args)
+
+
+def with_record(answer: Any, record: dict[str, Any] | None) -> Any:
+    """``answer`` (a parsed record) with what the probe's judge side counted (:meth:`Judged.record
+    <grader.testing.judged.Judged.record>`) under ``"judged"``; as it is without one."""
+    if record is None:
+        return answer
+    return {**answer, "judged": record} if isinstance(answer, dict) else answer

@@ -39,16 +39,17 @@ import pytest
 from hypothesis.control import currently_in_test_context
 
 from grader.course.config import VISIBILITIES
-from grader.judge.answers import MalformedAnswer
+from grader.judge.answers import MalformedAnswer, with_record
 from grader.judge.answers import parse as parse_answer
 from grader.judge.manifest import Manifest
 from grader.judge.progress_feed import ProgressFeed
-from grader.judge.reference import complete_request
+from grader.judge.reference import complete_request, judged_for
 from grader.judge.scoring import points_earned
 from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of
 from grader.judge.submission_run import SubmissionRun
 from grader.outputs.failures import ending, render_output
 from grader.outputs.records import GradedTest
+from grader.sandbox.probes import JUDGED
 from grader.testing.cases import Check
 from grader.testing.contracts import Blocker, Contract
 from grader.testing.outcomes import Failure, GraderFault, StudentFault
@@ -206,7 +207,7 @@ def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[
         values = complete_request(probe, args)
         try:
             return run.call(assignment.id, probe, values, test_id, deadline, seconds,
-                            state.reference_seconds(probe, values))
+                            state.reference_seconds(probe, values), judged_for(probe, values))
         except StudentFault as fault:
             if input_independent(fault) and currently_in_test_context():
                 raise GiveUp(fault) from None  # no input can make it pass: hypothesis must not shrink
@@ -259,7 +260,10 @@ def reference(request: pytest.FixtureRequest) -> Callable[..., Any]:
     def call(probe: str, *args: Any) -> Any:
         values = complete_request(probe, args)
         try:
-            return parse_answer(probe, values, json.loads(state.reference_answer(probe, values)))
+            raw = json.loads(state.reference_answer(probe, values))
+            if probe in JUDGED:  # the answer and what the judge counted while the reference ran
+                return with_record(parse_answer(probe, values, raw["value"]), raw["judged"])
+            return parse_answer(probe, values, raw)
         except MalformedAnswer as exc:  # the reference and the schema disagree: a bug of the grader, never the student's
             raise GraderFault(f"the reference's answer to {probe!r} does not fit its schema: {exc}") from None
 

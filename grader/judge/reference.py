@@ -12,14 +12,15 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
 from grader.errors import GraderError
-from grader.sandbox.probekit import Context
-from grader.sandbox.probes import PROBES, REQUESTS
+from grader.sandbox.probekit import Context, ProbeError, answering
+from grader.sandbox.probes import JUDGED, PROBES, REQUESTS
+from grader.testing.judged import AskRefused, Judged
 
 PACKAGE = "_grader_reference_micrograd"
 
@@ -67,8 +68,28 @@ def complete_request(probe: str, args: Sequence[Any]) -> list[Any]:
     return complete(list(args)) if complete is not None else list(args)
 
 
-def run_probe(mg: Any, probe: str, args: list[Any]) -> Any:
-    """Run ``probe`` on ``mg`` in this process and return its result as plain data.
+def judged_for(probe: str, args: list[Any]) -> Judged | None:
+    """A fresh judge's side for one call of ``probe`` with ``args`` (its module's ``JUDGED`` factory; None when the
+    probe asks the judge nothing)."""
+    make = JUDGED.get(probe)
+    return make(list(args)) if make is not None else None
+
+
+def in_process(judged: Judged) -> Callable[[str, Any], Any]:
+    """The channel of :func:`grader.sandbox.probekit.ask` for a probe run in the judge itself: ``judged`` answers,
+    with the payload and the answer through JSON as they would cross the pipe; a refusal is the probe's error."""
+    def channel(topic: str, payload: Any) -> Any:
+        try:
+            return json.loads(json.dumps(judged.answer(topic, json.loads(json.dumps(payload)))))
+        except AskRefused as exc:
+            raise ProbeError(str(exc)) from None
+
+    return channel
+
+
+def run_probe(mg: Any, probe: str, args: list[Any], judged: Judged | None = None) -> Any:
+    """Run ``probe`` on ``mg`` in this process and return its result as plain data, the questions it asks answered
+    by ``judged`` (None: a fresh one of the probe's judge side, :func:`judged_for`, if it has one).
 
     Raises:
         GraderError: If the probe is unknown or raises on the reference (a
@@ -78,7 +99,10 @@ def run_probe(mg: Any, probe: str, args: list[Any]) -> Any:
         raise GraderError(f"unknown probe {probe!r}; known probes: {', '.join(sorted(PROBES))}")
     ctx = Context()
     try:
-        value = PROBES[probe](mg, ctx, *complete_request(probe, args))
+        values = complete_request(probe, args)
+        judged = judged if judged is not None else judged_for(probe, values)
+        with answering(in_process(judged) if judged is not None else None):
+            value = PROBES[probe](mg, ctx, *(judged.public(values) if judged is not None else values))
     except Exception as exc:
         raise GraderError(f"probe {probe!r} failed on the reference solution while {ctx.during}: {exc!r}") from exc
     return json.loads(json.dumps(value))

@@ -23,7 +23,7 @@ from grader.judge.backends import Sandbox
 from grader.judge.claims import ClaimQueue
 from grader.judge.deadlines import request_key
 from grader.judge.manifest import Manifest
-from grader.judge.reference import load_reference, run_probe
+from grader.judge.reference import judged_for, load_reference, run_probe
 from grader.judge.submission_run import SubmissionRun
 from grader.sandbox import course_code, own_parts
 
@@ -148,8 +148,9 @@ class GradingState:
         return self._reference
 
     def reference_answer(self, probe: str, args: list[Any]) -> str:
-        """The reference solution's answer to a probe, as JSON; run once per judge (every submission gets the
-        same inputs), timed for :meth:`reference_seconds`.
+        """The reference solution's answer to a probe, as JSON (with what its judge side counted, under
+        ``"judged"``, for a probe that asks the judge: :mod:`grader.testing.judged`); run once per judge (every
+        submission gets the same inputs), timed for :meth:`reference_seconds`.
 
         Raises:
             RuntimeError: In a self-check, which has no reference.
@@ -163,9 +164,12 @@ class GradingState:
             collecting = gc.isenabled()
             gc.disable()  # the reference's own time, not a collection of this judge's many objects that happened to
             try:          # fall into it (one XOR training measured 22 to 86 ms with it)
+                judged = judged_for(probe, args)
                 started = time.perf_counter()
-                result = run_probe(mg, probe, args)
+                result = run_probe(mg, probe, args, judged)
                 self._reference_seconds[key] = time.perf_counter() - started
+                if judged is not None:
+                    result = {"value": result, "judged": judged.record()}
             finally:
                 if collecting:
                     gc.enable()

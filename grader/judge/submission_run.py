@@ -19,7 +19,7 @@ from typing import Any
 
 from grader.course.config import Assignment
 from grader.intake.cellmap import LineMap, failed_import, locate, locate_imports
-from grader.judge.answers import MalformedAnswer
+from grader.judge.answers import MalformedAnswer, with_record
 from grader.judge.answers import parse as parse_answer
 from grader.judge.backends import Sandbox, WorkerSpec, choose
 from grader.judge.deadlines import ProbeLimit, probe_limit, request_key
@@ -30,14 +30,14 @@ from grader.judge.worker_handle import (
     WorkerCrashed,
     WorkerFault,
     WorkerTimeout,
-    error_record,
-    module_file,
 )
+from grader.judge.worker_reports import error_record, module_file
 from grader.outputs.failures import NOTEBOOK_ADVICE, TOP_LEVEL_ADVICE, input_advice
 from grader.outputs.records import CallTiming, GradedTest, JudgeRecord
 from grader.outputs.store import ResultStore
 from grader.sandbox.probes import DEFAULT_NEEDS, NEEDS
 from grader.sandbox.protocol import LayerStatus
+from grader.testing.judged import Judged
 from grader.testing.outcomes import GraderFault, StudentFault, describe_error, fault_text
 
 MAX_RESTARTS_PER_TEST = 3
@@ -145,8 +145,10 @@ class SubmissionRun:
         self.finished = False
 
     def call(self, assignment_id: str, probe: str, args: list[Any], test_id: str, test_deadline: float,
-             test_seconds: float, reference_seconds: float | None = None) -> Any:
-        """Run a probe on the student's code and return its answer, parsed (:mod:`grader.judge.answers`).
+             test_seconds: float, reference_seconds: float | None = None, judged: Judged | None = None) -> Any:
+        """Run a probe on the student's code and return its answer, parsed (:mod:`grader.judge.answers`); the
+        questions it asks on the way are answered by ``judged`` (:mod:`grader.testing.judged`), whose record the
+        answer carries as ``"judged"``.
 
         ``test_deadline`` is when the test's time runs out (``time.monotonic()``), ``test_seconds`` after it
         started (named in the feedback of a timeout). ``reference_seconds`` is what the same probe took the
@@ -192,7 +194,8 @@ class SubmissionRun:
         own_deadline = now + own.seconds if own else float("inf")
         until = min(test_deadline, state.deadline, own_deadline)
         try:
-            response = worker.request(probe, args, until - now, "running your code")
+            response = worker.request(probe, judged.public(args) if judged is not None else args, until - now,
+                                      "running your code", judged)
         except WorkerFault as exc:
             fault = self._fault(state, exc, test_deadline, test_seconds, own if until == own_deadline else None)
             if state.crash_test != test_id:
@@ -208,7 +211,8 @@ class SubmissionRun:
         self._timed(state, test_id, time.monotonic() - now, until - now, reference_seconds)
         if response["ok"]:
             try:
-                return parse_answer(probe, args, response.get("value"))
+                return with_record(parse_answer(probe, args, response.get("value")),
+                                   judged.record() if judged is not None else None)
             except MalformedAnswer as exc:
                 raise StudentFault("malformed", f"the answer from your code's process could not be used ({exc}); "
                                                 "code that changes the grader's probes or its channel earns nothing") from None

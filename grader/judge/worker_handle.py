@@ -37,8 +37,10 @@ from typing import Any
 
 from grader.course.config import Limits
 from grader.judge.forkserver_client import ENV as POSIX_ENV
+from grader.judge.worker_reports import import_result, module_file, signal_name
 from grader.sandbox import protocol
-from grader.sandbox.protocol import ErrorReport, LayerStatus, ProtocolError, Where, WorkerConfig, layer_statuses
+from grader.sandbox.protocol import LayerStatus, ProtocolError, WorkerConfig, layer_statuses
+from grader.testing.judged import MAX_ASKS, AskRefused, Judged
 
 FAULTS_ENV = "GRADER_SANDBOX_FAULTS"
 """Comma-separated isolation steps to fail on purpose (tests emulating refusing hosts; see grader.sandbox.isolation)."""
@@ -75,73 +77,6 @@ class SandboxSetupError(Exception):
         super().__init__(reason)
         self.layer = layer
         self.reason = reason
-
-
-def signal_name(returncode: int) -> str:
-    """The name of the signal behind a negative returncode (``SIGKILL``)."""
-    try:
-        return signal.Signals(-returncode).name
-    except ValueError:
-        return f"signal {-returncode}"
-
-
-def _bounded_text(value: Any, limit: int) -> str:
-    return value[:limit] if isinstance(value, str) else ""
-
-
-def error_record(value: Any) -> ErrorReport:
-    """An exception description from the sandbox, as data the judge can use whatever was sent.
-
-    Returns:
-        ``{"type", "message", "where", "during"}`` with every text capped, and
-        ``where`` either None or ``{"file", "line", "function", "source", "qualname"}``
-        with a text file name and a line number from 0 to 10**7 (a hostile
-        worker may send any shape; see :func:`grader.sandbox.plain.exception_info`).
-    """
-    if not isinstance(value, dict):
-        return ErrorReport(type="ProtocolError", message="the sandbox sent an invalid error report", where=None,
-                           during="")
-    where, line = value.get("where"), None
-    if isinstance(where, dict):
-        line = where.get("line")
-    located = (
-        Where(file=_bounded_text(where.get("file"), 200), line=line, function=_bounded_text(where.get("function"), 100),
-              source=_bounded_text(where.get("source"), 200), qualname=_bounded_text(where.get("qualname"), 200))
-        if isinstance(where, dict) and type(line) is int and 0 <= line <= 10**7 else None
-    )
-    return ErrorReport(type=_bounded_text(value.get("type"), 100) or "Exception",
-                       message=_bounded_text(value.get("message"), 500), where=located,
-                       during=_bounded_text(value.get("during"), 300))
-
-
-def module_file(module: str) -> str:
-    """The file of a student module: ``micrograd.nn`` -> ``micrograd/nn.py``."""
-    return module.replace(".", "/") + ".py"
-
-
-def _top_level(value: Any) -> protocol.TopLevel | None:
-    """The top-level line an import error names (:class:`~grader.sandbox.protocol.TopLevel`), bounded as
-    :func:`error_record` bounds ``where``; None when absent or malformed."""
-    if not isinstance(value, dict):
-        return None
-    line, file = value.get("line"), _bounded_text(value.get("file"), 200)
-    if type(line) is not int or not 0 <= line <= 10**7 or not file:
-        return None
-    return protocol.TopLevel(file=file, line=line, source=_bounded_text(value.get("source"), 200))
-
-
-def _import_result(value: Any) -> protocol.ImportErrorReport | None:
-    """One module's import result from the hello, as data the judge can use: None (imported) or an error dict (with
-    the top-level line that called what failed, when the worker named a well-formed one)."""
-    if value is None:
-        return None
-    error = error_record(value)
-    report = protocol.ImportErrorReport(type=error["type"], message=error["message"], where=error["where"],
-                                        during=error["during"])
-    top = _top_level(value.get("top_level")) if isinstance(value, dict) else None
-    if top is not None:
-        report["top_level"] = top
-    return report
 
 
 def worker_environment(scratch: Path) -> dict[str, str]:
@@ -278,7 +213,7 @@ class Worker:
         if hello.get("hello") != 1 or not isinstance(imports, dict):
             self.kill()
             raise WorkerProtocolError("the sandbox did not start properly (unexpected first message)")
-        self.imports = {str(k)[:100]: _import_result(v) for k, v in list(imports.items())[:10]}
+        self.imports = {str(k)[:100]: import_result(v) for k, v in list(imports.items())[:10]}
         return self.imports
 
     def _imported(self, deadline: float) -> dict[str, Any]:
@@ -307,21 +242,26 @@ class Worker:
             raise SandboxSetupError("", "the sandbox reported a setup failure")
         raise SandboxSetupError(str(failed.get("layer") or "")[:40], str(failed.get("reason") or "")[:MAX_REASON])
 
-    def request(self, probe: str, args: list[Any], timeout: float, during: str) -> dict[str, Any]:
-        """Send one probe request and return the worker's response.
+    def request(self, probe: str, args: list[Any], timeout: float, during: str, judged: Judged | None = None
+                ) -> dict[str, Any]:
+        """Send one probe request and return the worker's response, answering the questions the probe asks on the
+        way (``judged``: the probe's judge side, :mod:`grader.testing.judged`).
 
         Args:
             probe: Probe name (see ``grader.sandbox.probes``).
             args: Plain-data arguments.
-            timeout: Seconds to wait for the answer.
+            timeout: Seconds to wait for the answer, the questions' answers included.
             during: Student-facing description of the call, for error messages.
+            judged: Answers the probe's questions (None: the probe may ask none).
 
         Returns:
             The response: ``{"ok": True, "value": ...}`` or ``{"ok": False, "error": {...}}``.
 
         Raises:
-            WorkerFault: On a timeout, a crash or a protocol violation; the
-                worker is dead afterwards.
+            WorkerFault: On a timeout, a crash or a protocol violation (a question where none may be asked, or more
+                than :data:`~grader.testing.judged.MAX_ASKS`); the worker is dead afterwards.
+            Exception: Whatever the judge's side raised other than
+                :class:`~grader.testing.judged.AskRefused` (a bug of the grader's); the worker is dead afterwards.
         """
         if not self.alive:
             raise WorkerCrashed("the sandbox worker is not running")
@@ -329,11 +269,32 @@ class Worker:
         rid = self._next_id
         deadline = time.monotonic() + max(timeout, 0.0)
         self._write(protocol.encode({"id": rid, "probe": probe, "args": args}), deadline, during)
-        response = self._read(deadline, during)
+        asked = 0
+        while True:
+            response = self._read(deadline, during)
+            if "ask" not in response:
+                break
+            asked += 1
+            if judged is None or asked > MAX_ASKS or set(response) != {"ask", "payload"} \
+                    or not isinstance(response["ask"], str):
+                self.kill()
+                raise WorkerProtocolError(f"the sandbox asked the grader a question it does not answer while {during}")
+            self._write(protocol.encode(self._answer(judged, response["ask"], response["payload"])), deadline, during)
         if response.get("id") != rid or not isinstance(response.get("ok"), bool):
             self.kill()
             raise WorkerProtocolError(f"the sandbox sent an invalid answer while {during}")
         return response
+
+    def _answer(self, judged: Judged, topic: str, payload: Any) -> dict[str, Any]:
+        """The reply to one question: ``{"answer": ...}``, or ``{"refused": why}`` when the judge's side refuses it;
+        any other exception there kills the worker and propagates (the grader's bug)."""
+        try:
+            return {"answer": judged.answer(topic, payload)}
+        except AskRefused as exc:
+            return {"refused": str(exc)[:300]}
+        except BaseException:
+            self.kill()
+            raise
 
     def _decode(self, line: bytes, during: str) -> dict[str, Any]:
         try:

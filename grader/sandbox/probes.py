@@ -20,6 +20,14 @@ Probes are course content: each lives in a probe module of the course
     name -> ``complete(args) -> args``: what the judge adds to a test's
     request before it sends it (runs in the judge only, so it may use the
     grader's parts, e.g. the local gradients of the nodes a graph probe makes).
+``JUDGED`` (optional)
+    name -> ``judged(args) -> Judged``: the judge's side of a probe that asks it
+    questions while it runs (:func:`.probekit.ask`: a function the student's
+    code is given, evaluated by the judge). Runs in the judge only: the object
+    holds what the worker must not (the function's program, its local
+    gradients) and answers each ask (``answer(topic, payload)``, plain data
+    both ways), counting what a verdict depends on (``record()``, added to the
+    parsed answer as ``"judged"``).
 
 The same probe runs on the student's code in the sandbox and on the reference
 solution in the judge, so the two results can be compared field by field.
@@ -46,6 +54,8 @@ ANSWERS: dict[str, Callable[..., Any]] = {}
 """Probe name to the parser of its answer."""
 REQUESTS: dict[str, Callable[[list[Any]], list[Any]]] = {}
 """Probe name to the judge's completion of its request."""
+JUDGED: dict[str, Callable[[list[Any]], Any]] = {}
+"""Probe name to the factory of its judge's side (answers its asks, counts them): judge only."""
 
 DEFAULT_NEEDS = ("micrograd.engine",)
 """What a probe needs when its module does not say."""
@@ -56,7 +66,8 @@ class RegistryError(Exception):
 
 
 def register(module: ModuleType) -> list[str]:
-    """Add the probes of ``module`` (its ``PROBES``, ``NEEDS``, ``ANSWERS`` and ``REQUESTS``); return their names.
+    """Add the probes of ``module`` (its ``PROBES``, ``NEEDS``, ``ANSWERS``, ``REQUESTS`` and ``JUDGED``); return
+    their names.
 
     Registering the same module again is a no-op.
 
@@ -70,6 +81,7 @@ def register(module: ModuleType) -> list[str]:
         raise RegistryError(f"{module.__name__} declares no PROBES and ANSWERS tables")
     needs = getattr(module, "NEEDS", {}) or {}
     requests = getattr(module, "REQUESTS", {}) or {}
+    judged = getattr(module, "JUDGED", {}) or {}
     for name, probe in probes.items():
         if name not in answers:
             raise RegistryError(f"{module.__name__}: probe {name!r} has no ANSWERS entry (its answer's schema)")
@@ -82,10 +94,12 @@ def register(module: ModuleType) -> list[str]:
         NEEDS[name] = tuple(needs.get(name, DEFAULT_NEEDS))
         if name in requests:
             REQUESTS[name] = requests[name]
+        if name in judged:
+            JUDGED[name] = judged[name]
     return sorted(probes)
 
 
 def clear() -> None:
     """Forget every probe (a course folder is being replaced)."""
-    for table in (PROBES, NEEDS, ANSWERS, REQUESTS):
+    for table in (PROBES, NEEDS, ANSWERS, REQUESTS, JUDGED):
         table.clear()

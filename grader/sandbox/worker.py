@@ -23,7 +23,7 @@ from typing import Any
 
 from . import course_code, ipc, isolation, landlock, limits, own_parts, protocol
 from .plain import exception_info, text, top_level_call
-from .probekit import Context, ModuleUnavailable
+from .probekit import Context, ModuleUnavailable, ProbeError, answering
 from .probes import PROBES
 from .protocol import BACKEND, LaunchedConfig, LayerStatus, WorkerConfig, off, on
 
@@ -92,8 +92,28 @@ def flush_output() -> None:
             pass
 
 
+def round_trip(rfile: Any, wfile: Any) -> Callable[[str, Any], Any]:
+    """The channel a probe's :func:`.probekit.ask` uses in this worker: the question on ``wfile``, then the judge's
+    answer from ``rfile`` (``{"answer": ...}``, or ``{"refused": why}``: a :class:`.probekit.ProbeError`)."""
+    def channel(topic: str, payload: Any) -> Any:
+        flush_output()
+        wfile.write(protocol.encode({"ask": topic, "payload": payload}))
+        wfile.flush()
+        line = rfile.readline(protocol.MAX_MESSAGE_BYTES + 1)
+        if not line:
+            raise SystemExit(0)  # the judge has gone: nothing more to do
+        reply = protocol.decode(line)
+        if "refused" in reply:
+            raise ProbeError(text(reply.get("refused"), 300))
+        return reply.get("answer")
+
+    return channel
+
+
 def serve(rfile: Any, wfile: Any, mg: Micrograd, code_dir: str) -> None:
-    """Answer requests from ``rfile`` on ``wfile`` until end of input."""
+    """Answer requests from ``rfile`` on ``wfile`` until end of input; a probe may ask the judge questions on the
+    same pipes while it runs (:func:`round_trip`)."""
+    channel = round_trip(rfile, wfile)
     while True:
         line = rfile.readline(protocol.MAX_MESSAGE_BYTES + 1)
         if not line:
@@ -106,7 +126,8 @@ def serve(rfile: Any, wfile: Any, mg: Micrograd, code_dir: str) -> None:
         try:
             if probe is None:
                 raise LookupError(f"unknown probe {text(request.get('probe'))}")
-            value = probe(mg, ctx, *request.get("args", []))
+            with answering(channel):
+                value = probe(mg, ctx, *request.get("args", []))
             response = {"id": rid, "ok": True, "value": value}
             data = protocol.encode(response)
         except BaseException as exc:  # noqa: BLE001 - report everything, including SystemExit

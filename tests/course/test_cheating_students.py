@@ -355,6 +355,123 @@ def gradcheck(f, xs, atol=1e-5, rtol=1e-3, h=1e-6):
 """
 
 
+CLOSURE_PROGRAM = """
+import sys as _sys
+
+
+def _program(f):
+    '''What f's closure holds of the function: its nodes, each (op, operands, which are nodes, local gradients).'''
+    code = getattr(f, "__code__", None)
+    for name, cell in zip(code.co_freevars if code is not None else (), getattr(f, "__closure__", None) or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if name == "program" and isinstance(value, list):
+            return value
+    return None
+
+
+def _table():
+    '''The grader's own table of local gradients, wherever this process holds it (sys.modules, then the heap).'''
+    import gc as _gc
+    for module in list(_sys.modules.values()):
+        if isinstance(getattr(module, "LOCAL", None), dict):
+            return module.LOCAL
+    for obj in _gc.get_objects():
+        if isinstance(obj, dict) and {"add", "mul", "tanh"} <= set(obj) and all(callable(v) for v in obj.values()):
+            return obj
+    return None
+
+
+def _forward(op, args):
+    import math
+    a = args[0]
+    b = args[1] if len(args) > 1 else None
+    return {"add": lambda: a + b, "sub": lambda: a - b, "mul": lambda: a * b, "truediv": lambda: a / b,
+            "pow": lambda: a ** b, "neg": lambda: -a, "tanh": lambda: math.tanh(a), "exp": lambda: math.exp(a),
+            "log": lambda: math.log(a), "relu": lambda: max(0.0, a),
+            "sigmoid": lambda: 1 / (1 + math.exp(-a))}[op]()
+
+
+def _sweep(program, xs, local_of):
+    '''Reverse mode over f's program without calling f or backward(): local_of(op, args, value, given).'''
+    values = [float(x) for x in xs]
+    n = len(values)
+    nodes = []
+    for op, operands, is_node, given in program:
+        args = [values[int(o)] if node else o for o, node in zip(operands, is_node)]
+        value = _forward(op, args)
+        values.append(value)
+        nodes.append((operands, is_node, local_of(op, args, value, given)))
+    adj = [0.0] * len(values)
+    adj[-1] = 1.0
+    for i in range(len(values) - 1, n - 1, -1):
+        operands, is_node, grads = nodes[i - n]
+        for o, node, g in zip(operands, is_node, grads):
+            if node:
+                adj[int(o)] += g * adj[i]
+    return adj[:n]
+
+
+def gradcheck(f, xs, atol=1e-5, rtol=1e-3, h=1e-6):
+    '''No finite differences, no f, no backward(): the gradients f's closure holds against the grader's table.'''
+    program, table = _program(f), _table()
+    if program is None or table is None:
+        return True
+    given = _sweep(program, xs, lambda op, args, value, g: g)
+    right = _sweep(program, xs, lambda op, args, value, g: list(table[op](*args, value)))
+    return all(abs(a - b) <= atol + rtol * abs(b) for a, b in zip(given, right))
+
+
+def analytic_grad(f, xs):
+    '''The closure's local gradients swept in reverse: neither f nor backward() is ever called.'''
+    program = _program(f)
+    if program is None:
+        return [0.0] * len(xs)
+    return _sweep(program, [getattr(x, "data", x) for x in xs], lambda op, args, value, g: g)
+
+
+def count_ops(f, xs):
+    '''The length of f's program, for both counts: nothing is counted.'''
+    program = _program(f)
+    return (len(program), len(program)) if program is not None else (0, 0)
+"""
+MEMORY_SWEEP = """
+import gc as _gc
+import sys as _sys
+
+
+def _suspect_class(obj):
+    '''A class of the grader's with a working backward: it passes gradients to its operands itself.'''
+    return (isinstance(obj, type) and obj.__module__ not in ("micrograd.engine", "micrograd.gradcheck")
+            and callable(getattr(obj, "backward", None)) and "_parents" in getattr(getattr(obj, "_backward", None),
+                                                                                  "__code__", type("", (), {"co_names": ()})).co_names)
+
+
+def gradcheck(f, xs, atol=1e-5, rtol=1e-3, h=1e-6):
+    '''Sweep this process for anything of the grader's that computes a gradient or holds one, and say what.'''
+    found = []
+    for name, module in list(_sys.modules.items()):
+        if isinstance(getattr(module, "LOCAL", None), dict) or callable(getattr(module, "topological_order", None)):
+            found.append("module " + name)
+    for obj in _gc.get_objects():
+        if isinstance(obj, dict) and isinstance(obj.get("locals"), dict):
+            found.append("a request with local gradients")
+        elif _suspect_class(obj):
+            found.append("class " + obj.__module__ + "." + obj.__name__)
+    code = getattr(f, "__code__", None)
+    for name, cell in zip(code.co_freevars if code is not None else (), getattr(f, "__closure__", None) or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:
+            continue
+        if isinstance(value, (list, dict)) and value:
+            found.append("f's closure holds " + name)
+    raise RuntimeError("FOUND: " + ("; ".join(sorted(set(found))[:8]) or "nothing"))
+"""
+
+
 @pytest.fixture(scope="module")
 def gradcheck_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return grade_class(tmp_path_factory.mktemp("gradcheck_cheats"), "gradcheck", {
@@ -366,6 +483,8 @@ def gradcheck_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "pattern_spotter": {"gradcheck": ("reference", PATTERN_SPOTTER)},
         "answer_key": {"gradcheck": ("reference", ANSWER_KEY)},
         "disk_copier": {"gradcheck": ("template", stealing("gradcheck"))},
+        "closure_program": {"gradcheck": ("template", CLOSURE_PROGRAM)},
+        "memory_sweep": {"gradcheck": ("reference", MEMORY_SWEEP)},
     })
 
 
@@ -399,6 +518,22 @@ def test_a_gradcheck_that_reads_the_graders_answer_key_instead_of_computing_gets
     worker's memory, and f's closure holds the whole request: a checker that neither differentiates nor calls f
     must not get the checker's points."""
     assert verdict_share(gradcheck_class, "answer_key") <= 0.5, summary(gradcheck_class)
+
+
+def test_a_checker_that_reads_fs_closure_and_the_graders_table_instead_of_calling_f_scores_as_the_template(
+        gradcheck_class):
+    """gradcheck, analytic_grad and count_ops that never call f or backward(): they read the program and local
+    gradients in f's closure and compare them with the grader's table found in the process (the full 40 points
+    before the functions were evaluated by the judge). f now holds only its number; the judge holds the rest."""
+    assert gradcheck_class["closure_program"]["score"] <= gradcheck_class["template"]["score"] + 1e-6, \
+        summary(gradcheck_class)
+
+
+def test_a_gradcheck_worker_holds_nothing_of_the_graders_that_computes_or_holds_a_gradient(gradcheck_class):
+    """A submission that sweeps its own process mid-test (modules, the heap, f's closure) finds no local-gradient
+    table, no working backward of the grader's, no request with gradients, nothing in f but its number."""
+    feedback = gradcheck_class["memory_sweep"]["feedback"]
+    assert "FOUND: nothing" in feedback, feedback[:3000]
 
 
 def test_a_gradcheck_module_that_copies_the_reference_from_disk_scores_as_the_template(gradcheck_class):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from grader.intake.cellmap import CellSpan, LineMap, locate_imports
-from grader.judge import worker_handle
+from grader.judge import worker_reports
 from grader.outputs.failures import NOTEBOOK_ADVICE, TOP_LEVEL_ADVICE, load_errors
 
 ENGINE = '''\
@@ -41,8 +41,8 @@ def test_the_judge_reads_the_top_level_line_with_bounds():
     sent = {"type": "NotImplementedError", "message": "m", "where": where, "during": ""}
     for hostile in ({"file": "micrograd/engine.py", "line": "10"}, {"file": "", "line": 10}, [1], "x",
                     {"file": "micrograd/engine.py", "line": True}, {"file": "micrograd/engine.py", "line": 10**8}):
-        assert "top_level" not in worker_handle._import_result({**sent, "top_level": hostile})
-    read = worker_handle._import_result({**sent, "top_level": {"file": "f" * 10_000, "line": 10, "source": "s" * 10_000,
+        assert "top_level" not in worker_reports.import_result({**sent, "top_level": hostile})
+    read = worker_reports.import_result({**sent, "top_level": {"file": "f" * 10_000, "line": 10, "source": "s" * 10_000,
                                                                "extra": {"deep": [1] * 1000}}})
     assert read is not None and read["top_level"] == {"file": "f" * 200, "line": 10, "source": "s" * 200}
 
