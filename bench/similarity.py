@@ -1,13 +1,15 @@
 """Does ``grader similarity`` flag disguised copies and leave honest students alone, in time?
 
     python bench/similarity.py [--students 300] [--copies 60] [--seed 7] [--jobs 2] [--keep DIR] [--no-sweep]
+                               [--baseline REV]
 
 Builds a class with a fixed seed in a temporary folder, runs ``grader similarity`` on it (with ``-j
 JOBS``, against the public engine as ``--corpus``, on the assignments made of ``micrograd/engine.py`` and
 ``micrograd/nn.py`` only: the students write no other file), and prints the share of disguised copies flagged
-at the default setting, the share of honest pairs flagged, and the wall time; then, unless
-``--no-sweep``, the same shares for other thresholds and floors (from the scores of every pair), which
-is how the defaults were chosen.
+at the default setting (and per kind of code that does nothing added), the share of honest pairs flagged, and the
+wall time; then, unless ``--no-sweep``, the same shares for other thresholds and floors (from the scores of every
+pair), which is how the defaults were chosen. ``--baseline REV`` first runs the grader of that git revision (its
+``grader`` package, unpacked with ``git archive``) on the same class, for figures before and after a change.
 
 Honest students (``students - copies``) are each composed, method by method, from a pool of
 independent correct implementations in different styles: the course's reference (its solution
@@ -22,7 +24,10 @@ Copies are disguised: of a classmate (an honest student's files) or of the publi
 temporary folder and never stored here; without the network, a course variant stands in, with a
 note, and leaves the honest pool). A copy of the public engine adds the methods it lacks from the
 pool. Every copy then has its docstrings rewritten or dropped, its comments removed, its
-identifiers renamed, its methods reordered, dead code added, and a third become notebooks.
+identifiers renamed, its methods reordered, dead code added, and a third become notebooks. The copies
+also get, in turn, code that does nothing (:data:`NOISES`): none, a ``pass``, a ``...`` or a bare
+constant after every statement, a statement of the file pasted after every ``return``, every
+statement wrapped in ``if True:``, or a mix of these, statement by statement.
 
 The same seed writes the same class byte for byte (every random draw comes from the seeded ``rng``, in
 orders that depend on no set or hash, and notebook cells get fixed ids instead of nbformat's random ones).
@@ -366,9 +371,60 @@ def _rename(text: str, rng: random.Random) -> str:
     return rename_tokens(text, dict(zip(local, fresh)))
 
 
-def disguise(text: str, rng: random.Random) -> str:
-    """Docstrings rewritten or dropped, comments removed, methods reordered, dead code added, identifiers renamed."""
-    for step in (_docstrings, lambda t, r: _comments(t), _reorder, _dead_code, _rename):
+NOISES = ("none", "pass", "ellipsis", "constants", "after_return", "if_true", "mixed")
+"""The code that does nothing added to the copies, in turn: none; a ``pass``, a ``...`` or a bare constant after every
+statement; a statement of the file pasted after every ``return``; every statement in an ``if True:``; or, statement by
+statement, any of these."""
+CONSTANTS = ["0", "None", "1.0", "True", "-1", "()", "'x'"]
+COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.While, ast.With, ast.Try)
+
+
+def _own_lines(text: str, tree: ast.Module) -> list[ast.stmt]:
+    """The simple statements that have their lines to themselves, after any ``from __future__`` import."""
+    lines = text.splitlines(keepends=True)
+    future = max((n.end_lineno or 0 for n in tree.body if isinstance(n, ast.ImportFrom) and n.module == "__future__"),
+                 default=0)
+    found = []
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            for s in block if isinstance(block, list) else []:
+                end = s.end_lineno or s.lineno
+                after = lines[end - 1][s.end_col_offset:].strip()
+                if not isinstance(s, COMPOUND) and s.lineno > future and not lines[s.lineno - 1][:s.col_offset].strip() \
+                        and (not after or after.startswith("#")):
+                    found.append(s)
+    return sorted(found, key=lambda s: s.lineno)
+
+
+def add_noise(text: str, kind: str, rng: random.Random) -> str:
+    """``text`` with code that does nothing added (``kind``: one of :data:`NOISES`)."""
+    tree, lines = ast.parse(text), text.splitlines(keepends=True)
+    own = _own_lines(text, tree)
+    pasted = [lines[s.lineno - 1].strip() for s in own if isinstance(s, (ast.Assign, ast.AugAssign))
+              and s.lineno == s.end_lineno and not any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await))
+                                                       for n in ast.walk(s))]
+    edits: list[tuple[int, int, str]] = []  # lines[start - 1: end] becomes the text
+    for s in own:
+        pad, end = " " * s.col_offset, s.end_lineno or s.lineno
+        how = rng.choice(NOISES[1:-1]) if kind == "mixed" else kind
+        if how == "if_true" and s.lineno == end and not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)):
+            edits.append((end, end, f"{pad}if True:\n    {lines[end - 1]}"))
+        elif how in ("pass", "ellipsis", "constants"):
+            word = {"pass": "pass", "ellipsis": "...", "constants": rng.choice(CONSTANTS)}[how]
+            edits.append((end + 1, end, f"{pad}{word}\n"))
+        elif how == "after_return" and isinstance(s, ast.Return) and pasted:
+            edits.append((end + 1, end, f"{pad}{rng.choice(pasted)}\n"))
+    for start, end, new in sorted(edits, reverse=True):
+        lines[start - 1: end] = [new]
+    return "".join(lines)
+
+
+def disguise(text: str, rng: random.Random, noise: str = "none") -> str:
+    """Docstrings rewritten or dropped, comments removed, methods reordered, dead code added, code that does nothing
+    added (``noise``: one of :data:`NOISES`), identifiers renamed."""
+    for step in (_docstrings, lambda t, r: _comments(t), _reorder, _dead_code, lambda t, r: add_noise(t, noise, r),
+                 _rename):
         text = step(text, rng)
     compile(text, "<disguised>", "exec")
     return text
@@ -434,6 +490,7 @@ class Student:
     source: str = ""
     notebook: bool = False
     frame: str = "template"
+    noise: str = ""
 
 
 WRITTEN = ("micrograd/engine.py", "micrograd/nn.py")
@@ -500,13 +557,21 @@ def build_class(dest: Path, students: int, copies: int, seed: int, public: tuple
             nn = compose(rng, nets, template_nn, nn_api, True, frame, forced=public_nn_style)
             nn = nn.replace(".relu()", ".tanh()").replace("'ReLU'", "'Tanh'")
             roster.append(Student(sid, "public", "public", notebook=rng.random() < 1 / 3, frame=frame))
-        code[sid] = (disguise(engine, rng), disguise(nn, rng))
+        roster[-1].noise = NOISES[n % len(NOISES)]
+        code[sid] = (disguise(engine, rng, roster[-1].noise), disguise(nn, rng, roster[-1].noise))
     for s in roster:
         write_student(dest / s.id, *code[s.id], s.notebook, course, assignments)
     return roster
 
 
 # --- measuring ---------------------------------------------------------------------------------------------------------
+
+def _hit(s: Student, assignment: str, flagged_class: set[tuple[str, frozenset[str]]],
+         flagged_public: set[tuple[str, str]]) -> bool:
+    if s.kind == "classmate":
+        return (assignment, frozenset((s.id, s.source))) in flagged_class
+    return (assignment, s.id) in flagged_public
+
 
 def rates(roster: list[Student], flagged_class: set[tuple[str, frozenset[str]]], flagged_public: set[tuple[str, str]],
           assignments: list[str]) -> dict[str, float]:
@@ -515,8 +580,7 @@ def rates(roster: list[Student], flagged_class: set[tuple[str, frozenset[str]]],
     copy_hits, any_hits = 0, 0
     copies = [s for s in roster if s.kind != "honest"]
     for s in copies:
-        hits = [(a, frozenset((s.id, s.source))) in flagged_class if s.kind == "classmate" else
-                (a, s.id) in flagged_public for a in assignments]
+        hits = [_hit(s, a, flagged_class, flagged_public) for a in assignments]
         copy_hits += sum(hits)
         any_hits += any(hits)
     honest_set = set(honest)
@@ -526,6 +590,18 @@ def rates(roster: list[Student], flagged_class: set[tuple[str, frozenset[str]]],
     return {"copies": copy_hits / max(1, len(copies) * len(assignments)), "copies_any": any_hits / max(1, len(copies)),
             "honest_pairs": false / max(1, pairs), "honest_pairs_flagged": false,
             "honest_vs_public": public_false / max(1, len(honest) * len(assignments))}
+
+
+def by_noise(roster: list[Student], flagged_class: set[tuple[str, frozenset[str]]],
+             flagged_public: set[tuple[str, str]], assignments: list[str]) -> str:
+    """Copy-assignment pairs flagged, per kind of code that does nothing added (``pass 24/24, ...``)."""
+    counts = {kind: [0, 0] for kind in NOISES}
+    for s in roster:
+        if s.kind != "honest":
+            for a in assignments:
+                counts[s.noise][0] += _hit(s, a, flagged_class, flagged_public)
+                counts[s.noise][1] += 1
+    return ", ".join(f"{kind} {hit}/{total}" for kind, (hit, total) in counts.items() if total)
 
 
 def sweep(roster: list[Student], subs: Path, corpus: Path, jobs: int, assignments: list[Assignment]) -> None:
@@ -552,6 +628,45 @@ def sweep(roster: list[Student], subs: Path, corpus: Path, jobs: int, assignment
                   f"{r['honest_pairs']:7.3%} ({r['honest_pairs_flagged']}) | {r['honest_vs_public']:6.2%}{mark}")
 
 
+def measure(roster: list[Student], command: list[str], out: Path, cwd: Path, title: str) -> bool:
+    """Run ``command`` (``grader similarity``, from ``cwd``) into ``out`` and print its figures; False if it failed."""
+    out.mkdir()
+    started = time.monotonic()
+    done = subprocess.run(command + [str(out)], capture_output=True, text=True, cwd=cwd)
+    wall = time.monotonic() - started
+    if done.returncode != 0:
+        print(done.stdout + done.stderr)
+        return False
+    doc = json.loads((out / "similarity.json").read_text(encoding="utf-8"))
+    flagged = [p for p in doc["pairs"] if p["flagged"]]
+    fc = {(p["assignment"], frozenset((p["a"]["id"], p["b"]["id"]))) for p in flagged if p["against"] == "class"}
+    fp = {(p["assignment"], p["a"]["id"]) for p in flagged if p["against"] != "class"}
+    r = rates(roster, fc, fp, doc["assignments"])
+    print(f"\n{title}: {' '.join(command[1:3] + command[5:6])} ... -j {command[command.index('-j') + 1]}: "
+          f"{wall:.1f} s wall (the command's own count: {doc['seconds']} s), {len(doc['notes'])} note(s)")
+    print(f"At the default setting (score >= {THRESHOLD:g} and similarity >= {FLOOR:.0%}, or similarity >= "
+          f"{IDENTICAL:.0%}):\n"
+          f"  disguised copies flagged: {r['copies']:.1%} of copy-assignment pairs, {r['copies_any']:.1%} of copies "
+          f"on at least one assignment\n"
+          f"  by code that does nothing added: {by_noise(roster, fc, fp, doc['assignments'])}\n"
+          f"  honest pairs flagged: {r['honest_pairs']:.3%} ({r['honest_pairs_flagged']} pairs)\n"
+          f"  honest students flagged against the public engine: {r['honest_vs_public']:.2%}")
+    for d in doc["distributions"]:
+        print(f"  {d['assignment']:9} {d['against']:15} median {d['median']:.0%} MAD {d['mad']:.1%} "
+              f"cutoff {d['cutoff']:.0%} flagged {d['flagged']}")
+    return True
+
+
+def baseline(revision: str, base: Path) -> Path:
+    """The grader of git revision ``revision``, unpacked into ``base`` (its ``grader`` package only)."""
+    folder = base / f"grader-{re.sub(r'[^A-Za-z0-9._-]', '_', revision)}"
+    folder.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", revision, "grader"],
+                             capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=300)
@@ -560,14 +675,14 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--keep", type=Path, help="keep the class and the output in DIR")
     parser.add_argument("--no-sweep", action="store_true", help="only the default setting")
+    parser.add_argument("--baseline", metavar="REV", help="first run the grader of this git revision on the same class")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-similarity-") as tmp:
         base = args.keep or Path(tmp)
         base.mkdir(parents=True, exist_ok=True)
         corpus, engine, nn, stand_in = public_engine(base)
         course = Course(ROOT)
-        subs, out = base / "submissions", base / "out"
-        out.mkdir()
+        subs = base / "submissions"
         assignments = compared(course)
         roster = build_class(subs, args.students, args.copies, args.seed, (engine, nn), load_pool(stand_in), course,
                              assignments)
@@ -576,31 +691,14 @@ def main() -> int:
         print(f"Class of {len(roster)} in {subs} (seed {args.seed}): {kinds['honest']} honest, {kinds['classmate']} "
               f"disguised copies of a classmate, {kinds['public']} of the public engine; "
               f"{sum(s.notebook for s in roster)} in notebooks")
-        command = [sys.executable, "-m", "grader", "--course", str(ROOT), "similarity", str(out), "--submissions",
+        command = [sys.executable, "-m", "grader", "--course", str(ROOT), "similarity", "--submissions",
                    str(subs), "--corpus", str(corpus), "-j", str(args.jobs)] + \
                   [x for a in assignments for x in ("-a", a.id)]
-        started = time.monotonic()
-        done = subprocess.run(command, capture_output=True, text=True)
-        wall = time.monotonic() - started
-        if done.returncode != 0:
-            print(done.stdout + done.stderr)
+        if args.baseline and not measure(roster, command, base / "out-baseline", baseline(args.baseline, base),
+                                         f"grader of {args.baseline}"):
             return 1
-        doc = json.loads((out / "similarity.json").read_text(encoding="utf-8"))
-        flagged = [p for p in doc["pairs"] if p["flagged"]]
-        fc = {(p["assignment"], frozenset((p["a"]["id"], p["b"]["id"]))) for p in flagged if p["against"] == "class"}
-        fp = {(p["assignment"], p["a"]["id"]) for p in flagged if p["against"] != "class"}
-        r = rates(roster, fc, fp, doc["assignments"])
-        print(f"\n{' '.join(command[1:3] + command[5:6])} ... -j {args.jobs}: {wall:.1f} s wall "
-              f"(the command's own count: {doc['seconds']} s), {len(doc['notes'])} note(s)")
-        print(f"At the default setting (score >= {THRESHOLD:g} and similarity >= {FLOOR:.0%}, or similarity >= "
-              f"{IDENTICAL:.0%}):\n"
-              f"  disguised copies flagged: {r['copies']:.1%} of copy-assignment pairs, {r['copies_any']:.1%} of copies "
-              f"on at least one assignment\n"
-              f"  honest pairs flagged: {r['honest_pairs']:.3%} ({r['honest_pairs_flagged']} pairs)\n"
-              f"  honest students flagged against the public engine: {r['honest_vs_public']:.2%}")
-        for d in doc["distributions"]:
-            print(f"  {d['assignment']:9} {d['against']:15} median {d['median']:.0%} MAD {d['mad']:.1%} "
-                  f"cutoff {d['cutoff']:.0%} flagged {d['flagged']}")
+        if not measure(roster, command, base / "out", ROOT, "this grader"):
+            return 1
         if not args.no_sweep:
             sweep(roster, subs, corpus, args.jobs, assignments)
     return 0

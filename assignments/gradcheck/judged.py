@@ -13,7 +13,9 @@ channel (:mod:`grader.testing.judged`):
   no topological sort), each once or, for the tests of a ``backward()`` without a visited set, once per path; and
   each node's local gradients per operand that is a node (the judge's, given at the spec's point, as they were when
   the worker held them);
-* ``locals`` ``{"call": c}``: the local gradients alone, for a closure called before any ``backward()`` of its call.
+* ``locals`` ``{"call": c}``: the local gradients alone, for a closure called before any ``backward()`` of its call;
+* ``forward`` ``{"op": op, "args": [...]}``: the value of one operation the checker does on its own Values
+  (``Value(x) + h``): the worker's ``Value`` holds no operation of the engine.
 
 Every answer is computed here, so the worker holds nothing to read instead of calling ``f`` and running
 ``backward()``, and the counts a test may rely on (evaluations of each function, ``backward()`` runs, local
@@ -26,7 +28,7 @@ from typing import Any
 
 from assignments.gradcheck.probes import public
 from assignments.shared.checks.graphs import with_local_gradients
-from assignments.shared.probes.engine_probes import forward_value, given_locals
+from assignments.shared.probes.engine_probes import FORWARD, forward_value, given_locals
 from grader.testing.judged import AskRefused
 
 MAX_ORDER = 100_000
@@ -85,6 +87,8 @@ class Functions:
             order = self._order(spec, root)
             self.backward_passes += 1
             return {"order": order, "locals": self._locals(spec)}
+        if topic == "forward" and set(payload) == {"op", "args"}:
+            return self._forward(payload)
         if topic == "locals" and set(payload) == {"call"}:
             call = _index(payload["call"], len(self.calls), "call")
             self.outside += 1
@@ -106,6 +110,13 @@ class Functions:
         self.evaluations[k] += 1
         self.calls.append(k)
         return {"call": len(self.calls) - 1, "nodes": nodes}
+
+    def _forward(self, payload: dict[str, Any]) -> float:
+        """Arithmetic the student's checker does on its Values: the forward value of one operation."""
+        op, args = payload["op"], payload["args"]
+        if op not in FORWARD or type(args) is not list or not 1 <= len(args) <= 2:
+            raise AskRefused("not an operation of the engine")
+        return forward_value(op, [_number(a, "an operand") for a in args])
 
     def _node(self, payload: dict[str, Any]) -> tuple[dict[str, Any], int]:
         call = _index(payload["call"], len(self.calls), "call")

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypedDict
 
-from assignments.shared.probes.engine_probes import SYMBOL, describe_node, forward_value, order_children
+from assignments.shared.probes.engine_probes import SYMBOL, describe_node, order_children
 from assignments.shared.probes.nn_probes import rebound, swapped
 from probekit import (
     Context,
@@ -107,7 +107,7 @@ def _expression(spec: dict[str, Any], index: int) -> tuple[str, int]:
 
 class JudgedValue:
     """The ``Value`` of the student's checker: the handout's attributes (``data``, ``grad``, ``_prev``, ``_op``,
-    ``_backward``), forward arithmetic on plain numbers, and a ``backward()`` that only the nodes ``f`` made can run:
+    ``_backward``), arithmetic whose values the judge computes, and a ``backward()`` that only the nodes ``f`` made can run:
     it asks the judge in which order to call their closures (:mod:`assignments.gradcheck.judged`), each of which asks
     the judge what to add to its children's grads. It holds no local gradient and no graph algorithm of its own."""
 
@@ -123,10 +123,15 @@ class JudgedValue:
         """A leaf's: nothing to pass on."""
 
     def _forward(self, op: str, *operands: Any) -> Any:
+        """Arithmetic on the checker's Values (``Value(x) + h``): the judge computes the forward value too, so this
+        class holds no operation of the engine (a copy of it would earn nothing)."""
         args = [o.data if isinstance(o, JudgedValue) else o for o in operands]
-        if not all(isinstance(a, (int, float)) for a in args):
+        if not all(isinstance(a, (int, float)) and not isinstance(a, bool) for a in args):
             return NotImplemented
-        return JudgedValue(forward_value(op, [float(a) for a in args]),
+        value = ask("forward", {"op": op, "args": [float(a) for a in args]})
+        if not (value is None or type(value) in (int, float)):
+            raise ProbeError("the grader's answer to an operation could not be used")
+        return JudgedValue(math.nan if value is None else float(value),
                            tuple(o for o in operands if isinstance(o, JudgedValue)), op)
 
     def __add__(self, other: Any) -> Any:

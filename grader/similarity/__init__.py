@@ -13,6 +13,9 @@ Modules, one concern each:
 * :mod:`~grader.similarity.graded_class`: the submissions folder ``grader grade`` recorded in OUT;
 * :mod:`~grader.similarity.sources`: each submission's code for an assignment, read as intake reads it,
   never run;
+* :mod:`~grader.similarity.normalise`: what a student can add for free (docstrings, annotations, ``pass``, dead
+  code, ``if True:``...) blanked in place before fingerprinting, with :mod:`~grader.similarity.parentheses`
+  (redundant parentheses) and :mod:`~grader.similarity.syntax` (syntax trees and their positions in the text);
 * :mod:`~grader.similarity.fingerprints`: copydetect's tokens and fingerprints, the template as boilerplate,
   matched regions;
 * :mod:`~grader.similarity.ranking`: pairwise similarity and the class statistics (robust z-score, percentile,
@@ -23,5 +26,6 @@ Modules, one concern each:
 * :mod:`~grader.similarity.run`: one ``grader similarity`` run, from the scores to the files it writes.
 
 Only :mod:`~grader.similarity.similarity_json` and :mod:`~grader.similarity.graded_class` are light: the report and
-``grader grade`` import them; the rest imports copydetect (numpy, Pygments, matplotlib).
+``grader grade`` import them; the rest imports copydetect (numpy, Pygments, matplotlib), but for the normaliser's
+three modules, which need only the standard library.
 """

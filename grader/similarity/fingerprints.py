@@ -3,9 +3,10 @@
 copydetect (https://github.com/blingenf/copydetect) tokenises a document with Pygments and writes
 every name as ``V``, ``F`` or ``O`` and every string as ``S``, dropping comments and white space
 (:func:`copydetect.utils.filter_code`), so renaming variables, rewriting comments or re-indenting
-changes nothing. Before that, :func:`blank` turns docstrings and type annotations into spaces (the
-text keeps its length, so positions still point into the student's own code): rewriting a docstring,
-or a signature with or without the template's annotations, changes nothing either. copydetect then
+changes nothing. Before that, :func:`~grader.similarity.normalise.blank` turns docstrings, type annotations and
+code that does nothing (``pass``, ``...``, dead code, ``if True:``, redundant parentheses...) into spaces (the text
+keeps its length, so positions still point into the student's own code): rewriting a docstring, a signature with or
+without the template's annotations, or a ``pass`` after every statement, changes nothing either. copydetect then
 hashes every ``NOISE``-character substring (a k-gram) of the filtered code and keeps those winnowing
 selects (:func:`copydetect.utils.get_document_fingerprints`), minus the *boilerplate*: here every
 k-gram of the release's template (its ``.py`` files and the code cells of its notebook), so the
@@ -24,7 +25,6 @@ over every position of every shared fingerprint, on both sides), each paired wit
 
 from __future__ import annotations
 
-import ast
 import multiprocessing
 import os
 from collections.abc import Sequence
@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 from copydetect.utils import filter_code, get_copied_slices, get_document_fingerprints, hashed_kgrams, winnow
+
+from grader.similarity.normalise import blank
 
 NOISE = 12
 """copydetect's noise threshold: characters of filtered code in one fingerprint (a k-gram; about one short
@@ -92,59 +94,8 @@ class Region:
     fingerprints: int
 
 
-def _spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` holds string statements (docstrings) and annotations, as character offsets; [] if it does not
-    parse."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    lines = text.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line))
-
-    def at(row: int | None, col: int | None) -> int:  # ast columns count UTF-8 bytes
-        if row is None or col is None or not 1 <= row <= len(lines):
-            return -1
-        return starts[row - 1] + len(lines[row - 1].encode("utf-8")[:col].decode("utf-8", "ignore"))
-
-    spans = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            spans.append((at(node.lineno, node.col_offset), at(node.end_lineno, node.end_col_offset)))
-        elif isinstance(node, ast.arg) and node.annotation is not None:
-            spans.append((at(node.lineno, node.col_offset) + len(node.arg),
-                          at(node.annotation.end_lineno, node.annotation.end_col_offset)))
-        elif isinstance(node, ast.AnnAssign):
-            spans.append((at(node.target.end_lineno, node.target.end_col_offset),
-                          at(node.annotation.end_lineno, node.annotation.end_col_offset)))
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.returns is not None:
-            begin = at(node.returns.lineno, node.returns.col_offset)
-            spans.append((text.rfind("->", 0, begin), at(node.returns.end_lineno, node.returns.end_col_offset)))
-    return [(a, b) for a, b in spans if 0 <= a < b]
-
-
-def blank(text: str) -> str:
-    """``text`` with its string statements (docstrings) and type annotations turned into spaces, newlines kept.
-
-    The text keeps its length, so copydetect's positions still point into the student's own text, but a
-    docstring rewritten or dropped, or a signature with or without annotations (the template's have them), no
-    longer changes a fingerprint. Code that does not parse is left as it is.
-    """
-    spans = _spans(text)
-    if not spans:
-        return text
-    chars = list(text)
-    for a, b in spans:
-        for i in range(a, b):
-            if chars[i] not in "\r\n":
-                chars[i] = " "
-    return "".join(chars)
-
-
 def tokenise(text: str) -> Tokens:
-    """copydetect's filtered Python tokens of ``text`` (:func:`blank`ed first)."""
+    """copydetect's filtered Python tokens of ``text`` (:func:`~grader.similarity.normalise.blank`ed first)."""
     filtered, offsets = filter_code(blank(text), "submission.py", "python")
     return Tokens(filtered, offsets)
 

@@ -19,8 +19,10 @@ from grader.errors import GraderError
 from grader.similarity import similarity_json as R
 from grader.similarity.class_pairs import score_class
 from grader.similarity.evidence import Evidence, write_pages
-from grader.similarity.fingerprints import GUARANTEE, NOISE, Region, matched_regions
+from grader.similarity.fingerprints import GUARANTEE, NOISE, Fingerprint, Region, matched_regions
+from grader.similarity.normalise import blank
 from grader.similarity.ranking import Settings
+from grader.similarity.sources import Document
 
 CONTEXT = 10
 """Unflagged pairs kept in ``similarity.json`` per distribution, the most unusual (for context)."""
@@ -48,6 +50,34 @@ def snap(text: str, span: tuple[int, int]) -> tuple[int, int]:
     while 0 < b < len(text) and _word(text[b - 1]) and _word(text[b]):
         b += 1
     return a, b
+
+
+def blanked(doc: Document) -> str:
+    """``doc``'s text as fingerprints see it: each file :func:`~grader.similarity.normalise.blank`ed (same length)."""
+    bounds = [offset for offset, _ in doc.parts] + [len(doc.text)]
+    return "".join(blank(doc.text[a:b]) for a, b in zip(bounds, bounds[1:]))
+
+
+def trim(seen: str, span: tuple[int, int]) -> tuple[int, int]:
+    """``span`` without the white space it ends with in ``seen`` (:func:`blanked`): copydetect's end of a match lies
+    just before the next token, so it would take in the comments and the code that does nothing which follow it."""
+    a, b = span
+    while b > a + 1 and seen[b - 1].isspace():
+        b -= 1
+    return a, b
+
+
+def regions_of(doc_a: Document, doc_b: Document, fp_a: Fingerprint, fp_b: Fingerprint,
+               seen: dict[str, str] | None = None) -> list[Region]:
+    """The matched regions of two documents (:func:`~grader.similarity.fingerprints.matched_regions`), as offsets
+    into their texts: widened to whole names, and ending where their last code does. ``seen``: a cache of
+    :func:`blanked` texts, by text."""
+    seen = {} if seen is None else seen
+    for doc in (doc_a, doc_b):
+        if doc.text not in seen:
+            seen[doc.text] = blanked(doc)
+    return [Region(snap(doc_a.text, trim(seen[doc_a.text], r.a)), snap(doc_b.text, trim(seen[doc_b.text], r.b)),
+                   r.fingerprints) for r in matched_regions(fp_a, fp_b)]
 
 
 def compare_class(course: Course, out: Path, submissions: Path, *, deadline: datetime | None = None,
@@ -82,6 +112,7 @@ def compare_class(course: Course, out: Path, submissions: Path, *, deadline: dat
     stats: list[R.DistributionRecord] = []
     evidence: list[Evidence] = []
     starts: dict[str, list[int]] = {}
+    seen: dict[str, str] = {}
     for dist in scored.distributions:
         s = dist.stats
         stats.append(R.DistributionRecord(dist.assignment.id, dist.against, dist.documents, s.pairs, round(s.median, 4),
@@ -90,8 +121,7 @@ def compare_class(course: Course, out: Path, submissions: Path, *, deadline: dat
         kept = [p for p in ordered if p.flagged] + [p for p in ordered if not p.flagged][:CONTEXT]
         for p in kept:
             doc_a, doc_b = dist.mine[p.a], dist.others[p.b]
-            regions = [Region(snap(doc_a.text, r.a), snap(doc_b.text, r.b), r.fingerprints)
-                       for r in matched_regions(*dist.fingerprints(p))]
+            regions = regions_of(doc_a, doc_b, *dist.fingerprints(p), seen)
             for doc in (doc_a, doc_b):
                 if doc.text not in starts:
                     starts[doc.text] = line_starts(doc.text)

@@ -296,7 +296,8 @@ def test_shared_counts_are_the_set_intersections_of_every_pair(monkeypatch):
 
 
 def test_docstrings_and_annotations_are_blanked_in_place():
-    from grader.similarity.fingerprints import blank, tokenise
+    from grader.similarity.fingerprints import tokenise
+    from grader.similarity.normalise import blank
 
     typed = 'def f(self, other: "Value | int" = 1) -> "Value":\n    """Doc é."""\n    x: int = other\n    return x\n'
     plain = "def f(self, other=1):\n    x = other\n    return x\n"
