@@ -41,9 +41,10 @@ POLICY = {"grace": "15m", "penalty": "10%", "per": "day", "cap": "50%", "cutoff"
 CANVAS_POINTS = {"value_ops": 100}
 """Assignments whose Canvas column is worth another number of points than the assignment."""
 H = timedelta(hours=1)
-BEHAVIOURS = ("on_time", "on_time", "on_time", "grace", "one_day", "two_days", "after_cutoff", "template",
-              "backdated", "on_time")
-"""What a student does on an assignment, drawn in turn (``(student + week) % len``)."""
+BEHAVIOURS = ("on_time", "grace", "one_day", "two_days", "after_cutoff", "template", "backdated", "on_time",
+              "on_time", "on_time")
+"""What a student does on an assignment, drawn in turn (``(student + week) % len``): two students over the seven
+weeks meet every kind of late work; a class is mostly on time."""
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,11 @@ from term_simulation import ORDER, Term, canvas_differences, canvas_week, gradeb
 from grader.cli import main
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
-STUDENTS = 10
-"""Five students who rotate through every behaviour (on time, within the grace period, one and two started days late,
-after the cut-off, the template, a backdated commit pushed late), and five with one story each: an extension on
-everything, one extension given by GitHub name, no push record, a folder copied without its times, never handed in."""
+STUDENTS = 7
+"""Two students who rotate through every behaviour over the seven weeks (on time, within the grace period, one and two
+started days late, after the cut-off, the template, a backdated commit pushed late), and five with one story each:
+an extension on everything, one extension given by GitHub name, no push record, a folder copied without its times,
+never handed in."""
 
 
 def test_a_whole_term_graded_week_by_week_into_one_folder_matches_the_policy_in_the_gradebook_and_canvas(
