@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import textwrap
@@ -151,9 +150,3 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if item.get_closest_marker("linux_only") is not None:
             item.add_marker(skip)
 
-
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: one pytest worker per core, and one more. A quarter of the suite's time is spent waiting (pip and
-    git subprocesses, judges' start-up, time limits run out on purpose), so one worker more than the cores keeps them
-    busy; a test's own limits are measured against the reference in the same loaded judge."""
-    return (os.cpu_count() or 1) + 1
