@@ -30,7 +30,7 @@ def use_course_parts() -> None:
     if not probes.PROBES:
         course_code.load_probes()
     own_parts.use(str(PARTS))
-    for name in ("local_gradients", "stand_ins"):
+    for name in ("local_gradients", "stand_ins", "recording", "network_judge"):
         own_parts.load(name)
 
 
@@ -40,7 +40,7 @@ use_course_parts()
 @pytest.fixture(autouse=True)
 def _course_parts():
     """Every test starts with the course's parts loaded, whatever a test before it did to this process's parts."""
-    if (own_parts.folder() != str(PARTS) or own_parts.get("stand_ins") is None or course_code.folder() != str(COURSE)
+    if (own_parts.folder() != str(PARTS) or own_parts.get("recording") is None or course_code.folder() != str(COURSE)
             or not probes.PROBES):
         use_course_parts()
     yield

@@ -32,10 +32,11 @@ layer, neuron by neuron, each neuron's weights then its bias.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any, TypedDict
 
-from assignments.shared.probes.nn_probes import BELOW, engine_in_use, guarded, parameter_facts, stand_ins, swapped
+from assignments.shared.probes.nn_probes import BELOW, engine_in_use, handles, parameter_facts, swapped
 from assignments.shared.probes.nn_probes import rebound as shared_rebound
 from probekit import (
     MAX_ITEMS,
@@ -47,6 +48,7 @@ from probekit import (
     flag,
     number,
     numbers,
+    part,
     record,
     short_repr,
     text,
@@ -106,14 +108,13 @@ def probe_softmax(mg: Any, ctx: Context, logits: list[float], cotangent: list[fl
     with grader_engine(mg, engine) as value_cls:
         leaves = [value_cls(float(x)) for x in logits]
         ctx.during = f"softmax of logits {logits}"
-        with guarded(value_cls):
-            probs = mg.classifier.softmax(list(leaves))
-            answer = {"probs": listed(probs, len(logits)), "grads": None}
-            items = list(probs) if isinstance(probs, (list, tuple)) else []
-            if cotangent is not None and len(items) == len(logits) and all(isinstance(p, value_cls) for p in items):
-                ctx.during = f"backward() from sum_k c_k * softmax(logits)[k] with c = {cotangent}"
-                _total(items, cotangent).backward()
-                answer["grads"] = [number(x.grad) for x in leaves]
+        probs = mg.classifier.softmax(list(leaves))
+        answer = {"probs": listed(probs, len(logits)), "grads": None}
+        items = list(probs) if isinstance(probs, (list, tuple)) else []
+        if cotangent is not None and len(items) == len(logits) and all(isinstance(p, value_cls) for p in items):
+            ctx.during = f"backward() from sum_k c_k * softmax(logits)[k] with c = {cotangent}"
+            _total(items, cotangent).backward()
+            answer["grads"] = [number(x.grad) for x in leaves]
     return answer
 
 
@@ -124,13 +125,12 @@ def probe_cross_entropy(mg: Any, ctx: Context, logits: list[float], target: int,
     with grader_engine(mg, engine) as value_cls:
         leaves = [value_cls(float(x)) for x in logits]
         ctx.during = f"cross_entropy(logits={logits}, target={target})"
-        with guarded(value_cls):
-            loss = mg.classifier.cross_entropy(list(leaves), target)
-            answer = {"loss": listed(loss, 1), "grads": None}
-            if isinstance(loss, value_cls):
-                ctx.during = "backward() from the loss"
-                loss.backward()
-                answer["grads"] = [number(x.grad) for x in leaves]
+        loss = mg.classifier.cross_entropy(list(leaves), target)
+        answer = {"loss": listed(loss, 1), "grads": None}
+        if isinstance(loss, value_cls):
+            ctx.during = "backward() from the loss"
+            loss.backward()
+            answer["grads"] = [number(x.grad) for x in leaves]
     return answer
 
 
@@ -171,31 +171,9 @@ def _params(model: Any, kind: str, ctx: Context) -> list[Any]:
         return list(model.parameters())
 
 
-def _grader_network(spec: dict[str, Any]) -> Any:
-    """The grader's network of the spec's shape (tanh or linear layers only: a Neuron of another activation is held
-    in a linear layer, which only keeps its ``w`` and ``b``), pinned to the spec's weights."""
-    ours = stand_ins()
-    layers = []
-    for nin, nout, act in shape(spec):
-        if act not in ("tanh", "linear") and spec["kind"] != "Neuron":
-            raise ValueError(f"the grader's parts have tanh or linear layers only, not {act!r}")
-        layers.append(ours.Layer(nin, nout, act == "tanh"))
-    network = ours.MLP(layers)
-    ours.pin(network.parameters(), spec["weights"])
-    return network
-
-
-def given(spec: dict[str, Any]) -> tuple[str, ...]:
-    """The stand-ins the student's code may run on the spec's model (``nn_probes.guarded``): with ``"build":
-    "parts"`` (and the grader's parts) the parts the grader gives it and the ``Value`` they are made of, else none."""
-    if spec.get("build", "student") == "parts" and stand_ins() is not None:
-        return ("Value", *BELOW[spec["kind"]])
-    return ()
-
-
-def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> tuple[Any, list[Any]]:
-    """Build the spec's model; return it and its weights and biases in the documented order (``value_cls``: the
-    ``Value`` in use).
+def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> tuple[Any, list[Any], Any]:
+    """Build the spec's model; return it, its weights and biases in the documented order and, with ``"parts"``, the
+    grader's network of its parts (else None; ``value_cls``: the ``Value`` in use).
 
     ``"build": "parts"`` (with the grader's parts): the student's class, made
     with its ``__init__`` when that works, gets the grader's parts pinned to
@@ -209,15 +187,14 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> t
         raise ValueError(f"unknown model kind {kind!r}")
     cls = getattr(mg.classifier, kind)
     random.seed(spec.get("seed", 0))
-    if spec.get("build", "student") == "parts" and stand_ins() is not None:
+    if spec.get("build", "student") == "parts" and handles() is not None:
         ctx.during = f"{_call(spec)} (the grader then sets its parts)"
         try:
-            with guarded(value_cls):
-                model = cls(*args)
+            model = cls(*args)
         except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one made of the grader's stand-ins) is
             model = cls.__new__(cls)  # not what this test is about: the grader's parts replace what it made
-        network = _grader_network(spec)
         ctx.during = f"setting the grader's parts in {_call(spec)}"
+        network = handles().network()
         if kind == "Neuron":
             neuron = network.layers[0].neurons[0]
             model.w, model.b, model.activation = neuron.w, neuron.b, shape(spec)[0][2]
@@ -225,11 +202,10 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> t
             model.neurons = network.layers[0].neurons
         else:
             model.layers, model.activations = network.layers, [act for _, _, act in shape(spec)]
-        return model, network.parameters()
+        return model, network.parameters(), network
     ctx.during = _call(spec)
-    with guarded(value_cls):
-        model = cls(*args)
-        params = _params(model, kind, ctx)
+    model = cls(*args)
+    params = _params(model, kind, ctx)
     weights = spec.get("weights")
     if weights is not None:
         if len(params) != len(weights):
@@ -237,26 +213,25 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> t
         ctx.during = "setting each weight's and bias's data"
         for p, w in zip(params, weights):
             p.data = w
-    return model, params
+    return model, params, None
 
 
 def probe_forward(mg: Any, ctx: Context, spec: dict[str, Any], inputs: list[list[float]]) -> dict[str, Any]:
     """Probe ``classifier_forward``: the model's output on each input, and the gradient of the (summed) output on
     the first input with respect to each weight and bias (documented order)."""
     with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
-        model, params = make_model(mg, spec, ctx, value_cls)
+        model, params, _ = make_model(mg, spec, ctx, value_cls)
         outs = []
-        with guarded(value_cls, given(spec)):
-            for x in inputs:
-                ctx.during = f"forward pass on x = {x!r}"
-                outs.append(model(x))
-            plain = [listed(o, MAX_ITEMS) for o in outs]
-            first = list(outs[0]) if isinstance(outs[0], (list, tuple)) else [outs[0]]
-            grads = None
-            if first and all(hasattr(o, "backward") for o in first):
-                ctx.during = f"backward() from the sum of the outputs on x = {inputs[0]!r}"
-                _total(first, [1.0] * len(first)).backward()
-                grads = [number(p.grad) for p in params]
+        for x in inputs:
+            ctx.during = f"forward pass on x = {x!r}"
+            outs.append(model(x))
+        plain = [listed(o, MAX_ITEMS) for o in outs]
+        first = list(outs[0]) if isinstance(outs[0], (list, tuple)) else [outs[0]]
+        grads = None
+        if first and all(hasattr(o, "backward") for o in first):
+            ctx.during = f"backward() from the sum of the outputs on x = {inputs[0]!r}"
+            _total(first, [1.0] * len(first)).backward()
+            grads = [number(p.grad) for p in params]
     return {"outputs": plain, "grads": grads}
 
 
@@ -270,17 +245,15 @@ def probe_parameters(mg: Any, ctx: Context, spec: dict[str, Any], x: list[float]
     from ``data``.
     """
     with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
-        model, own = make_model(mg, spec, ctx, value_cls)
+        model, own, network = make_model(mg, spec, ctx, value_cls)
         ctx.during = "calling parameters()"
-        with guarded(value_cls, given(spec)):
-            first, second = list(model.parameters()), list(model.parameters())
+        first, second = list(model.parameters()), list(model.parameters())
         answer = parameter_facts(first, second, value_cls, list(own))
         ctx.during = f"forward pass on x = {x!r}"
-        if given(spec):  # the grader's own network of the same parts
-            answer["output"] = listed(_grader_network(spec)(x), MAX_ITEMS)
+        if network is not None:  # the grader's own network of the same parts
+            answer["output"] = listed(network(x), MAX_ITEMS)
         else:
-            with guarded(value_cls):
-                answer["output"] = listed(model(x), MAX_ITEMS)
+            answer["output"] = listed(model(x), MAX_ITEMS)
     return answer
 
 
@@ -317,7 +290,7 @@ def probe_structure(mg: Any, ctx: Context, spec: dict[str, Any]) -> dict[str, An
         swaps = rebound(mg, getattr(mg.classifier, inner), Made) if inner else []
         random.seed(spec.get("seed", 0))
         ctx.during = _call(spec)
-        with swapped(swaps), guarded(value_cls):
+        with swapped(swaps):
             model = getattr(mg.classifier, kind)(*args)
         ctx.during = f"reading what {_call(spec)} made"
         answer: dict[str, Any] = {"parts": [], "activations": None, "all_values": True, "distinct": 0, "data": []}
@@ -348,12 +321,11 @@ def probe_structure(mg: Any, ctx: Context, spec: dict[str, Any]) -> dict[str, An
 def probe_raises(mg: Any, ctx: Context, spec: dict[str, Any]) -> dict[str, Any]:
     """Probe ``classifier_raises``: the student's constructor on arguments it must refuse; the exception's type
     name and message, or nulls when it made the object."""
-    with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
+    with grader_engine(mg, spec.get("engine", "grader")):
         random.seed(spec.get("seed", 0))
         ctx.during = _call(spec)
         try:
-            with guarded(value_cls):
-                getattr(mg.classifier, spec["kind"])(*spec.get("args", []))
+            getattr(mg.classifier, spec["kind"])(*spec.get("args", []))
         except ProbeError:
             raise  # the grader's own stand-in refused: no measurement
         except Exception as exc:  # noqa: BLE001 - measured, not judged: the judge wants a ValueError
@@ -387,17 +359,11 @@ def _recording(events: list[str], name: str, function: Any) -> Any:
 
 def _training_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> tuple[Any, list[Any]]:
     """The grader's network (``"parts"``, with the grader's parts), else the student's ``MLP`` pinned to the weights."""
-    if spec.get("build") == "parts" and stand_ins() is not None:
+    if spec.get("build") == "parts" and handles() is not None:
         ctx.during = f"setting up the grader's {_call(spec)}"
-        network = _grader_network(spec)
+        network = handles().network()
         return network, network.parameters()
-    return make_model(mg, {**spec, "build": "student"}, ctx, value_cls)
-
-
-def _on(spec: dict[str, Any]) -> tuple[str, ...]:
-    """The stand-ins the student's ``train`` or ``accuracy`` may run on :func:`_training_model`'s model: the
-    grader's whole network (``"parts"``), else none."""
-    return ("Value", *KINDS) if spec.get("build") == "parts" and stand_ins() is not None else ()
+    return make_model(mg, {**spec, "build": "student"}, ctx, value_cls)[:2]
 
 
 def probe_train(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[float]], ys: list[int], steps: int,
@@ -418,10 +384,10 @@ def probe_train(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[float
         swaps = rebound(mg, module.cross_entropy, stand_in_loss(calls))
         for name in ("zero_grad", "sgd_step"):
             swaps += rebound(mg, getattr(module, name), _recording(events, name, getattr(module, name)))
-        if stand_ins() is not None and value_cls is stand_ins().Value:
+        if handles() is not None and value_cls is handles().Value:
             swaps.append((value_cls, "backward", _recording(events, "backward", value_cls.backward)))
         ctx.during = f"train(model, xs, ys, steps={steps}, lr={lr}) on {len(xs)} points"
-        with swapped(swaps), guarded(value_cls, _on(spec)):
+        with swapped(swaps):
             losses = module.train(model, xs, ys, steps, lr)
         return {"losses": listed(losses, steps, raw=True), "final": [number(p.data) for p in params], "calls": calls[0],
                 "events": events}
@@ -469,7 +435,7 @@ def probe_learn(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[float
         each change was a step of gradient descent.
     """
     with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
-        model, params = make_model(mg, {**spec, "build": "student"}, ctx, value_cls)
+        model, params, _ = make_model(mg, {**spec, "build": "student"}, ctx, value_cls)
         seen = _Weights(params, steps + 1)
         module = mg.classifier
         swaps = rebound(mg, module.cross_entropy, seen.noting(module.cross_entropy))
@@ -477,14 +443,13 @@ def probe_learn(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[float
         if owner is not None:
             swaps.append((owner, "__call__", seen.noting(vars(owner)["__call__"])))
         ctx.during = f"train(model, xs, ys, steps={steps}, lr={lr}) on {len(xs)} points"
-        with swapped(swaps), guarded(value_cls):
+        with swapped(swaps):
             losses = module.train(model, xs, ys, steps, lr)
-        with guarded(value_cls):
-            final = [number(p.data) for p in _params(model, spec["kind"], ctx)]
-            logits = []
-            for x in xs:
-                ctx.during = f"forward pass of the trained model on x = {x!r}"
-                logits.append(listed(model(x), shape(spec)[-1][1]))
+        final = [number(p.data) for p in _params(model, spec["kind"], ctx)]
+        logits = []
+        for x in xs:
+            ctx.during = f"forward pass of the trained model on x = {x!r}"
+            logits.append(listed(model(x), shape(spec)[-1][1]))
     return {"losses": listed(losses, steps, raw=True), "final": final, "logits": logits, "count": len(params),
             "states": seen.states, "changes": seen.changes}
 
@@ -495,8 +460,7 @@ def probe_accuracy(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[fl
     with grader_engine(mg, spec.get("engine", "grader")) as value_cls:
         model, _ = _training_model(mg, spec, ctx, value_cls)
         ctx.during = f"accuracy(model, xs, ys) on {len(xs)} points"
-        with guarded(value_cls, _on(spec)):
-            return {"accuracy": listed(mg.classifier.accuracy(model, xs, ys), 1)}
+        return {"accuracy": listed(mg.classifier.accuracy(model, xs, ys), 1)}
 
 
 # --- answers: one parser per probe, bounded by the request's own arguments -------------------------------------
@@ -650,3 +614,37 @@ ANSWERS = {
     "classifier_learn": parse_learn,
     "classifier_accuracy": parse_accuracy,
 }
+
+
+def judged(probe: str, args: list[Any]) -> Any:
+    """The judge's side of one call of ``probe`` (the part ``network_judge``; None without the grader's parts, in
+    a self-check, and for the constructor probes, which ask nothing): gradients of the grader's ``Value`` when the
+    probe runs on it; with a ``"parts"`` model, the grader's network once, its parts' forward passes and
+    ``parameters()`` one level below the method under test (``nn_probes.BELOW``), and the whole network's where the
+    student's ``train`` or ``accuracy`` runs it (or the probe reads its output)."""
+    judge = handles_judge()
+    if judge is None or probe in ("classifier_structure", "classifier_raises"):
+        return None
+    if probe in ("classifier_softmax", "classifier_cross_entropy"):
+        return judge.Network(backward=(args[2] if len(args) > 2 else "grader") == "grader")
+    spec = args[0]
+    parts = spec.get("build", "student") == "parts"
+    below = set(BELOW[spec["kind"]]) if parts else set()
+    calls, params = set(below), below | ({"MLP"} if parts else set())
+    if probe == "classifier_parameters" and parts:
+        calls = {"MLP"}
+    elif probe in ("classifier_train", "classifier_accuracy"):
+        calls = params = set(KINDS) if parts else set()
+    shapes = [(nin, nout, act == "tanh") for nin, nout, act in shape(spec)] if parts else []
+    return judge.Network(shapes, spec.get("weights"), spec.get("seed", 0),
+                         backward=spec.get("engine", "grader") == "grader" or parts, network=parts, calls=calls,
+                         parameters=params)
+
+
+def handles_judge() -> Any:
+    """The part ``network_judge`` (judge only), or None without the grader's parts."""
+    return part("network_judge")
+
+
+JUDGED = {name: functools.partial(judged, name) for name in PROBES}
+"""The judge's side of each probe (see ``grader.sandbox.probes``): judge only."""

@@ -59,7 +59,7 @@ def pinned_to(spec: dict[str, Any], weights: Sequence[float]) -> dict[str, Any]:
 def grader_parts_in_use() -> bool:
     """Whether the network's probes run on the grader's own ``Value`` and parts (hidden grading), rather than on
     the student's own engine and parts (a self-check from a release, which holds no grader parts)."""
-    return own_parts.get("stand_ins") is not None
+    return own_parts.get("recording") is not None
 
 
 ENGINE_FIRST: tuple[tuple[str, dict[str, Any]], ...] = (

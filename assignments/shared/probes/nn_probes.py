@@ -5,16 +5,21 @@ A *model spec* is ``{"kind": "Neuron"|"Layer"|"MLP", "args": [...],
 "grader"|"student", "build": "student"|"parts"}``.
 
 ``engine``: the ``Value`` the network computes with. ``"grader"`` puts the
-grader's own ``Value`` (the part ``stand_ins``) in place of the student's for the
-duration of the probe (every name in ``engine.py`` and ``nn.py`` bound to the
-student's ``Value``), so an engine bug costs no network points; ``"student"``
-(the default) keeps the student's engine.
+grader's ``Value`` in place of the student's for the duration of the probe
+(every name in ``engine.py`` and ``nn.py`` bound to the student's ``Value``),
+so an engine bug costs no network points; ``"student"`` (the default) keeps
+the student's engine.
 
-The grader's own ``Value``, ``Neuron`` and ``Layer`` are a grader part
-(``grader.sandbox.own_parts``): hidden grading has them, a student's self-check does not.
-Without them every probe runs on the student's own engine and parts
-(``"grader"`` and ``"parts"`` act as ``"student"``), so the self-check gives up
-fault isolation for the network, never correctness.
+The grader's ``Value`` and parts in a worker are handles (the part
+``recording``): the ``Value`` computes forward values and records the graph,
+and the judge computes its gradients; the grader's ``Neuron``, ``Layer`` and
+``MLP`` are made and run by the judge (the part ``network_judge``), which
+answers only what the probe needs (:data:`JUDGED`): the grader's neurons'
+forward pass while the student's ``Layer.__call__`` is tested, never while
+its own ``Neuron.__call__`` is. Hidden grading has them, a student's
+self-check does not: without them every probe runs on the student's own engine
+and parts (``"grader"`` and ``"parts"`` act as ``"student"``), so the
+self-check gives up fault isolation for the network, never correctness.
 
 ``build``: who makes the model. ``"student"`` (the default) calls the
 student's constructor with a seeded ``random`` and, when the spec has
@@ -28,13 +33,6 @@ its parts to the grader's, pinned to the spec's weights: a ``Neuron``'s
 only the student's method it is about. A model whose ``__init__`` works but
 does not have that attribute (a ``Layer`` holding a weight matrix, say) is
 another design than the handout's: it is built as with ``"student"``.
-
-While the student's code runs, only the grader's stand-ins it was given may
-run (:func:`guarded`, the part's ``Guard``): its ``Value`` with ``"engine":
-"grader"``, the parts of a ``"parts"`` model, the class a constructor under
-test gets in place of the student's. Any other stand-in refuses, and the
-probe fails with what called it: a method that calls the grader's own
-``Neuron.__call__`` earns nothing, however it found it.
 """
 
 from __future__ import annotations
@@ -42,7 +40,7 @@ from __future__ import annotations
 import functools
 import random
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypedDict
 
@@ -111,29 +109,15 @@ def rebound(mg: Any, theirs: Any, ours: Any, module: str = "nn",
     return [(m, name, ours) for m in modules.values() for name, obj in list(vars(m).items()) if obj is theirs]
 
 
-def stand_ins() -> Any:
-    """The grader's own ``Value``, ``Neuron``, ``Layer`` and ``MLP`` (the part ``stand_ins``), or None without them."""
-    return part("stand_ins")
+def handles() -> Any:
+    """The grader's ``Value`` and the handles on its parts in this worker (the part ``recording``), or None without
+    them (a self-check)."""
+    return part("recording")
 
 
 BELOW = {"Neuron": (), "Layer": ("Neuron",), "MLP": ("Layer", "Neuron")}
-"""The stand-ins a model of each kind may hold as the grader's parts (``"build": "parts"``), or a constructor under
-test may make in place of the student's classes (:func:`probe_structure`)."""
-
-
-@contextmanager
-def guarded(value_cls: Any, kinds: Iterable[str] = ()) -> Iterator[None]:
-    """While the block runs the student's code: of the grader's stand-ins, only its ``Value`` (when ``value_cls``,
-    the class in use, is that one) and those of ``kinds`` (the parts the grader gave) may run; any other refuses,
-    and the block raises :class:`probekit.ProbeError` naming what called it. Without the parts (a self-check),
-    nothing changes."""
-    ours = stand_ins()
-    guard = getattr(ours, "GUARD", None)
-    if guard is None:
-        yield
-        return
-    with guard.only([*kinds, *(["Value"] if value_cls is ours.Value else [])]):
-        yield
+"""The grader's parts a model of each kind may hold (``"build": "parts"``), or a constructor under test may make in
+place of the student's classes (:func:`probe_structure`)."""
 
 
 @contextmanager
@@ -143,7 +127,7 @@ def engine_in_use(mg: Any, grader: bool, module: str = "nn", names: Sequence[str
     modules (:func:`rebound`) while the block runs; yields the class in use. Without the parts (a self-check),
     the student's own."""
     theirs = mg.engine.Value
-    ours = stand_ins()
+    ours = handles()
     if not grader or ours is None:
         if ours is not None and isinstance(theirs, type) and issubclass(theirs, ours.Value):
             raise ProbeError("your Value is the grader's own Value (a stand-in, there only so that the other tests "
@@ -177,19 +161,17 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> t
     args, kwargs, call = spec.get("args", []), spec.get("kwargs", {}), _call(spec)
     random.seed(spec.get("seed", 0))
     cls = getattr(mg.nn, kind)
-    if spec.get("build", "student") == "parts" and stand_ins() is not None:
+    if spec.get("build", "student") == "parts" and handles() is not None:
         ctx.during = f"{call} (the grader then sets its parts)"
         try:
-            with guarded(value_cls):
-                model = cls(*args, **kwargs)
+            model = cls(*args, **kwargs)
         except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one made of the grader's stand-ins) is
             model = cls.__new__(cls)  # not what this test is about: the grader's parts replace what it made
         if not hasattr(model, PARTS[kind]) and _inits(model):
             return _pin(model, spec, ctx, value_cls), None  # another design than the handout's
         return model, _set_parts(model, spec, ctx)
     ctx.during = call
-    with guarded(value_cls):
-        model = cls(*args, **kwargs)
+    model = cls(*args, **kwargs)
     return _pin(model, spec, ctx, value_cls), None
 
 
@@ -207,8 +189,7 @@ def _pin(model: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> Any:
     call = _call(spec)
     weights = spec.get("weights")
     if weights is not None:
-        with guarded(value_cls):
-            params = parameters(model, ctx)
+        params = parameters(model, ctx)
         if len(params) != len(weights):
             raise ProbeError(f"{call}.parameters() returned {len(params)} values, expected {len(weights)}")
         ctx.during = "setting p.data for each p in parameters()"
@@ -218,9 +199,10 @@ def _pin(model: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> Any:
 
 
 def _set_parts(model: Any, spec: dict[str, Any], ctx: Context) -> Any:
-    """Give ``model`` the grader's parts, pinned to the spec's weights; return the grader's network of those parts."""
+    """Give ``model`` the grader's parts, pinned to the spec's weights (the judge makes them: the spec is its
+    request's); return the grader's network of those parts."""
     ctx.during = f"setting the grader's parts in {_call(spec)}"
-    network = _grader_network(spec)
+    network = handles().network()
     first = network.layers[0]
     if spec["kind"] == "Neuron":
         neuron = first.neurons[0]
@@ -229,15 +211,6 @@ def _set_parts(model: Any, spec: dict[str, Any], ctx: Context) -> Any:
         model.neurons = first.neurons
     else:
         model.layers = network.layers
-    return network
-
-
-def _grader_network(spec: dict[str, Any]) -> Any:
-    """The grader's own network of the spec's shape (a Neuron is a layer of one), pinned to the spec's weights."""
-    ours = stand_ins()
-    network = ours.MLP([ours.Layer(*shape) for shape in layers(
-        spec["kind"], *spec.get("args", []), **spec.get("kwargs", {}))])
-    ours.pin(network.parameters(), spec["weights"])
     return network
 
 
@@ -314,8 +287,7 @@ def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context, x: list[float]
     ctx.watch = network_results(mg)
     with grader_engine(mg, spec) as value_cls:
         model, network = make_model(mg, spec, ctx, value_cls)
-        with guarded(value_cls, _given(spec, network)):
-            first, second = parameters(model, ctx), parameters(model, ctx)
+        first, second = parameters(model, ctx), parameters(model, ctx)
         own = None if network is None else list(network.parameters())
         answer = {**parameter_facts(first, second, value_cls, own), "output": None}
         if x is not None:
@@ -323,8 +295,7 @@ def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context, x: list[float]
             if network is not None:  # the grader's own network
                 answer["output"] = output(forward(network, x, ctx))
             else:
-                with guarded(value_cls):
-                    answer["output"] = output(forward(model, x, ctx))
+                answer["output"] = output(forward(model, x, ctx))
     return answer
 
 
@@ -336,8 +307,7 @@ def probe_forward(mg: Any, spec: dict[str, Any], inputs: list[list[float]], ctx:
         outs = []
         for x in inputs:
             ctx.during = f"forward pass on x = {x!r}"
-            with guarded(value_cls, _given(spec, network)):
-                outs.append(output(forward(model, x, ctx)))
+            outs.append(output(forward(model, x, ctx)))
     return {"outputs": outs}
 
 
@@ -351,13 +321,12 @@ def probe_backward(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context) 
     with grader_engine(mg, spec) as value_cls:
         model, network = make_model(mg, spec, ctx, value_cls)
         params = None if network is None else network.parameters()
-        with guarded(value_cls, _given(spec, network)):
-            if params is None:
-                params = parameters(model, ctx)
-            ctx.during = f"forward pass on x = {x!r}"
-            out = _as_scalar(forward(model, x, ctx))
-            ctx.during = "backward() on the output"
-            out.backward()
+        if params is None:
+            params = parameters(model, ctx)
+        ctx.during = f"forward pass on x = {x!r}"
+        out = _as_scalar(forward(model, x, ctx))
+        ctx.during = "backward() on the output"
+        out.backward()
         return {"grads": [number(p.grad) for p in params]}
 
 
@@ -373,25 +342,24 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
     """
     ctx.watch = network_results(mg)
     with grader_engine(mg, spec) as value_cls:
-        parts = spec.get("build", "student") == "parts" and stand_ins() is not None
+        parts = spec.get("build", "student") == "parts" and handles() is not None
         if parts:
             ctx.during = f"setting up the grader's {_call(spec)}"
-            model = _grader_network(spec)
+            model = handles().network()
             _delegate_zero_grad(mg, model)
             zero_grad = getattr(mg.nn, spec["kind"]).zero_grad
         else:
             model, _ = make_model(mg, spec, ctx, value_cls)
             zero_grad = type(model).zero_grad
-        with guarded(value_cls, ("Value", *KINDS) if parts else ()):  # the student's zero_grad, the grader's network
-            params = parameters(model, ctx)
-            ctx.during = "setting p.grad = 1.0 for each p in parameters()"
-            for p in params:
-                p.grad = 1.0
-            ctx.during = "zero_grad()"
-            zero_grad(model)
-            after = [number(p.grad) for p in params]
-            ctx.during = f"forward pass on x = {x!r} after zero_grad()"
-            out = output(forward(model, x, ctx))
+        params = parameters(model, ctx)
+        ctx.during = "setting p.grad = 1.0 for each p in parameters()"
+        for p in params:
+            p.grad = 1.0
+        ctx.during = "zero_grad()"
+        zero_grad(model)
+        after = [number(p.grad) for p in params]
+        ctx.during = f"forward pass on x = {x!r} after zero_grad()"
+        out = output(forward(model, x, ctx))
         return {"data": [number(p.data) for p in params], "after_zero_grad": after, "output": out}
 
 
@@ -409,7 +377,7 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
 
     A ``Layer`` is built with the grader's ``Neuron`` in place of the
     student's, an ``MLP`` with the grader's ``Layer``, so only the constructor
-    under test runs; the stand-ins record the arguments they were given.
+    under test runs; the grader's parts keep the arguments they were given (the judge makes them).
 
     Returns:
         ``{"parts": [[nin, nout, nonlin], ...], "distinct": n, "all_values": bool,
@@ -423,17 +391,16 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
     ctx.watch = network_results(mg)
     kind = spec["kind"]
     inner = {"Layer": "Neuron", "MLP": "Layer"}.get(kind)
-    ours = stand_ins()
+    ours = handles()
     with grader_engine(mg, spec) as value_cls:
         swaps = rebound(mg, getattr(mg.nn, inner), getattr(ours, inner)) if inner and ours is not None else []
-        with swapped(swaps), guarded(value_cls, BELOW[kind]):  # the constructor under test, with the grader's parts
+        with swapped(swaps):  # the constructor under test, with the grader's parts
             model = _constructed(mg, spec, ctx)
         ctx.during = f"reading what {_call(spec)} built"
         if kind != "Neuron" and not hasattr(model, PARTS[kind]):  # another design: measured through parameters()
-            with guarded(value_cls, BELOW[kind]):
-                params = parameters(model, ctx)
-                ctx.during = f"forward pass on x = {x!r}"
-                return _measured(None, params, model, value_cls, x, ctx)
+            params = parameters(model, ctx)
+            ctx.during = f"forward pass on x = {x!r}"
+            return _measured(None, params, model, value_cls, x, ctx)
         if ours is None:  # a self-check: the student's own parts, read through the handout's attributes
             parts = _own_parts(model, kind, spec, ctx)
             params = parameters(model, ctx)
@@ -441,8 +408,7 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
             return _measured(parts, params, model, value_cls, x, ctx)
         if kind == "Neuron":  # a missing nonlin is the contract test's (nn_contract): the weights are still measured
             nonlin = getattr(model, "nonlin", spec.get("kwargs", {}).get("nonlin", True))
-            neuron = ours.Neuron(0, _flag(nonlin))
-            neuron.w, neuron.b = list(model.w), model.b
+            neuron = ours.wrapping(list(model.w), model.b, _flag(nonlin))
             built: list[Any] = [neuron]
             parts = [[_size(len(neuron.w)), 1, neuron.nonlin]]
         else:
@@ -454,10 +420,8 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
                                      f"expected the {inner}s its __init__ made")
             parts = [[_size(p.nin), _size(getattr(p, "nout", 1)), _flag(p.nonlin)] for p in built]
         if kind != "MLP":  # the neurons made, as one layer
-            layer = ours.Layer(0, 0)
-            layer.neurons = built
-            built = [layer]
-        network = ours.MLP(built)
+            built = [ours.composed("Layer", built)]
+        network = ours.composed("MLP", built)
         ctx.during = f"forward pass on x = {x!r} through the parts {_call(spec)} built"
         return _measured(parts, network.parameters(), network, value_cls, x, ctx)
 
@@ -469,13 +433,6 @@ def _constructed(mg: Any, spec: dict[str, Any], ctx: Context) -> Any:
     random.seed(spec.get("seed", 0))
     ctx.during = _call(spec)
     return getattr(mg.nn, spec["kind"])(*spec.get("args", []), **spec.get("kwargs", {}))
-
-
-def _given(spec: dict[str, Any], network: Any) -> tuple[str, ...]:
-    """The stand-ins the grader gave the model of ``spec`` as its parts (:data:`BELOW`, and the grader's ``Value``
-    they are made of), for :func:`guarded`; none when ``network``, the grader's network of those parts, is None: the
-    model is the student's own."""
-    return ("Value", *BELOW[spec["kind"]]) if network is not None else ()
 
 
 def _own_parts(model: Any, kind: str, spec: dict[str, Any], ctx: Context) -> list[list[Any]]:
@@ -538,8 +495,7 @@ def probe_train(
     ctx.watch = network_results(mg)
     with grader_engine(mg, spec) as value_cls:
         model, network = make_model(mg, spec, ctx, value_cls)
-        with guarded(value_cls, _given(spec, network)):
-            return _train(model, xs, ys, lr, steps, margin, ctx)
+        return _train(model, xs, ys, lr, steps, margin, ctx)
 
 
 def _train(model: Any, xs: list[list[float]], ys: list[float], lr: float, steps: int, margin: float | None,
@@ -699,6 +655,47 @@ PROBES = {
 }
 """This module's probes (see ``grader.sandbox.probes``)."""
 NEEDS = {name: ("micrograd.engine", "micrograd.nn") for name in PROBES}
+
+
+def judged(probe: str, args: list[Any]) -> Any:
+    """The judge's side of one call of ``probe`` (the part ``network_judge``; None without the grader's parts, in
+    a self-check): what the grader's ``Value`` and parts may do while it runs.
+
+    The grader's ``Value`` gets its gradients when the probe runs on it; the
+    grader's network is made once, for a ``"parts"`` model; its parts run
+    (``call``) and list their parameters only where the method under test is
+    the one above them (:data:`BELOW`: the student's ``Layer.__call__`` on the
+    grader's neurons), and where the probe itself needs them (the grader's
+    network's own output, to check the reported weights): never the part the
+    test is about. A constructor under test gets the grader's parts one level
+    down (``make``) and the probe measures them (``compose``).
+    """
+    judge = part("network_judge")
+    spec = args[0]
+    kind = spec["kind"]
+    parts = spec.get("build", "student") == "parts"
+    if judge is None or kind not in KINDS:
+        return None
+    below = set(BELOW[kind]) if parts else set()
+    calls, params, makes = set(below), set(below), set()
+    if probe == "nn_parameters":
+        params |= {"MLP"} if parts else set()
+        calls = {"MLP"} if parts and len(args) > 1 and args[1] is not None else set()
+    elif probe == "nn_backward":
+        params |= {"MLP"} if parts else set()
+    elif probe == "nn_zero_grad":
+        calls = params = set(KINDS) if parts else set()
+    elif probe == "nn_structure":
+        makes = set(BELOW[kind][:1])
+        calls = params = {*BELOW[kind], "MLP"}
+    return judge.Network(layers(kind, *spec.get("args", []), **spec.get("kwargs", {})), spec.get("weights"),
+                         spec.get("seed", 0), backward=spec.get("engine", "student") == "grader" or parts,
+                         network=parts and probe != "nn_structure", calls=calls, parameters=params, makes=makes,
+                         compose=probe == "nn_structure")
+
+
+JUDGED = {name: functools.partial(judged, name) for name in PROBES}
+"""The judge's side of each probe (see ``grader.sandbox.probes``): judge only."""
 ANSWERS = {
     "nn_parameters": parse_parameters,
     "nn_forward": parse_forward,

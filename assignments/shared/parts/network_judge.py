@@ -1,0 +1,326 @@
+"""The judge's side of the network's tests: the grader's engine and parts behind the worker's handles (judge only).
+
+A worker running the network's tests holds a ``Value`` that records its graph
+and handles on the grader's parts (the part :mod:`.recording`); every question
+they ask comes here, over the probe's channel (:mod:`grader.testing.judged`):
+
+* ``backward`` ``{"ops", "arity", "refs", "vals", "held", "grads"}`` (packed
+  columns, one entry per node in the order the nodes were made, ``refs`` and
+  ``vals`` one per operand, ``held`` and ``grads`` for the nodes whose grad is
+  not 0: see ``recording.graph``): the gradient of every node after ``backward()`` on the
+  last one (micrograd's: its grad set to 1, then each node's local gradients
+  times its grad added to its operands', in reverse topological order, from
+  the grads the nodes held). An operand is an earlier node's index, or -1 for
+  a number; its value is its data when the node was made, the point of the
+  local gradients.
+* ``network`` ``{}``: the grader's network of the probe's model spec, pinned
+  to its weights: ``{"part": n, "layers": [{"part": n, "nonlin": bool,
+  "neurons": [{"part": n, "data": [w..., b]}, ...]}, ...]}``.
+* ``make`` ``{"kind": "Neuron", "nin": n, "nonlin": bool}`` (or ``"Layer"``
+  with ``"nout"``): one part, its weights drawn here (uniform in [-1, 1], from
+  the spec's seed): what a student's constructor under test makes in place of
+  its own parts. ``compose`` ``{"kind": "Layer"|"MLP", "parts": [n, ...]}``: a
+  layer of neurons, a network of layers, made before; ``{"kind": "Neuron",
+  "nin": n, "nonlin": bool}``: a neuron of weights the worker holds (a student's
+  constructor made them), none drawn here.
+* ``call`` ``{"part": n, "params": [data...], "x": [number | {"v": data}, ...]}``:
+  the part's forward pass at those weights and inputs, node by node
+  (``recording.build`` reads it); ``parameters`` ``{"part": n}``: permission.
+
+Each probe says (:class:`Network`'s arguments) which of these it answers, for
+which kinds of part: a forward pass of the grader's ``Neuron`` while the
+student's ``Neuron.__call__`` is tested is refused here, so no check in the
+worker is needed and none could be undone there. What the worker sends is
+hostile data: anything malformed is refused (:class:`AskRefused`), failing the
+student's probe; counts (backward passes, forward passes of each kind) are
+kept here and given to the test (``record()``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from assignments.shared.probes.engine_probes import FORWARD
+from grader.testing.judged import AskRefused
+
+from . import stand_ins
+from .local_gradients import LOCAL
+from .recording import OPS, packed, unpacked
+
+NAMES = {code: op for op, code in OPS.items()}
+"""Each operation's name by its code in a packed graph (:data:`.recording.OPS`; another code: no operation of the
+engine, nothing flows through it)."""
+
+MAX_NODES = 200_000
+"""The largest graph a ``backward`` question may send."""
+MAX_PARTS = 10_000
+"""The most parts one call of a probe may make."""
+KINDS = ("Neuron", "Layer", "MLP")
+_NUMBERS = (int, float)
+
+
+def _number(value: Any, what: str) -> float:
+    if type(value) not in _NUMBERS:
+        raise AskRefused(f"{what} is not a number")
+    return value
+
+
+def _size(value: Any, what: str) -> int:
+    if type(value) is not int or not 0 <= value <= 100_000:
+        raise AskRefused(f"the grader's parts need a whole number of {what}, got {str(value)[:20]}")
+    return value
+
+
+def gradients(payload: Any) -> list[float]:
+    """The ``backward`` answer (see the module docstring); a malformed graph is refused.
+
+    The nodes come in the order they were made, so each operand is an earlier node (checked) and the reverse of
+    that order is a topological one: no graph walk, and no cycle can be sent.
+    """
+    fields = ("ops", "arity", "refs", "vals", "held", "grads")
+    if type(payload) is not dict or set(payload) != set(fields):
+        raise AskRefused("backward() sent no graph the grader reads")
+    columns = [unpacked(kind, payload[f], MAX_NODES * most) for f, kind, most in zip(
+        fields, ("B", "I", "q", "d", "q", "d"), (1, 1, 3, 3, 1, 1))]
+    ops, arity, refs, vals, held, given = columns
+    if ops is None or arity is None or refs is None or vals is None or held is None or given is None:
+        raise AskRefused("backward() sent a graph the grader does not read")
+    n = len(ops)
+    if not 0 < n <= MAX_NODES or len(arity) != n or len(refs) != len(vals) or len(held) != len(given) \
+            or sum(arity) != len(refs) or (held and not 0 <= min(held) <= max(held) < n):
+        raise AskRefused("backward() sent a graph the grader does not read")
+    starts = list(itertools.accumulate(arity, initial=0))
+    grads = [0.0] * n
+    for i, g in zip(held, given):
+        grads[i] = g
+    grads[n - 1] = 1.0  # backward() on the last node made: the root
+    for i in range(n - 1, -1, -1):
+        a = arity[i]
+        if not a:
+            continue
+        s, g, op = starts[i], grads[i], NAMES.get(ops[i], "")
+        if a == 2:
+            r0, r1 = refs[s], refs[s + 1]
+            if not (-1 <= r0 < i and -1 <= r1 < i):
+                raise AskRefused(_LATER)
+            if op == "add":  # the network's sums and products: LOCAL's "add" and "mul", inline
+                if r0 >= 0:
+                    grads[r0] += g
+                if r1 >= 0:
+                    grads[r1] += g
+                continue
+            if op == "mul":
+                if r0 >= 0:
+                    grads[r0] += vals[s + 1] * g
+                if r1 >= 0:
+                    grads[r1] += vals[s] * g
+                continue
+        operands = refs[s:s + a]
+        if not -1 <= min(operands) <= max(operands) < i:
+            raise AskRefused(_LATER)
+        local = LOCAL.get(op)
+        if local is None:
+            continue  # a node the student made with Value(data, children, op): nothing flows through it
+        args = vals[s:s + a]
+        try:
+            locals_ = local(*args, FORWARD[op](*args))  # its value as it was made
+        except TypeError:
+            continue  # an operation with another number of operands than the engine's
+        except (ArithmeticError, ValueError) as exc:
+            raise AskRefused(f"the local gradient of {op} at {args} is not defined ({type(exc).__name__}: {exc})"
+                             ) from None
+        for r, local_g in zip(operands, locals_):
+            if r >= 0:
+                grads[r] += local_g * g
+    return grads
+
+
+class Network:
+    """The judge's side of one call of a network probe.
+
+    Args:
+        shapes: ``(nin, nout, nonlin)`` of each layer of the probe's model (a Neuron is a layer of one), or ``()``.
+        weights: The model's weights in the documented order (None: drawn from ``seed``).
+        seed: The seed of the weights this side draws.
+        backward: Whether ``backward`` is answered (the probe runs on the grader's ``Value``).
+        network: Whether ``network`` is answered (once: the probe gives the grader's parts to the student's object).
+        calls: The kinds of part whose forward pass is answered.
+        parameters: The kinds of part whose ``parameters()`` is answered.
+        makes: The kinds of part ``make`` answers (a constructor under test gets them for its own).
+        compose: Whether ``compose`` is answered.
+    """
+
+    def __init__(self, shapes: Sequence[tuple[int, int, bool]] = (), weights: Sequence[float] | None = None,
+                 seed: int = 0, *, backward: bool = False, network: bool = False, calls: Iterable[str] = (),
+                 parameters: Iterable[str] = (), makes: Iterable[str] = (), compose: bool = False) -> None:
+        self.shapes = [tuple(s) for s in shapes]
+        self.weights = None if weights is None else [float(w) for w in weights]
+        self.random = random.Random(seed)
+        self.allowed = {"backward": backward, "network": network, "compose": compose}
+        self.calls, self.params, self.makes = frozenset(calls), frozenset(parameters), frozenset(makes)
+        self.parts: list[tuple[str, Any]] = []
+        self.counts = {"backward_passes": 0, "forward_passes": 0, "networks": 0, "made": 0, "refused": 0}
+
+    def public(self, args: list[Any]) -> list[Any]:
+        return args
+
+    def record(self) -> dict[str, Any]:
+        """What this side counted: backward passes, forward passes of the grader's parts, parts made, refusals."""
+        return dict(self.counts)
+
+    def answer(self, topic: str, payload: Any) -> Any:
+        try:
+            return self._answer(topic, payload)
+        except AskRefused:
+            self.counts["refused"] += 1
+            raise
+
+    def _answer(self, topic: str, payload: Any) -> Any:
+        if type(payload) is not dict:
+            raise AskRefused("a question of the wrong shape")
+        if topic == "backward" and self.allowed["backward"]:
+            self.counts["backward_passes"] += 1
+            return packed("d", gradients(payload))
+        if topic == "network" and self.allowed["network"] and not self.counts["networks"]:
+            self.counts["networks"] += 1
+            return self._network()
+        if topic == "make" and payload.get("kind") in self.makes:
+            return self._make(payload)
+        if topic == "compose" and self.allowed["compose"]:
+            return self._compose(payload)
+        if topic in ("call", "parameters"):
+            kind, part = self._part(payload)
+            if kind in (self.calls if topic == "call" else self.params):
+                return self._call(part, payload) if topic == "call" else None
+            raise AskRefused(f"the grader's {kind} is there for the tests of another method: a method earns its "
+                             f"points with its own code")
+        raise AskRefused(_REFUSED.get(topic, "a question this test does not answer"))
+
+    def _new(self, kind: str, obj: Any) -> int:
+        if len(self.parts) >= MAX_PARTS:
+            raise AskRefused(f"more than {MAX_PARTS} of the grader's parts")
+        self.parts.append((kind, obj))
+        self.counts["made"] += 1
+        return len(self.parts) - 1
+
+    def _part(self, payload: dict[str, Any]) -> tuple[str, Any]:
+        k = payload.get("part")
+        if type(k) is not int or not 0 <= k < len(self.parts):
+            raise AskRefused("there is no such part of the grader's")
+        return self.parts[k]
+
+    def _neuron(self, nin: int, nonlin: bool, data: Sequence[float] | None = None) -> dict[str, Any]:
+        neuron = stand_ins.Neuron.__new__(stand_ins.Neuron)
+        neuron.nin, neuron.nonlin = nin, nonlin
+        values = list(data) if data is not None else [self.random.uniform(-1, 1) for _ in range(nin + 1)]
+        neuron.w, neuron.b = [stand_ins.Value(v) for v in values[:-1]], stand_ins.Value(values[-1])
+        return {"part": self._new("Neuron", neuron), "data": values}
+
+    def _layer(self, nin: int, nout: int, nonlin: bool, data: Sequence[float] | None = None) -> dict[str, Any]:
+        size = nin + 1
+        neurons = [self._neuron(nin, nonlin, None if data is None else data[k * size:(k + 1) * size])
+                   for k in range(nout)]
+        layer = stand_ins.Layer.__new__(stand_ins.Layer)
+        layer.nin, layer.nout, layer.nonlin = nin, nout, nonlin
+        layer.neurons = [self.parts[n["part"]][1] for n in neurons]
+        return {"part": self._new("Layer", layer), "nonlin": nonlin, "neurons": neurons}
+
+    def _network(self) -> dict[str, Any]:
+        weights = self.weights
+        layers, at = [], 0
+        for nin, nout, nonlin in self.shapes:
+            size = (nin + 1) * nout
+            layers.append(self._layer(nin, nout, nonlin, None if weights is None else weights[at:at + size]))
+            at += size
+        if weights is not None and at != len(weights):
+            raise ValueError(f"the model spec has {len(weights)} weights, its shape {at}")  # the test's bug
+        network = stand_ins.MLP([self.parts[layer["part"]][1] for layer in layers])
+        return {"part": self._new("MLP", network), "layers": layers}
+
+    def _make(self, payload: dict[str, Any]) -> dict[str, Any]:
+        nonlin = payload.get("nonlin")
+        if type(nonlin) is not bool:
+            raise AskRefused("a part's nonlin must be sent as a bool")
+        if payload["kind"] == "Neuron" and set(payload) == {"kind", "nin", "nonlin"}:
+            return self._neuron(_size(payload["nin"], "inputs"), nonlin)
+        if payload["kind"] == "Layer" and set(payload) == {"kind", "nin", "nout", "nonlin"}:
+            return self._layer(_size(payload["nin"], "inputs"), _size(payload["nout"], "outputs"), nonlin)
+        raise AskRefused("a part the grader does not make")
+
+    def _compose(self, payload: dict[str, Any]) -> dict[str, Any]:
+        if payload.get("kind") == "Neuron" and set(payload) == {"kind", "nin", "nonlin"} \
+                and type(payload["nonlin"]) is bool:  # the worker's weights: none drawn here
+            neuron = stand_ins.Neuron.__new__(stand_ins.Neuron)
+            nin = _size(payload["nin"], "inputs")
+            neuron.nin, neuron.nonlin = nin, payload["nonlin"]
+            neuron.w, neuron.b = [stand_ins.Value(0.0) for _ in range(nin)], stand_ins.Value(0.0)
+            return {"part": self._new("Neuron", neuron)}
+        kind, ids = payload.get("kind"), payload.get("parts")
+        inner = {"Layer": "Neuron", "MLP": "Layer"}.get(kind) if type(kind) is str else None
+        if inner is None or type(ids) is not list or len(ids) > MAX_PARTS:
+            raise AskRefused("a part the grader does not make")
+        parts = [self._part({"part": k}) for k in ids]
+        if any(k != inner for k, _ in parts):
+            raise AskRefused(f"a {kind} of the grader's is made of {inner}s")
+        if kind == "Layer":
+            layer = stand_ins.Layer.__new__(stand_ins.Layer)
+            layer.neurons = [p for _, p in parts]
+            return {"part": self._new("Layer", layer)}
+        return {"part": self._new("MLP", stand_ins.MLP([p for _, p in parts]))}
+
+    def _call(self, part: Any, payload: dict[str, Any]) -> dict[str, Any]:
+        params, x = payload.get("params"), payload.get("x")
+        own = part.parameters()
+        if type(params) is not list or len(params) != len(own) or type(x) is not list or len(x) > MAX_NODES:
+            raise AskRefused("a forward pass of the grader's part with the wrong number of weights or inputs")
+        refs: dict[int, dict[str, Any]] = {}
+        for i, (p, value) in enumerate(zip(own, params)):
+            p.data = _number(value, "a weight")
+            refs[id(p)] = {"p": i}
+        inputs: list[Any] = []
+        for j, item in enumerate(x):
+            if type(item) is dict and set(item) == {"v"}:
+                leaf = stand_ins.Value(_number(item["v"], "an input"))
+                refs[id(leaf)] = {"x": j}
+                inputs.append(leaf)
+            else:
+                inputs.append(_number(item, "an input"))
+        try:
+            out = part(inputs)
+        except (ArithmeticError, ValueError, TypeError) as exc:
+            raise AskRefused(f"the grader's part could not run on these inputs ({type(exc).__name__}: {exc})") from None
+        self.counts["forward_passes"] += 1
+        return _program(out, refs)
+
+
+def _program(out: Any, refs: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The nodes that made ``out`` (a node or a list of nodes) beyond ``refs`` (the part's weights and inputs), in
+    the order they were made: ``recording.build``'s program."""
+    outs = out if isinstance(out, list) else [out]
+    nodes: list[Any] = []
+    for node in stand_ins.topological_order(_Outputs(outs)):
+        if isinstance(node, _Outputs) or id(node) in refs:
+            continue
+        refs[id(node)] = {"n": len(nodes)}
+        nodes.append([node._op, [refs[id(a)] if isinstance(a, stand_ins.Value) else {"c": a} for a in node._args],
+                      node.data])
+    return {"nodes": nodes, "out": [refs[id(o)] for o in outs] if isinstance(out, list) else refs[id(out)]}
+
+
+class _Outputs:
+    """A root over several outputs, for :func:`stand_ins.topological_order`."""
+
+    def __init__(self, outs: list[Any]) -> None:
+        self._prev = outs
+
+
+_LATER = "backward() sent a graph whose operands are not made before their nodes"
+_REFUSED = {
+    "backward": "backward() of the grader's Value is there for the tests that run on it, not this one",
+    "network": "the grader's network is there once per test",
+    "make": "the grader's parts are there for the tests of another method: a method earns its points with its own code",
+    "compose": "the grader's parts are there for the tests of another method",
+}
