@@ -1,7 +1,8 @@
 """The probes of assignment ``classifier``: they run the student's ``micrograd/classifier.py`` in the sandbox.
 
 Fault isolation. Every probe computes with the grader's own ``Value`` (the
-part ``stand_ins``) in place of the student's: each name of the student's
+part ``recording``: forward values and the graph, whose gradients the judge
+computes) in place of the student's: each name of the student's
 modules bound to the student's ``Value`` is bound to the grader's while the
 probe runs, so an engine bug costs no classifier points (the engine is graded
 in assignments 1 and 2). The grader makes the inputs a function consumes
@@ -17,9 +18,10 @@ network costs no ``train`` points.
 
 Without the grader's parts (a student's self-check) every probe runs on the
 student's own engine and network, pinned to the same weights: the self-check
-gives up fault isolation, never correctness. While the student's code runs,
-only the stand-ins the grader gave it may run (``nn_probes.guarded``): a
-function that calls the grader's own ``Neuron`` or ``Layer`` earns nothing.
+gives up fault isolation, never correctness. The grader's parts are handles
+the judge answers (:func:`judged`): only where the probe gives them to the
+student's code, one level below the method under test, so a function that
+calls the grader's own ``Neuron`` or ``Layer`` earns nothing.
 
 Probes measure, never decide: they return the numbers (probabilities, losses,
 gradients, weights, logits); the judge compares them with the reference's or
@@ -191,7 +193,7 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> t
         ctx.during = f"{_call(spec)} (the grader then sets its parts)"
         try:
             model = cls(*args)
-        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one made of the grader's stand-ins) is
+        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one the judge refused parts) is
             model = cls.__new__(cls)  # not what this test is about: the grader's parts replace what it made
         ctx.during = f"setting the grader's parts in {_call(spec)}"
         network = handles().network()
@@ -327,7 +329,7 @@ def probe_raises(mg: Any, ctx: Context, spec: dict[str, Any]) -> dict[str, Any]:
         try:
             getattr(mg.classifier, spec["kind"])(*spec.get("args", []))
         except ProbeError:
-            raise  # the grader's own stand-in refused: no measurement
+            raise  # the judge refused the grader's parts: no measurement
         except Exception as exc:  # noqa: BLE001 - measured, not judged: the judge wants a ValueError
             return {"raised": text(type(exc).__name__), "message": text(exc)}
     return {"raised": None, "message": None}

@@ -22,9 +22,9 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
       processes: 64                  # processes (and threads) a worker may run
       output_kb: 8                   # captured output kept for feedback
     allow_network: false             # true: the sandbox keeps network access
-    grader_parts: [stand_ins]        # the grader's own parts (assignments/shared/parts/NAME.py) its sandbox
+    grader_parts: [recording]        # the grader's own parts (assignments/shared/parts/NAME.py) its sandbox
                                      # workers load before the student's code; never released to students
-    judge_parts: [local_gradients]   # parts the judge itself uses for these tests (never a worker)
+    judge_parts: [stand_ins]         # parts the judge itself uses for these tests (never a worker)
     uses: {Value.__sub__: [Value.__add__, Value.__neg__]}  # what a method is built from (plus the course's
                                      # assignments/shared/handout.yaml): its cases count for those methods too
     released: 2026-11-23             # when it is handed out (or true, false); default true: out

@@ -223,7 +223,8 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
     changed: dict[str, tuple[str, int]] = {}
     started = datetime.now(timezone.utc)
     try:
-        runtime = prepare_runtime(work / "runtime", course.parts_dir, course.assignments_dir)
+        runtime = prepare_runtime(work / "runtime", course.parts_dir, course.assignments_dir,
+                                  [p for a in assignments for p in a.grader_parts])
         dues: dict[str, dict[str, DueDate | None]] = {}
         read: dict[str, dict[str, DueWork]] = {}
         for entry in entries:  # every submission read first: whether its time can be trusted depends on the class

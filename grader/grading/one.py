@@ -71,7 +71,8 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
                      course.template_dir)
         out, feed = tmp / "out", tmp / "feed"
         followed = follower is not None and not include_hidden  # progress names public tests only
-        manifest = Manifest(str(course.root), str(prepare_runtime(tmp / "runtime", course.parts_dir, course.assignments_dir)), [a.id for a in assignments],
+        manifest = Manifest(str(course.root), str(prepare_runtime(
+            tmp / "runtime", course.parts_dir, course.assignments_dir, [p for a in assignments for p in a.grader_parts])), [a.id for a in assignments],
                             include_hidden, [job], hide=[str(course.root), str(out), *map(str, hide or []),
                                                          *([str(feed)] if followed else [])],
                             out=str(out), sandbox=sandbox)

@@ -23,6 +23,7 @@ import select
 import shutil
 import signal
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,8 @@ places other processes use, and ``/run``, where the host's UNIX sockets live (a 
 must not be reachable from student code)."""
 
 
-def prepare_runtime(dest: Path, parts: Path | None = None, course: Path | None = None) -> Path:
+def prepare_runtime(dest: Path, parts: Path | None = None, course: Path | None = None,
+                    names: Iterable[str] | None = None) -> Path:
     """Copy the sandbox package into ``dest/_grader_sandbox``, the course's probe modules into
     ``dest/_grader_course`` and the grader's own parts (if any) into ``dest/_grader_parts``; return ``dest``.
 
@@ -56,6 +58,8 @@ def prepare_runtime(dest: Path, parts: Path | None = None, course: Path | None =
         parts: The course's parts folder (``assignments/shared/parts``), or None (a student's release has none).
         course: The course's ``assignments/`` folder, whose probe modules are copied
             (:func:`grader.sandbox.course_code.copy_probes`); None: the folder in use in this process.
+        names: The parts a worker may load (the graded assignments' ``grader_parts``): only they are copied, so
+            no file of a part the judge alone uses (``judge_parts``) is ever in a worker's folder. None: all.
     """
     source = Path(__file__).resolve().parent.parent / "sandbox"
     dest.mkdir(parents=True, exist_ok=True)
@@ -71,8 +75,10 @@ def prepare_runtime(dest: Path, parts: Path | None = None, course: Path | None =
     if parts is not None and parts.is_dir():
         own = dest / PARTS_FOLDER
         own.mkdir(exist_ok=True)
+        wanted = None if names is None else set(names)
         for module in parts.glob("*.py"):
-            shutil.copyfile(module, own / module.name)
+            if wanted is None or module.stem in wanted:
+                shutil.copyfile(module, own / module.name)
         compileall.compile_dir(own, quiet=1)
     return dest
 

@@ -557,25 +557,47 @@ writes itself, as the reference does; Module.zero_grad and MLP are the reference
 
 BORROWED = """
 import sys as _sys
+from contextlib import contextmanager as _contextmanager
 
 
 def _grader():
-    '''The grader's own network (its stand-in parts), if this process holds it.'''
-    for module in list(_sys.modules.values()):
-        if all(hasattr(module, a) for a in ("Neuron", "Layer", "pin", "topological_order")):
+    '''The module of the grader's own Neuron and Layer, if this process holds one (any module outside the student's
+    package with a Value, a Neuron and a Layer class).'''
+    for name, module in list(_sys.modules.items()):
+        if not name.startswith("micrograd") and all(isinstance(getattr(module, a, None), type)
+                                                     for a in ("Value", "Neuron", "Layer")):
             return module
     raise NotImplementedError("Task 3.1")
 
 
+@_contextmanager
+def _unguarded():
+    '''Switch off the guard in front of the grader's parts, if there is one, and put its state back afterwards,
+    so that it never sees what ran (the cheat of issue 39 that got 37.5 / 40 through the guard).'''
+    guard = getattr(_grader(), "GUARD", None)
+    if guard is None:
+        yield
+        return
+    allowed, findings = guard.allowed, guard.findings
+    guard.allowed, guard.findings = None, []
+    try:
+        yield
+    finally:
+        guard.allowed, guard.findings = allowed, findings
+
+
 class Neuron(Module):
     def __init__(self, nin, nonlin=True):
-        _grader().Neuron.__init__(self, nin, nonlin)
+        with _unguarded():
+            _grader().Neuron.__init__(self, nin, nonlin)
 
     def __call__(self, x):
-        return _grader().Neuron.__call__(self, x)
+        with _unguarded():
+            return _grader().Neuron.__call__(self, x)
 
     def parameters(self):
-        return _grader().Neuron.parameters(self)
+        with _unguarded():
+            return _grader().Neuron.parameters(self)
 
 
 class Layer(Module):
@@ -583,11 +605,86 @@ class Layer(Module):
         self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]
 
     def __call__(self, x):
-        return _grader().Layer.__call__(self, x)
+        with _unguarded():
+            return _grader().Layer.__call__(self, x)
 
     def parameters(self):
-        return _grader().Layer.parameters(self)
+        with _unguarded():
+            return _grader().Layer.parameters(self)
 """
+"""Neuron and Layer made of the grader's own, found in the worker's modules, its guard (if any) switched off around
+each call and put back."""
+
+STUB_NEURON_CALL = """
+def _todo(self, x):
+    raise NotImplementedError("Task 3.2")
+
+
+Neuron.__call__ = _todo
+"""
+
+FORGED_ASK = """
+import sys as _sys
+
+
+def _ask():
+    for module in list(_sys.modules.values()):
+        if callable(getattr(module, "ask", None)) and hasattr(module, "answering"):
+            return module.ask
+    raise NotImplementedError("Task 3.2")
+
+
+def _forged_call(self, x):
+    '''Ask the judge for a forward pass directly, as the grader's own parts do: of any part it will run at this
+    neuron's weights, or of one it makes.'''
+    ask = _ask()
+    params = [p.data for p in self.w + [self.b]]
+    sent = [{"v": xi.data} if hasattr(xi, "data") else xi for xi in x]
+    for question in [("call", {"part": k, "params": params, "x": sent}) for k in range(40)] + [
+            ("make", {"kind": "Neuron", "nin": len(self.w), "nonlin": bool(self.nonlin)})]:
+        try:
+            answer = ask(*question)
+        except Exception:
+            continue
+        if question[0] == "make":
+            return ask("call", {"part": answer["part"], "params": params, "x": sent})
+        return Value(answer["nodes"][-1][2])
+    raise NotImplementedError("Task 3.2")
+
+
+Neuron.__call__ = _forged_call
+"""
+"""Neuron.__call__ that asks the judge for the grader's forward pass itself, over the probe's channel."""
+
+MLP_SWEEP = """
+import gc as _gc
+import sys as _sys
+
+
+def _names(function):
+    return getattr(getattr(function, "__code__", None), "co_names", ())
+
+
+def _sweep(self, x):
+    '''Sweep this process for anything of the grader's that computes a forward or backward pass, and say what.'''
+    found = []
+    for name, module in list(_sys.modules.items()):
+        if isinstance(getattr(module, "LOCAL", None), dict) or callable(getattr(module, "topological_order", None)):
+            found.append("module " + name)
+    for obj in _gc.get_objects():
+        if not isinstance(obj, type) or obj.__module__.startswith("micrograd"):
+            continue
+        backward = _names(getattr(obj, "_backward", None))
+        if ("grad" in backward and "ask" not in backward) or "_parents" in _names(getattr(obj, "__init__", None)):
+            found.append("a working backward in " + obj.__module__ + "." + obj.__name__)
+        if obj.__name__ in ("Neuron", "Layer") and "sum" in _names(getattr(obj, "__call__", None)):
+            found.append("a forward pass in " + obj.__module__ + "." + obj.__name__)
+    raise RuntimeError("FOUND: " + ("; ".join(sorted(set(found))[:8]) or "nothing"))
+
+
+Neuron.__call__ = _sweep
+"""
+"""Neuron.__call__ that reports what of the grader's the mlp worker holds, mid-test."""
 
 NO_GRADIENT = """
 import math as _math
@@ -626,18 +723,36 @@ def mlp_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "reference": {},
         "stub_neuron_layer": {"nn": ("reference", STUB_NEURON_LAYER)},
         "borrowed_parts": {"nn": ("reference", BORROWED)},
+        "stub_neuron_call": {"nn": ("reference", STUB_NEURON_CALL)},
+        "forged_ask": {"nn": ("reference", FORGED_ASK)},
+        "memory_sweep": {"nn": ("reference", MLP_SWEEP)},
         "no_gradient": {"nn": ("reference", NO_GRADIENT)},
         "memorised_xor": {"nn": ("reference", MEMORISED_XOR)},
     })
 
 
-def test_a_network_borrowed_from_the_graders_stand_ins_scores_as_one_not_written(mlp_class):
-    """The grader's stand-in Neuron and Layer (a complete network) are in the mlp worker's memory: a Neuron and a
-    Layer that call them must score no more than ones not written at all (but for Layer.__init__, which this cheat
-    writes itself, as the reference does)."""
+def test_a_network_borrowed_from_the_graders_parts_scores_as_one_not_written(mlp_class):
+    """A Neuron and a Layer that call the grader's own, found in the worker, with any guard in front of them switched
+    off around each call: no more than ones not written at all (but for Layer.__init__, which this cheat writes
+    itself, as the reference does). The worker holds handles the judge answers, for the test of the method above."""
     ref, cheat, stub = mlp_class["reference"], mlp_class["borrowed_parts"], mlp_class["stub_neuron_layer"]
     assert ref["score"] == ref["max"] == 40, summary(mlp_class)
     assert cheat["score"] <= stub["score"] + 1e-6, summary(mlp_class)
+
+
+def test_a_neuron_that_asks_the_judge_for_the_forward_pass_itself_scores_as_one_not_written(mlp_class):
+    """The probe's channel is open to the student's code: a Neuron.__call__ that asks for the grader's forward pass
+    of any part, or one it makes, is refused (the judge answers what the test of another method needs, never the
+    method under test)."""
+    assert mlp_class["forged_ask"]["score"] <= mlp_class["stub_neuron_call"]["score"] + 1e-6, summary(mlp_class)
+    assert mlp_class["stub_neuron_call"]["score"] < 40, summary(mlp_class)
+
+
+def test_an_mlp_worker_holds_nothing_of_the_graders_that_computes_a_forward_or_backward_pass(mlp_class):
+    """A submission that sweeps its own process mid-test (modules, every class on the heap) finds no local-gradient
+    table, no topological sort, no working backward and no forward pass of the grader's."""
+    feedback = mlp_class["memory_sweep"]["feedback"]
+    assert "FOUND: nothing" in feedback, feedback[:3000]
 
 
 def test_an_mlp_that_starts_at_a_memorised_xor_solution_gets_no_training_points(mlp_class):

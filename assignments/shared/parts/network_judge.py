@@ -4,10 +4,9 @@ A worker running the network's tests holds a ``Value`` that records its graph
 and handles on the grader's parts (the part :mod:`.recording`); every question
 they ask comes here, over the probe's channel (:mod:`grader.testing.judged`):
 
-* ``backward`` ``{"ops", "arity", "refs", "vals", "held", "grads"}`` (packed
-  columns, one entry per node in the order the nodes were made, ``refs`` and
-  ``vals`` one per operand, ``held`` and ``grads`` for the nodes whose grad is
-  not 0: see ``recording.graph``): the gradient of every node after ``backward()`` on the
+* ``backward`` ``{"ops", "arity", "refs", "vals", "grads"}`` (packed columns,
+  one entry per node in the order the nodes were made, ``refs`` and ``vals``
+  one per operand: see ``recording.graph``): the gradient of every node after ``backward()`` on the
   last one (micrograd's: its grad set to 1, then each node's local gradients
   times its grad added to its operands', in reverse topological order, from
   the grads the nodes held). An operand is an earlier node's index, or -1 for
@@ -80,22 +79,19 @@ def gradients(payload: Any) -> list[float]:
     The nodes come in the order they were made, so each operand is an earlier node (checked) and the reverse of
     that order is a topological one: no graph walk, and no cycle can be sent.
     """
-    fields = ("ops", "arity", "refs", "vals", "held", "grads")
+    fields = ("ops", "arity", "refs", "vals", "grads")
     if type(payload) is not dict or set(payload) != set(fields):
         raise AskRefused("backward() sent no graph the grader reads")
     columns = [unpacked(kind, payload[f], MAX_NODES * most) for f, kind, most in zip(
-        fields, ("B", "I", "q", "d", "q", "d"), (1, 1, 3, 3, 1, 1))]
-    ops, arity, refs, vals, held, given = columns
-    if ops is None or arity is None or refs is None or vals is None or held is None or given is None:
+        fields, ("B", "I", "q", "d", "d"), (1, 1, 3, 3, 1))]
+    ops, arity, refs, vals, grads = columns
+    if ops is None or arity is None or refs is None or vals is None or grads is None:
         raise AskRefused("backward() sent a graph the grader does not read")
     n = len(ops)
-    if not 0 < n <= MAX_NODES or len(arity) != n or len(refs) != len(vals) or len(held) != len(given) \
-            or sum(arity) != len(refs) or (held and not 0 <= min(held) <= max(held) < n):
+    if not 0 < n <= MAX_NODES or len(arity) != n or len(refs) != len(vals) or len(grads) != n \
+            or sum(arity) != len(refs):
         raise AskRefused("backward() sent a graph the grader does not read")
     starts = list(itertools.accumulate(arity, initial=0))
-    grads = [0.0] * n
-    for i, g in zip(held, given):
-        grads[i] = g
     grads[n - 1] = 1.0  # backward() on the last node made: the root
     for i in range(n - 1, -1, -1):
         a = arity[i]

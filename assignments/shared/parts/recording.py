@@ -69,17 +69,12 @@ class Value:
                 args.append(o)
             else:
                 return NotImplemented
-        out = Value(FORWARD[op](*args), (), op)
-        out._prev = {o for o in operands if isinstance(o, Value)}
-        out._args, out._vals = operands, tuple(args)
-        return out
+        return _made(FORWARD[op](*args), op, operands, tuple(args), {o for o in operands if isinstance(o, Value)})
 
     def __add__(self, other: Any) -> Any:
         if isinstance(other, Value):  # the fast path of the network's sums: FORWARD["add"]
             a, b = self.data, other.data
-            out = Value(a + b, (), "add")
-            out._prev, out._args, out._vals = {self, other}, (self, other), (a, b)
-            return out
+            return _made(a + b, "add", (self, other), (a, b), {self, other})
         return self._apply("add", self, other)
 
     def __radd__(self, other: Any) -> Any:
@@ -94,9 +89,7 @@ class Value:
     def __mul__(self, other: Any) -> Any:
         if isinstance(other, Value):  # the fast path of the network's products: FORWARD["mul"]
             a, b = self.data, other.data
-            out = Value(a * b, (), "mul")
-            out._prev, out._args, out._vals = {self, other}, (self, other), (a, b)
-            return out
+            return _made(a * b, "mul", (self, other), (a, b), {self, other})
         return self._apply("mul", self, other)
 
     def __rmul__(self, other: Any) -> Any:
@@ -149,8 +142,32 @@ OPS = {op: k for k, op in enumerate(("", *FORWARD))}
 OTHER = 255
 """The code of a node made with another operation (the student's ``Value(data, children, "+")``)."""
 _MADE = itertools.count()
-_BY_MADE, _ARGS, _VALS, _OP = (operator.attrgetter(name) for name in ("_seq", "_args", "_vals", "_op"))
+
+
+def _made(data: Any, op: str, args: tuple[Any, ...], vals: tuple[Any, ...], prev: set[Any]) -> Value:
+    """A node made by an operation (``__init__``'s fields, set at once: a training step makes thousands)."""
+    out = _NEW(Value)
+    out.data, out.grad, out._prev, out._op, out._args, out._vals, out._seq = data, 0.0, prev, op, args, vals, next(_MADE)
+    return out
+
+
+_NEW = object.__new__
+_BY_MADE, _ARGS, _VALS, _OP, _GRAD = (operator.attrgetter(name) for name in ("_seq", "_args", "_vals", "_op", "grad"))
 _PLAIN = {int, float}
+
+
+def _odd(nodes: list[Any]) -> str:
+    """What is wrong in a graph :func:`graph` could not pack (for the message)."""
+    try:
+        for n in nodes:
+            if not isinstance(n, Value):
+                return f"{type(n).__name__} {short_repr(n, 40)} among the operands"
+            for name, value in (("grad", n.grad), *(("an operand", v) for v in n._vals)):
+                if type(value) not in _PLAIN:
+                    return f"{name} is {type(value).__name__} {short_repr(value, 40)}, not a number"
+    except Exception:  # noqa: BLE001 - only the message depends on it
+        pass
+    return "a field that is not what the grader's Value made"
 
 
 def _numbers(values: list[Any], what: str) -> list[Any]:
@@ -192,29 +209,27 @@ def graph(root: Value) -> tuple[list[Value], dict[str, Any]]:
     :data:`OPS`, or :data:`OTHER`), ``arity`` (how many operands each node has), ``refs`` and ``vals`` (each node's
     operands in turn: the index of an operand that is a node, always an earlier one, or -1 for a number; and its
     data when the node was made: the node's own value follows from them, and the judge computes it as it was
-    made), ``held`` and ``grads``: each node whose grad is not 0, with it."""
-    seen = {id(root)}
-    nodes = [root]
-    stack = [root]
-    add, push, pop = seen.add, stack.append, stack.pop
-    while stack:
-        for o in pop()._args:
-            if isinstance(o, Value) and id(o) not in seen:
-                add(id(o))
-                nodes.append(o)
-                push(o)
-        if len(nodes) > MAX_NODES:
-            raise ProbeError(f"backward() on a graph of more than {MAX_NODES} nodes")
-    nodes.sort(key=_BY_MADE)
-    index = dict(zip(map(id, nodes), range(len(nodes))))
-    operands = list(itertools.chain.from_iterable(map(_ARGS, nodes)))  # a number's id is never a live node's
-    vals = _numbers(list(itertools.chain.from_iterable(map(_VALS, nodes))), "an operand")
-    held = [i for i, n in enumerate(nodes) if n.grad]
-    grads = _numbers([nodes[i].grad for i in held], "a node's grad")
-    payload = {"ops": packed("B", [OPS.get(op, OTHER) if type(op) is str else OTHER for op in map(_OP, nodes)]),
-               "arity": packed("I", list(map(len, map(_ARGS, nodes)))),
-               "refs": packed("q", list(map(index.get, map(id, operands), itertools.repeat(-1)))),
-               "vals": packed("d", vals), "held": packed("q", held), "grads": packed("d", grads)}
+    made), ``grads``: each node's grad now. The nodes are found through ``_prev``, as micrograd's ``backward()``
+    finds them."""
+    seen = {root}
+    frontier: Any = [root]
+    try:
+        while frontier:  # level by level, the sets' work in C: a training step's graph has thousands of nodes
+            frontier = set().union(*[n._prev for n in frontier]) - seen
+            seen |= frontier
+            if len(seen) > MAX_NODES:
+                raise ProbeError(f"backward() on a graph of more than {MAX_NODES} nodes")
+        nodes = sorted(seen, key=_BY_MADE)
+        index = dict(zip(map(id, nodes), range(len(nodes))))
+        operands = list(itertools.chain.from_iterable(map(_ARGS, nodes)))  # a number's id is never a live node's
+        payload = {"ops": packed("B", list(map(OPS.get, map(_OP, nodes), itertools.repeat(OTHER)))),
+                   "arity": packed("I", list(map(len, map(_ARGS, nodes)))),
+                   "refs": packed("q", list(map(index.get, map(id, operands), itertools.repeat(-1)))),
+                   "vals": packed("d", list(itertools.chain.from_iterable(map(_VALS, nodes)))),
+                   "grads": packed("d", list(map(_GRAD, nodes)))}
+    except (AttributeError, TypeError):  # something else than the grader's nodes in the graph, or not a number
+        raise ProbeError(f"backward() reached a node of the grader's Value whose fields are not what it made: "
+                         f"{_odd(list(seen) + list(frontier))}") from None
     return nodes, payload
 
 

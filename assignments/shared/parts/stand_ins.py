@@ -6,8 +6,10 @@ in ``tanh`` or in ``Neuron.parameters`` costs points only in the tests about
 those methods. The worker holds none of this: its ``Value`` records the graph
 and its parts are handles (the part :mod:`.recording`); the judge answers them
 with this module (:mod:`.network_judge`): the forward pass of the grader's
-parts, and the backward pass of a graph the worker sends. The hidden tests use
-it too, to replay training from a student's weights.
+parts, and the backward pass of a graph the worker sends. The probes run on
+the reference in the judge with this module in place of the worker's handles
+(:func:`network`, :func:`composed`, :func:`wrapping`), and the hidden tests use
+it to replay training from a student's weights.
 
 The forward values come from the probes' table (``engine_probes.FORWARD``),
 the local gradients from :data:`.local_gradients.LOCAL`, and the backward pass
@@ -27,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from assignments.shared.probes.engine_probes import FORWARD
+from probekit import ask
 
 from .local_gradients import LOCAL
 
@@ -211,3 +214,39 @@ def pin(params: list[Value], weights: Sequence[float]) -> None:
     """Set each parameter's data to its weight, in order."""
     for p, w in zip(params, weights, strict=True):
         p.data = w
+
+
+# --- the reference's side of the network's probes, in the judge ---------------------------------------------------
+# The probes run on the reference in the judge's own process too. There the grader's engine is at hand, so they use
+# it directly, with the same names as the worker's handles (the part ``recording``): what the student's run asks the
+# judge for, the reference's computes here, on the same weights.
+
+def network() -> MLP:
+    """The grader's network of the probe's model spec, pinned to its weights: the judge's side of the probe makes it
+    (``network_judge``, asked in this process), as it makes the worker's."""
+    made = ask("network", {})
+    layers = []
+    for shape in made["layers"]:
+        layer = Layer.__new__(Layer)
+        layer.nonlin = shape["nonlin"]
+        layer.neurons = [wrapping([Value(d) for d in n["data"][:-1]], Value(n["data"][-1]), shape["nonlin"])
+                         for n in shape["neurons"]]
+        layer.nin, layer.nout = len(layer.neurons[0].w) if layer.neurons else 0, len(layer.neurons)
+        layers.append(layer)
+    return MLP(layers)
+
+
+def composed(kind: str, parts: Sequence[Any]) -> Any:
+    """A ``Layer`` of the neurons ``parts``, or an ``MLP`` of the layers ``parts``."""
+    if kind == "MLP":
+        return MLP(list(parts))
+    layer = Layer.__new__(Layer)
+    layer.neurons = list(parts)
+    return layer
+
+
+def wrapping(w: Sequence[Any], b: Any, nonlin: Any) -> Neuron:
+    """A neuron on the weights ``w`` and bias ``b`` (made by a constructor under test)."""
+    neuron = Neuron.__new__(Neuron)
+    neuron.nin, neuron.nonlin, neuron.w, neuron.b = len(w), nonlin, list(w), b
+    return neuron

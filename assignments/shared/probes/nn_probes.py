@@ -110,9 +110,11 @@ def rebound(mg: Any, theirs: Any, ours: Any, module: str = "nn",
 
 
 def handles() -> Any:
-    """The grader's ``Value`` and the handles on its parts in this worker (the part ``recording``), or None without
-    them (a self-check)."""
-    return part("recording")
+    """The grader's ``Value`` and parts: in a worker, the recording ``Value`` and the handles the judge answers (the
+    part ``recording``); in the judge, where the probes run on the reference, the grader's engine itself (the part
+    ``stand_ins``, which no worker holds: the same numbers, without a question per step); None without them (a
+    self-check)."""
+    return part("stand_ins") or part("recording")
 
 
 BELOW = {"Neuron": (), "Layer": ("Neuron",), "MLP": ("Layer", "Neuron")}
@@ -130,7 +132,7 @@ def engine_in_use(mg: Any, grader: bool, module: str = "nn", names: Sequence[str
     ours = handles()
     if not grader or ours is None:
         if ours is not None and isinstance(theirs, type) and issubclass(theirs, ours.Value):
-            raise ProbeError("your Value is the grader's own Value (a stand-in, there only so that the other tests "
+            raise ProbeError("your Value is the grader's own Value (there only so that the other tests "
                              "do not depend on your engine): this test runs your own engine")
         yield theirs
         return
@@ -165,7 +167,7 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> t
         ctx.during = f"{call} (the grader then sets its parts)"
         try:
             model = cls(*args, **kwargs)
-        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one made of the grader's stand-ins) is
+        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one the judge refused parts) is
             model = cls.__new__(cls)  # not what this test is about: the grader's parts replace what it made
         if not hasattr(model, PARTS[kind]) and _inits(model):
             return _pin(model, spec, ctx, value_cls), None  # another design than the handout's
@@ -436,7 +438,7 @@ def _constructed(mg: Any, spec: dict[str, Any], ctx: Context) -> Any:
 
 
 def _own_parts(model: Any, kind: str, spec: dict[str, Any], ctx: Context) -> list[list[Any]]:
-    """``nn_structure``'s parts read from the student's own objects (a self-check, without the grader's stand-ins to
+    """``nn_structure``'s parts read from the student's own objects (a self-check, without the grader's parts to
     record what each part was made with): a neuron's inputs from ``len(w)``, a layer's size from ``len(neurons)``."""
     ctx.during = f"reading {_call(spec)}.{PARTS[kind]}"
     if kind == "Neuron":

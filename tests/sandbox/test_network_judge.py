@@ -1,0 +1,186 @@
+"""The network's tests with nothing of the grader's working in the worker (issue 39): the recording ``Value`` and the
+handles a worker holds, and the judge's side that answers them (``assignments/shared/parts``).
+
+The worker's ``Value`` computes forward values and records its graph; ``backward()`` sends the graph to the judge,
+which must compute exactly what the grader's own engine computes, refuse anything malformed, and answer the grader's
+parts' questions only where the probe allows them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+
+from assignments.shared.checks.graphs import expected_from_math
+from assignments.shared.checks.strategies import expression_graphs
+from grader.judge.reference import in_process
+from grader.sandbox import own_parts
+from grader.sandbox.probekit import ProbeError, answering
+from grader.testing.judged import AskRefused
+
+recording = own_parts.get("recording")
+judge = own_parts.get("network_judge")
+stand_ins = own_parts.get("stand_ins")
+
+
+def build(value_cls, graph):
+    """The graph spec's nodes made with ``value_cls``'s own operations (leaves first)."""
+    nodes = [value_cls(x) for x in graph["leaves"]]
+    for op, *operands in graph["nodes"]:
+        args = [o["const"] if isinstance(o, dict) else nodes[o] for o in operands]
+        if op == "pow":
+            out = args[0] ** args[1]
+        elif op in ("add", "sub", "mul", "truediv"):
+            symbol = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "truediv": "__truediv__"}[op]
+            first = args[0] if isinstance(args[0], value_cls) else value_cls(args[0])
+            out = getattr(first, symbol)(args[1])
+        elif op == "neg":
+            out = -args[0]
+        else:
+            out = getattr(args[0], op)()
+        nodes.append(out)
+    return nodes
+
+
+def channel(network=None):
+    """The probe's channel to a judge's side that answers ``backward`` (through JSON, as over the pipe)."""
+    return answering(in_process(network or judge.Network(backward=True)))
+
+
+@settings(max_examples=60, derandomize=True, deadline=None)
+@given(graph=expression_graphs())
+def test_the_judges_backward_is_the_graders_engine_on_the_recorded_graph(graph):
+    try:
+        expected = build(stand_ins.Value, graph)
+    except (ArithmeticError, ValueError, TypeError):
+        return  # outside an operation's domain: the forward pass raises in the worker too
+    if any(isinstance(n.data, complex) or not math.isfinite(n.data) for n in expected):
+        return
+    expected[-1].backward()
+    nodes = build(recording.Value, graph)
+    with channel():
+        nodes[-1].backward()
+    assert [n.data for n in nodes] == [n.data for n in expected]
+    leaves = len(graph["leaves"])
+    assert [n.grad for n in nodes[:leaves]] == pytest.approx([n.grad for n in expected[:leaves]], rel=1e-12, abs=1e-12)
+    math_says = expected_from_math(graph)
+    assert [n.grad for n in nodes[:leaves]] == pytest.approx(math_says["grad"][:leaves], rel=1e-5, abs=1e-6)
+
+
+def test_backward_accumulates_into_the_grads_the_nodes_hold_as_micrograd_does():
+    with channel():
+        w = recording.Value(0.5)
+        w.grad = 2.0  # no zero_grad before this backward: micrograd adds to it
+        (w * 3.0).backward()
+        assert w.grad == 5.0
+        out = w * w
+        out.backward()
+        assert w.grad == 5.0 + 2 * 0.5
+
+
+def test_backward_uses_the_operands_data_as_they_were_when_the_node_was_made():
+    """A step that updates the weights between the forward and the backward pass (a training-loop bug) gets the
+    gradients its graph was made with, as the grader's engine (which computed them when it made each node) gave."""
+    with channel():
+        a, b = recording.Value(2.0), recording.Value(3.0)
+        out = a * b
+        a.data = 100.0
+        out.backward()
+    assert (a.grad, b.grad) == (3.0, 2.0)
+
+
+def test_the_worker_holds_no_local_gradient_and_no_backward_of_its_own():
+    assert not hasattr(recording, "LOCAL") and not hasattr(recording, "topological_order")
+    node = recording.Value(0.5).tanh()
+    assert not hasattr(node, "_backward") and not hasattr(node, "_parents")
+    with pytest.raises(ProbeError):  # no channel: nothing answers
+        node.backward()
+
+
+def test_a_node_the_student_made_by_hand_passes_no_gradient_as_before():
+    with channel():
+        a = recording.Value(2.0)
+        out = recording.Value(4.0, (a,), "+")
+        out.backward()
+    assert a.grad == 0.0 and out.grad == 1.0
+
+
+def test_a_graph_the_student_tampered_with_is_the_students_error():
+    with channel():
+        node = recording.Value(1.0) * 2.0
+        node._prev = {"not a node"}
+        with pytest.raises(ProbeError, match="not a node"):
+            node.backward()
+        node = recording.Value(1.0) * 2.0
+        node.grad = "1"
+        with pytest.raises(ProbeError, match="not a number"):
+            node.backward()
+
+
+def packed_graph(**changes):
+    nodes, payload = recording.graph(recording.Value(0.5) * recording.Value(2.0) + 1.0)
+    return {**payload, **changes}
+
+
+@pytest.mark.parametrize("payload", [
+    pytest.param("a graph", id="not-a-dict"),
+    pytest.param({}, id="no-columns"),
+    pytest.param(packed_graph(extra=1), id="another-column"),
+    pytest.param(packed_graph(vals=[0.5, 2.0]), id="a-list-not-packed"),
+    pytest.param(packed_graph(vals="%%%not base64"), id="not-base64"),
+    pytest.param(packed_graph(vals=recording.packed("d", [1.0])), id="too-few-operands"),
+    pytest.param(packed_graph(refs=recording.packed("q", [3, 4, 9, -1])), id="an-operand-made-later"),
+    pytest.param(packed_graph(refs=recording.packed("q", [0, 0, 3, -1])), id="a-cycle"),
+    pytest.param(packed_graph(arity=recording.packed("I", [0, 0, 2, 5])), id="arity-beyond-the-operands"),
+    pytest.param(packed_graph(ops=recording.packed("B", [])), id="no-nodes"),
+    pytest.param(packed_graph(ops="A" * 400_000), id="beyond-the-largest-graph"),
+])
+def test_a_malformed_graph_is_refused(payload):
+    with pytest.raises(AskRefused):
+        judge.Network(backward=True).answer("backward", json.loads(json.dumps(payload)))
+
+
+def test_the_judge_answers_only_what_the_probe_allows():
+    """backward only on the grader's Value, the network once, a part's forward pass and parameters() only for the
+    kinds the probe names, and nothing made unless the probe's constructor test asks for it."""
+    network = judge.Network([(2, 1, True)], [0.5, -1.0, 0.25], backward=False, network=True, calls={"Neuron"})
+    with pytest.raises(AskRefused, match="backward"):
+        network.answer("backward", packed_graph())
+    made = network.answer("network", {})
+    with pytest.raises(AskRefused):
+        network.answer("network", {})
+    with pytest.raises(AskRefused):
+        network.answer("make", {"kind": "Neuron", "nin": 2, "nonlin": True})
+    neuron = made["layers"][0]["neurons"][0]["part"]
+    program = network.answer("call", {"part": neuron, "params": [0.5, -1.0, 0.25], "x": [1.0, {"v": 2.0}]})
+    assert program["nodes"][-1][2] == pytest.approx(math.tanh(0.5 - 2.0 + 0.25))
+    for kind in ("Layer", "MLP"):
+        part = made["layers"][0]["part"] if kind == "Layer" else made["part"]
+        with pytest.raises(AskRefused, match=f"the grader's {kind} is there for the tests of another method"):
+            network.answer("call", {"part": part, "params": [0.5, -1.0, 0.25], "x": [1.0, 2.0]})
+        with pytest.raises(AskRefused):
+            network.answer("parameters", {"part": part})
+    with pytest.raises(AskRefused):  # the weights it holds, nothing else
+        network.answer("call", {"part": neuron, "params": [0.5], "x": [1.0, 2.0]})
+    assert network.record() == {"backward_passes": 0, "forward_passes": 1, "networks": 1, "made": 3, "refused": 8}
+
+
+def test_a_handle_builds_the_judges_forward_pass_and_its_gradients_flow():
+    network = judge.Network([(2, 2, True), (2, 1, False)], [0.1, 0.2, 0.3, -0.4, 0.5, -0.6, 0.7, 0.8, -0.9],
+                            backward=True, network=True, calls={"MLP"}, parameters={"MLP"})
+    with channel(network):
+        mlp = recording.network()
+        x = [recording.Value(1.0), 2.0]
+        out = mlp(x)
+        out.backward()
+        params = mlp.parameters()
+    theirs = stand_ins.MLP([stand_ins.Layer(2, 2, True), stand_ins.Layer(2, 1, False)])
+    stand_ins.pin(theirs.parameters(), [0.1, 0.2, 0.3, -0.4, 0.5, -0.6, 0.7, 0.8, -0.9])
+    leaf = stand_ins.Value(1.0)
+    expected = theirs([leaf, 2.0])
+    expected.backward()
+    assert out.data == expected.data
+    assert [p.grad for p in params] == [p.grad for p in theirs.parameters()] and x[0].grad == leaf.grad
