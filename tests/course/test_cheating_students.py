@@ -823,12 +823,20 @@ def train(model, xs, ys, steps, lr):
 """
 
 
+CLASSIFIER_SWEEP = MLP_SWEEP.replace("Neuron.__call__ = _sweep", """
+def softmax(logits):
+    return _sweep(None, logits)
+""")
+"""softmax that reports what of the grader's the classifier worker holds, mid-test."""
+
+
 @pytest.fixture(scope="module")
 def classifier_class(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return grade_class(tmp_path_factory.mktemp("classifier_cheats"), "classifier", {
         "reference": {},
         "stub_losses": {"classifier": ("reference", STUB_LOSSES)},
         "fit_without_training": {"classifier": ("reference", FIT_WITHOUT_TRAINING)},
+        "memory_sweep": {"classifier": ("reference", CLASSIFIER_SWEEP)},
     })
 
 
@@ -840,3 +848,10 @@ def test_a_train_that_fits_the_spiral_without_cross_entropy_or_gradient_descent_
     ref, cheat, stub = (classifier_class[s] for s in ("reference", "fit_without_training", "stub_losses"))
     assert ref["score"] == ref["max"] == 50, summary(classifier_class)
     assert cheat["score"] <= stub["score"] + 1e-6, (summary(classifier_class), points(cheat, ("Your MLP(2, [6, 3])",)))
+
+
+def test_a_classifier_worker_holds_nothing_of_the_graders_that_computes_a_forward_or_backward_pass(classifier_class):
+    """The classifier's tests run on the grader's Value and network too: a sweep of the worker mid-test finds no
+    local-gradient table, no topological sort, no working backward and no forward pass of the grader's."""
+    feedback = classifier_class["memory_sweep"]["feedback"]
+    assert "FOUND: nothing" in feedback, feedback[:3000]

@@ -38,6 +38,7 @@ kept here and given to the test (``record()``).
 from __future__ import annotations
 
 import itertools
+import math
 import random
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -50,6 +51,7 @@ from .local_gradients import LOCAL
 from .recording import OPS, packed, unpacked
 
 NAMES = {code: op for op, code in OPS.items()}
+_ADD, _MUL, _TANH = OPS["add"], OPS["mul"], OPS["tanh"]
 """Each operation's name by its code in a packed graph (:data:`.recording.OPS`; another code: no operation of the
 engine, nothing flows through it)."""
 
@@ -97,26 +99,35 @@ def gradients(payload: Any) -> list[float]:
         a = arity[i]
         if not a:
             continue
-        s, g, op = starts[i], grads[i], NAMES.get(ops[i], "")
-        if a == 2:
+        s, g, code = starts[i], grads[i], ops[i]
+        if a == 2:  # the network's sums and products: LOCAL's "add" and "mul", inline
             r0, r1 = refs[s], refs[s + 1]
             if not (-1 <= r0 < i and -1 <= r1 < i):
                 raise AskRefused(_LATER)
-            if op == "add":  # the network's sums and products: LOCAL's "add" and "mul", inline
+            if code == _ADD:
                 if r0 >= 0:
                     grads[r0] += g
                 if r1 >= 0:
                     grads[r1] += g
                 continue
-            if op == "mul":
+            if code == _MUL:
                 if r0 >= 0:
                     grads[r0] += vals[s + 1] * g
                 if r1 >= 0:
                     grads[r1] += vals[s] * g
                 continue
+        elif a == 1 and code == _TANH:  # LOCAL's "tanh", inline: 1 - out**2 at the output it had
+            r0 = refs[s]
+            if not -1 <= r0 < i:
+                raise AskRefused(_LATER)
+            if r0 >= 0:
+                out = math.tanh(vals[s])
+                grads[r0] += (1.0 - out * out) * g
+            continue
         operands = refs[s:s + a]
         if not -1 <= min(operands) <= max(operands) < i:
             raise AskRefused(_LATER)
+        op = NAMES.get(code, "")
         local = LOCAL.get(op)
         if local is None:
             continue  # a node the student made with Value(data, children, op): nothing flows through it
