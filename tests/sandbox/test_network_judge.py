@@ -100,6 +100,29 @@ def test_the_worker_holds_no_local_gradient_and_no_backward_of_its_own():
         node.backward()
 
 
+def test_nodes_on_the_tape_that_root_was_not_made_from_keep_their_grads():
+    """backward() sends every node made since the last one (no graph walk in the worker); the judge passes gradients
+    only to what the root was made from."""
+    with channel():
+        w = recording.Value(0.5)
+        w.grad = 0.25
+        unrelated = recording.Value(3.0) * recording.Value(4.0)
+        unrelated.grad = 7.0
+        loss = w * 2.0
+        loss.backward()
+    assert (w.grad, unrelated.grad, loss.grad) == (2.25, 7.0, 1.0)
+
+
+def test_backward_on_an_older_graph_finds_its_nodes_through_prev():
+    with channel():
+        a = recording.Value(2.0)
+        first = a * a
+        second = a * 3.0
+        second.backward()  # the tape starts again: first is from before it
+        (first + 1.0).backward()
+    assert a.grad == 3.0 + 4.0
+
+
 def test_a_node_the_student_made_by_hand_passes_no_gradient_as_before():
     with channel():
         a = recording.Value(2.0)
@@ -111,18 +134,26 @@ def test_a_node_the_student_made_by_hand_passes_no_gradient_as_before():
 def test_a_graph_the_student_tampered_with_is_the_students_error():
     with channel():
         node = recording.Value(1.0) * 2.0
-        node._prev = {"not a node"}
-        with pytest.raises(ProbeError, match="not a node"):
+        node._vals = ("one", 2.0)
+        with pytest.raises(ProbeError, match="not a number"):
             node.backward()
         node = recording.Value(1.0) * 2.0
         node.grad = "1"
         with pytest.raises(ProbeError, match="not a number"):
             node.backward()
+        node = recording.Value(1.0) * 2.0
+        (recording.Value(1.0) * 3.0).backward()  # node is from before the tape now: found through _prev
+        node._prev = {"not a node"}
+        with pytest.raises(ProbeError, match="not a node"):
+            node.backward()
 
 
 def packed_graph(**changes):
+    """The packed graph of ``0.5 * 2.0 + 1.0`` (nodes: two leaves, their product, the sum), with ``changes``; a change
+    may be a function of the node's ``_seq`` numbers."""
     nodes, payload = recording.graph(recording.Value(0.5) * recording.Value(2.0) + 1.0)
-    return {**payload, **changes}
+    seqs = [n._seq for n in nodes]
+    return {**payload, **{k: v(seqs) if callable(v) else v for k, v in changes.items()}}
 
 
 @pytest.mark.parametrize("payload", [
@@ -132,8 +163,9 @@ def packed_graph(**changes):
     pytest.param(packed_graph(vals=[0.5, 2.0]), id="a-list-not-packed"),
     pytest.param(packed_graph(vals="%%%not base64"), id="not-base64"),
     pytest.param(packed_graph(vals=recording.packed("d", [1.0])), id="too-few-operands"),
-    pytest.param(packed_graph(refs=recording.packed("q", [3, 4, 9, -1])), id="an-operand-made-later"),
-    pytest.param(packed_graph(refs=recording.packed("q", [0, 0, 3, -1])), id="a-cycle"),
+    pytest.param(packed_graph(refs=lambda q: recording.packed("q", [q[3], q[1], q[2], -1])), id="an-operand-made-later"),
+    pytest.param(packed_graph(refs=lambda q: recording.packed("q", [q[0], q[1], q[3], -1])), id="a-cycle"),
+    pytest.param(packed_graph(seqs=lambda q: recording.packed("q", [q[1], q[0], q[2], q[3]])), id="not-in-order"),
     pytest.param(packed_graph(arity=recording.packed("I", [0, 0, 2, 5])), id="arity-beyond-the-operands"),
     pytest.param(packed_graph(ops=recording.packed("B", [])), id="no-nodes"),
     pytest.param(packed_graph(ops="A" * 400_000), id="beyond-the-largest-graph"),

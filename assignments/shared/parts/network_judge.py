@@ -4,9 +4,9 @@ A worker running the network's tests holds a ``Value`` that records its graph
 and handles on the grader's parts (the part :mod:`.recording`); every question
 they ask comes here, over the probe's channel (:mod:`grader.testing.judged`):
 
-* ``backward`` ``{"ops", "arity", "refs", "vals", "grads"}`` (packed columns,
-  one entry per node in the order the nodes were made, ``refs`` and ``vals``
-  one per operand: see ``recording.graph``): the gradient of every node after ``backward()`` on the
+* ``backward`` ``{"seqs", "ops", "arity", "refs", "vals", "grads"}`` (packed
+  columns, one entry per node in the order the nodes were made, ``refs`` and
+  ``vals`` one per operand: see ``recording.graph``): the gradient of every node after ``backward()`` on the
   last one (micrograd's: its grad set to 1, then each node's local gradients
   times its grad added to its operands', in reverse topological order, from
   the grads the nodes held). An operand is an earlier node's index, or -1 for
@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 import random
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -81,23 +82,27 @@ def gradients(payload: Any) -> list[float]:
     The nodes come in the order they were made, so each operand is an earlier node (checked) and the reverse of
     that order is a topological one: no graph walk, and no cycle can be sent.
     """
-    fields = ("ops", "arity", "refs", "vals", "grads")
+    fields = ("seqs", "ops", "arity", "refs", "vals", "grads")
     if type(payload) is not dict or set(payload) != set(fields):
         raise AskRefused("backward() sent no graph the grader reads")
     columns = [unpacked(kind, payload[f], MAX_NODES * most) for f, kind, most in zip(
-        fields, ("B", "I", "q", "d", "d"), (1, 1, 3, 3, 1))]
-    ops, arity, refs, vals, grads = columns
-    if ops is None or arity is None or refs is None or vals is None or grads is None:
+        fields, ("q", "B", "I", "q", "d", "d"), (1, 1, 1, 3, 3, 1))]
+    seqs, ops, arity, sent, vals, grads = columns
+    if seqs is None or ops is None or arity is None or sent is None or vals is None or grads is None:
         raise AskRefused("backward() sent a graph the grader does not read")
     n = len(ops)
-    if not 0 < n <= MAX_NODES or len(arity) != n or len(refs) != len(vals) or len(grads) != n \
-            or sum(arity) != len(refs):
+    if not 0 < n <= MAX_NODES or len(seqs) != n or len(arity) != n or len(sent) != len(vals) or len(grads) != n \
+            or sum(arity) != len(sent) or not all(map(operator.lt, seqs, seqs[1:])):
         raise AskRefused("backward() sent a graph the grader does not read")
+    place = dict(zip(seqs, range(n)))
+    refs = list(map(place.get, sent, itertools.repeat(-1)))  # an operand not sent (or -1) is a number
     starts = list(itertools.accumulate(arity, initial=0))
+    reached = bytearray(n)
+    reached[n - 1] = 1
     grads[n - 1] = 1.0  # backward() on the last node made: the root
     for i in range(n - 1, -1, -1):
         a = arity[i]
-        if not a:
+        if not a or not reached[i]:  # a leaf, or a node root was not made from (it keeps its grad)
             continue
         s, g, code = starts[i], grads[i], ops[i]
         if a == 2:  # the network's sums and products: LOCAL's "add" and "mul", inline
@@ -107,14 +112,18 @@ def gradients(payload: Any) -> list[float]:
             if code == _ADD:
                 if r0 >= 0:
                     grads[r0] += g
+                    reached[r0] = 1
                 if r1 >= 0:
                     grads[r1] += g
+                    reached[r1] = 1
                 continue
             if code == _MUL:
                 if r0 >= 0:
                     grads[r0] += vals[s + 1] * g
+                    reached[r0] = 1
                 if r1 >= 0:
                     grads[r1] += vals[s] * g
+                    reached[r1] = 1
                 continue
         elif a == 1 and code == _TANH:  # LOCAL's "tanh", inline: 1 - out**2 at the output it had
             r0 = refs[s]
@@ -123,6 +132,7 @@ def gradients(payload: Any) -> list[float]:
             if r0 >= 0:
                 out = math.tanh(vals[s])
                 grads[r0] += (1.0 - out * out) * g
+                reached[r0] = 1
             continue
         operands = refs[s:s + a]
         if not -1 <= min(operands) <= max(operands) < i:
@@ -142,6 +152,7 @@ def gradients(payload: Any) -> list[float]:
         for r, local_g in zip(operands, locals_):
             if r >= 0:
                 grads[r] += local_g * g
+                reached[r] = 1
     return grads
 
 

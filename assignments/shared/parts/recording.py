@@ -57,8 +57,11 @@ class Value:
         """Each operand in order (a Value or a number)."""
         self._vals: tuple[Any, ...] = tuple([getattr(c, "data", c) for c in _children]) if _children else ()
         """Each operand's data when this node was made: the point of its local gradients."""
+        self._rs: tuple[int, ...] = tuple([_ref(c) for c in _children]) if _children else ()
+        """Each operand's ``_seq`` (-1 for a number)."""
         self._seq = next(_MADE)
         """When this node was made: a node is made after its operands, so this order is topological."""
+        _TAPE.append(self)
 
     def _apply(self, op: str, *operands: Any) -> Any:
         args = []
@@ -69,12 +72,15 @@ class Value:
                 args.append(o)
             else:
                 return NotImplemented
-        return _made(FORWARD[op](*args), op, operands, tuple(args), {o for o in operands if isinstance(o, Value)})
+        return _made(FORWARD[op](*args), op, operands, tuple(args), {o for o in operands if isinstance(o, Value)},
+                     tuple([_ref(o) for o in operands]))
 
     def __add__(self, other: Any) -> Any:
         if isinstance(other, Value):  # the fast path of the network's sums: FORWARD["add"]
-            a, b = self.data, other.data
-            return _made(a + b, "add", (self, other), (a, b), {self, other})
+            a, b, ra, rb = self.data, other.data, self._seq, other._seq
+            if ra < _BASE[0] or rb < _BASE[0]:
+                _outside(self, other)
+            return _made(a + b, "add", (self, other), (a, b), {self, other}, (ra, rb))
         return self._apply("add", self, other)
 
     def __radd__(self, other: Any) -> Any:
@@ -88,8 +94,10 @@ class Value:
 
     def __mul__(self, other: Any) -> Any:
         if isinstance(other, Value):  # the fast path of the network's products: FORWARD["mul"]
-            a, b = self.data, other.data
-            return _made(a * b, "mul", (self, other), (a, b), {self, other})
+            a, b, ra, rb = self.data, other.data, self._seq, other._seq
+            if ra < _BASE[0] or rb < _BASE[0]:
+                _outside(self, other)
+            return _made(a * b, "mul", (self, other), (a, b), {self, other}, (ra, rb))
         return self._apply("mul", self, other)
 
     def __rmul__(self, other: Any) -> Any:
@@ -142,17 +150,53 @@ OPS = {op: k for k, op in enumerate(("", *FORWARD))}
 OTHER = 255
 """The code of a node made with another operation (the student's ``Value(data, children, "+")``)."""
 _MADE = itertools.count()
+_TAPE: list[Value] = []
+"""Every node made since the last ``backward()``, in the order made: a training step's graph, without a walk."""
+_BASE = [0]
+"""The ``_seq`` of the first node the tape may hold; a node made before it is *outside*."""
+_OUTSIDE: dict[int, Value] = {}
+"""The nodes made before :data:`_BASE` that nodes on the tape use (a network's weights, mostly), by ``_seq``."""
+MAX_TAPE = 50_000
+"""The most nodes the tape holds: made without a ``backward()`` (a forward pass over many points), it starts again."""
 
 
-def _made(data: Any, op: str, args: tuple[Any, ...], vals: tuple[Any, ...], prev: set[Any]) -> Value:
+def _ref(o: Any) -> int:
+    """``o``'s ``_seq`` (-1 for a number), noting it as outside the tape if it was made before it."""
+    if isinstance(o, Value):
+        if o._seq < _BASE[0]:
+            _OUTSIDE[o._seq] = o
+        return o._seq
+    return -1
+
+
+def _outside(*operands: Value) -> None:
+    for o in operands:
+        if o._seq < _BASE[0]:
+            _OUTSIDE[o._seq] = o
+
+
+def _restart() -> None:
+    """Start the tape again: what is on it now is outside it from here."""
+    _TAPE.clear()
+    _OUTSIDE.clear()
+    _BASE[0] = next(_MADE) + 1
+
+
+def _made(data: Any, op: str, args: tuple[Any, ...], vals: tuple[Any, ...], prev: set[Any], rs: tuple[int, ...]
+          ) -> Value:
     """A node made by an operation (``__init__``'s fields, set at once: a training step makes thousands)."""
     out = _NEW(Value)
-    out.data, out.grad, out._prev, out._op, out._args, out._vals, out._seq = data, 0.0, prev, op, args, vals, next(_MADE)
+    out.data, out.grad, out._prev, out._op, out._args, out._vals, out._rs, out._seq = (
+        data, 0.0, prev, op, args, vals, rs, next(_MADE))
+    _TAPE.append(out)
+    if len(_TAPE) > MAX_TAPE:
+        _restart()
     return out
 
 
 _NEW = object.__new__
-_BY_MADE, _ARGS, _VALS, _OP, _GRAD = (operator.attrgetter(name) for name in ("_seq", "_args", "_vals", "_op", "grad"))
+_BY_MADE, _ARGS, _VALS, _OP, _GRAD, _RS = (operator.attrgetter(name)
+                                           for name in ("_seq", "_args", "_vals", "_op", "grad", "_rs"))
 _PLAIN = {int, float}
 
 
@@ -203,33 +247,47 @@ def _plain(x: Any, what: str) -> Any:
 
 
 def graph(root: Value) -> tuple[list[Value], dict[str, Any]]:
-    """The nodes ``root`` was made from, in the order they were made (``root`` last), and the graph as the judge
-    reads it, in columns packed as machine arrays in base64 (:func:`unpacked`; a training step's graph is thousands
-    of numbers, which JSON would spell out digit by digit): ``ops`` (one byte per node, its operation's place in
-    :data:`OPS`, or :data:`OTHER`), ``arity`` (how many operands each node has), ``refs`` and ``vals`` (each node's
-    operands in turn: the index of an operand that is a node, always an earlier one, or -1 for a number; and its
-    data when the node was made: the node's own value follows from them, and the judge computes it as it was
-    made), ``grads``: each node's grad now. The nodes are found through ``_prev``, as micrograd's ``backward()``
-    finds them."""
-    seen = {root}
-    frontier: Any = [root]
+    """The nodes ``root`` may have been made from, in the order they were made (``root`` last), and the graph as the
+    judge reads it, in columns packed as machine arrays in base64 (:func:`unpacked`; a training step's graph is
+    thousands of numbers, which JSON would spell out digit by digit): ``seqs`` (each node's ``_seq``), ``ops`` (one
+    byte per node, its operation's place in :data:`OPS`, or :data:`OTHER`), ``arity`` (how many operands each node
+    has), ``refs`` and ``vals`` (each node's operands in turn: the ``_seq`` of an operand that is a node, or -1 for
+    a number; and its data when the node was made: the node's own value follows from them, and the judge computes
+    it as it was made), ``grads``: each node's grad now.
+
+    The nodes are those on the tape up to ``root`` (every node made since the last ``backward()``: a training step)
+    and the nodes from before that they use, when those are leaves (a network's weights); the judge passes
+    gradients only to what ``root`` was made from. Otherwise (``root`` or an operand of an older graph) they are the
+    nodes found through ``_prev``, as micrograd's ``backward()`` finds them. The tape starts again afterwards.
+    """
+    seen: set[Any] = {root}
+    frontier: Any = []
     try:
-        while frontier:  # level by level, the sets' work in C: a training step's graph has thousands of nodes
-            frontier = set().union(*[n._prev for n in frontier]) - seen
-            seen |= frontier
-            if len(seen) > MAX_NODES:
-                raise ProbeError(f"backward() on a graph of more than {MAX_NODES} nodes")
-        nodes = sorted(seen, key=_BY_MADE)
-        index = dict(zip(map(id, nodes), range(len(nodes))))
-        operands = list(itertools.chain.from_iterable(map(_ARGS, nodes)))  # a number's id is never a live node's
-        payload = {"ops": packed("B", list(map(OPS.get, map(_OP, nodes), itertools.repeat(OTHER)))),
-                   "arity": packed("I", list(map(len, map(_ARGS, nodes)))),
-                   "refs": packed("q", list(map(index.get, map(id, operands), itertools.repeat(-1)))),
+        k = root._seq - _BASE[0]
+        outside = sorted(_OUTSIDE.values(), key=_BY_MADE)
+        if 0 <= k < len(_TAPE) and _TAPE[k] is root and not any(map(_ARGS, outside)):
+            nodes = outside + _TAPE[:k + 1]
+        else:
+            frontier = [root]
+            while frontier:  # level by level, the sets' work in C
+                frontier = set().union(*[n._prev for n in frontier]) - seen
+                seen |= frontier
+                if len(seen) > MAX_NODES:
+                    raise ProbeError(f"backward() on a graph of more than {MAX_NODES} nodes")
+            nodes = sorted(seen, key=_BY_MADE)
+        if len(nodes) > MAX_NODES:
+            raise ProbeError(f"backward() on a graph of more than {MAX_NODES} nodes")
+        payload = {"seqs": packed("q", list(map(_BY_MADE, nodes))),
+                   "ops": packed("B", list(map(OPS.get, map(_OP, nodes), itertools.repeat(OTHER)))),
+                   "arity": packed("I", list(map(len, map(_RS, nodes)))),
+                   "refs": packed("q", list(itertools.chain.from_iterable(map(_RS, nodes)))),
                    "vals": packed("d", list(itertools.chain.from_iterable(map(_VALS, nodes)))),
                    "grads": packed("d", list(map(_GRAD, nodes)))}
     except (AttributeError, TypeError):  # something else than the grader's nodes in the graph, or not a number
         raise ProbeError(f"backward() reached a node of the grader's Value whose fields are not what it made: "
                          f"{_odd(list(seen) + list(frontier))}") from None
+    finally:
+        _restart()
     return nodes, payload
 
 
@@ -275,9 +333,8 @@ def build(program: Any, params: Sequence[Any], inputs: Sequence[Any]) -> Any:
         raise ProbeError("the judge's forward pass does not fit the grader's parts")
     for op, refs, data in program["nodes"]:
         operands = [resolve(r) for r in refs]
-        node = Value(data, (), op)
-        node._prev = {o for o in operands if isinstance(o, Value)}
-        node._args, node._vals = tuple(operands), tuple(getattr(o, "data", o) for o in operands)
+        node = _made(data, op, tuple(operands), tuple(getattr(o, "data", o) for o in operands),
+                     {o for o in operands if isinstance(o, Value)}, tuple([_ref(o) for o in operands]))
         made.append(node)
     out = program.get("out")
     return [resolve(r) for r in out] if type(out) is list else resolve(out)
