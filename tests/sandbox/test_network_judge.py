@@ -123,6 +123,20 @@ def test_backward_on_an_older_graph_finds_its_nodes_through_prev():
     assert a.grad == 3.0 + 4.0
 
 
+def test_a_tape_that_filled_up_without_a_backward_starts_again_and_loses_nothing(monkeypatch):
+    """A forward pass over many points with no backward() (an accuracy) must not hold every node: the tape starts
+    again when full, and a graph made across the restart is still differentiated whole."""
+    monkeypatch.setattr(recording, "MAX_TAPE", 10)
+    with channel():
+        a = recording.Value(0.5)
+        h = a
+        for _ in range(30):  # 30 nodes: the tape starts again twice on the way
+            h = h * 1.0
+        assert len(recording._TAPE) <= 10
+        (h + 0.0).backward()
+    assert a.grad == 1.0
+
+
 def test_a_node_the_student_made_by_hand_passes_no_gradient_as_before():
     with channel():
         a = recording.Value(2.0)

@@ -13,7 +13,11 @@ it, copy it or switch off any check made there. So the worker holds only:
   no local gradient and no ``_backward``; :meth:`Value.backward` sends the
   graph to the judge (``probekit.ask("backward", ...)``), which computes every
   gradient (micrograd's accumulation, from the grads the nodes hold) and
-  answers with them.
+  answers with them. The graph sent is the *tape*: every node made since the
+  last ``backward()``, in the order made, with the older leaves they use (no
+  walk of the graph in the worker; the judge passes gradients only to what
+  the root was made from), or, for a root from an older graph, the nodes
+  found through ``_prev``.
 * :class:`Neuron`, :class:`Layer`, :class:`MLP`: handles with the handout's
   attributes (``w``, ``b``, ``nonlin``, ``neurons``, ``layers``), whose
   weights the judge draws (``make``), whose forward pass the judge computes
@@ -64,16 +68,27 @@ class Value:
         _TAPE.append(self)
 
     def _apply(self, op: str, *operands: Any) -> Any:
-        args = []
-        for o in operands:
+        args, refs, prev, base = [], [], set(), _BASE[0]
+        for o in operands:  # one pass (a training step makes thousands of nodes)
             if isinstance(o, Value):
+                seq = o._seq
+                if seq < base:
+                    _OUTSIDE[seq] = o
                 args.append(o.data)
+                refs.append(seq)
+                prev.add(o)
             elif isinstance(o, _NUMBERS):
                 args.append(o)
+                refs.append(-1)
             else:
                 return NotImplemented
-        return _made(FORWARD[op](*args), op, operands, tuple(args), {o for o in operands if isinstance(o, Value)},
-                     tuple([_ref(o) for o in operands]))
+        return _made(FORWARD[op](*args), op, operands, tuple(args), prev, tuple(refs))
+
+    def _unary(self, op: str) -> Any:
+        a, seq = self.data, self._seq
+        if seq < _BASE[0]:
+            _OUTSIDE[seq] = self
+        return _made(FORWARD[op](a), op, (self,), (a,), {self}, (seq,))
 
     def __add__(self, other: Any) -> Any:
         if isinstance(other, Value):  # the fast path of the network's sums: FORWARD["add"]
@@ -110,7 +125,7 @@ class Value:
         return self._apply("truediv", other, self)
 
     def __neg__(self) -> Any:
-        return self._apply("neg", self)
+        return self._unary("neg")
 
     def __pow__(self, other: Any) -> Any:
         if not isinstance(other, _NUMBERS):
@@ -118,19 +133,19 @@ class Value:
         return self._apply("pow", self, other)
 
     def tanh(self) -> Any:
-        return self._apply("tanh", self)
+        return self._unary("tanh")
 
     def relu(self) -> Any:
-        return self._apply("relu", self)
+        return self._unary("relu")
 
     def exp(self) -> Any:
-        return self._apply("exp", self)
+        return self._unary("exp")
 
     def log(self) -> Any:
-        return self._apply("log", self)
+        return self._unary("log")
 
     def sigmoid(self) -> Any:
-        return self._apply("sigmoid", self)
+        return self._unary("sigmoid")
 
     def backward(self) -> None:
         """Every gradient of the graph that made this node, computed by the judge (:func:`graph` is what it gets)."""
