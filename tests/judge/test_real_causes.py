@@ -46,6 +46,9 @@ ENGINES: dict[str, tuple[Any, Any]] = {  # name: (edit of engine.py, edit of nn.
     "tanh_output": (None, lambda n: n.replace("nonlin=i != len(nouts) - 1", "nonlin=True")),
     "relu_neurons": (None, lambda n: n.replace("return act.tanh() if self.nonlin", "return act.relu() if self.nonlin")),
     "no_nonlin": (None, lambda n: n.replace("self.nonlin", "self.activate")),
+    "no_nonlin_keyword": (None, lambda n: n.replace("def __init__(self, nin: int, nonlin: bool = True) -> None:",
+                                                    "def __init__(self, nin: int) -> None:").replace(
+        "        self.nonlin = nonlin\n", "        self.nonlin = True\n")),
     "tanh_from_exp": (lambda e: e.replace("t = math.tanh(self.data)",
                                           "t = (math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)"), None),
     "pow_bug": (lambda e: e.replace("self.grad += other * self.data ** (other - 1) * out.grad",
@@ -171,10 +174,16 @@ def test_a_network_of_another_architecture_that_learns_xor_passes_the_xor_test(g
 
 # --- 3. no test needs an attribute that is not its subject ------------------------------------------------------
 
-def test_the_initial_weights_tests_do_not_need_nonlin_and_the_contract_names_it(graded):
-    tests = record(graded, "mlp", "no_nonlin")["tests"]
+@pytest.mark.parametrize("student", ["no_nonlin", "no_nonlin_keyword"])
+def test_the_initial_weights_tests_do_not_need_nonlin_and_the_contract_names_it(graded, student):
+    """Issue 40, 1: a Neuron without the nonlin attribute, or without the keyword (``Neuron(12, nonlin=False)``
+    raises), loses its points in the tests about nonlin, never in the tests about its weights, which build
+    ``Neuron(n)`` only."""
+    tests = record(graded, "mlp", student)["tests"]
     for start in ("Neuron(12): twelve distinct Value weights", "Neuron weights start uniform"):
-        assert by_name(tests, start)["status"] == "passed"
+        assert by_name(tests, start)["status"] == "passed", (student, start)
+    if student == "no_nonlin_keyword":
+        return
     contract = by_name(tests, "Neuron(nin, nonlin) keeps w, b and nonlin")
     assert contract["status"] == "failed" and "has no nonlin" in contract["output"]
     assert methods(contract) == ["Neuron.__init__"]

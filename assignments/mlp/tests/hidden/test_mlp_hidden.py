@@ -209,7 +209,7 @@ def test_zero_grad(student, check):
 def test_initial_weights(student, check):
     """Neuron weights start uniform in [-1, 1], not constant, each its own Value"""
     rng = random.Random("initial")
-    for spec in [model_spec("Neuron", 20, seed=7), model_spec("Neuron", 9, seed=11, nonlin=False)]:
+    for spec in [model_spec("Neuron", 20, seed=7), model_spec("Neuron", 9, seed=11)]:  # (weights only: no nonlin)
         x = inputs(rng, spec["args"][0], 1)[0]
         with check.case(f"{model_call(spec)} freshly built", method="Neuron.__init__", hint=INIT_HINT):
             got = student("nn_structure", spec, x)

@@ -109,7 +109,7 @@ def test_mlp_forward(student, check):
 def test_initial_weights(student, check):
     """Neuron(12): twelve distinct Value weights and a bias, uniform in [-1, 1]"""
     x = [0.1 * k - 0.5 for k in range(12)]
-    for spec in [model_spec("Neuron", 12, seed=3), model_spec("Neuron", 12, seed=4, nonlin=False)]:
+    for spec in [model_spec("Neuron", 12, seed=3), model_spec("Neuron", 12, seed=4)]:  # (weights only: no nonlin)
         with check.case(f"{model_call(spec)} freshly built", method="Neuron.__init__",
                         hint="each weight, and the bias, is its own Value drawn with random.uniform(-1, 1)"):
             got = student("nn_structure", spec, x)
