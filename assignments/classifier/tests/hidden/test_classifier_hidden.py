@@ -428,10 +428,11 @@ def test_accuracy(student, check):
     tie = parts("MLP", 2, [3], ["linear"], weights=[0.3, -0.2, 0.5, 0.1, 0.4, 0.2, 0.7, 0.1, 0.5])
     with check.case("accuracy with a tie: at x = [0, 0] logits 0 and 2 are both 0.5", method="accuracy",
                     hint="ties go to the first largest logit, as max(range(len(logits)), key=...) does"):
-        got = values(student("classifier_accuracy", tie, [[0.0, 0.0], [0.0, 0.0]], [0, 2])["accuracy"],
+        # both points labelled 0: the first largest is right on both, the last largest on neither
+        got = values(student("classifier_accuracy", tie, [[0.0, 0.0], [0.0, 0.0]], [0, 0])["accuracy"],
                      "accuracy(model, xs, ys)", single=True)[0]
-        if not close(got, 0.5, 1e-12, 1e-12):
-            raise Failure(f"accuracy(model, [[0, 0], [0, 0]], [0, 2]) was {show(got)}, expected 0.5 (the first "
+        if not close(got, 1.0, 1e-12, 1e-12):
+            raise Failure(f"accuracy(model, [[0, 0], [0, 0]], [0, 0]) was {show(got)}, expected 1.0 (the first "
                           "largest logit, class 0, is the prediction)")
 
 
