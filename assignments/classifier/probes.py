@@ -624,7 +624,7 @@ def judged(probe: str, args: list[Any]) -> Any:
     probe runs on it; with a ``"parts"`` model, the grader's network once, its parts' forward passes and
     ``parameters()`` one level below the method under test (``nn_probes.BELOW``), and the whole network's where the
     student's ``train`` or ``accuracy`` runs it (or the probe reads its output)."""
-    judge = handles_judge()
+    judge = part("network_judge")
     if judge is None or probe in ("classifier_structure", "classifier_raises"):
         return None
     if probe in ("classifier_softmax", "classifier_cross_entropy"):
@@ -641,11 +641,6 @@ def judged(probe: str, args: list[Any]) -> Any:
     return judge.Network(shapes, spec.get("weights"), spec.get("seed", 0),
                          backward=spec.get("engine", "grader") == "grader" or parts, network=parts, calls=calls,
                          parameters=params)
-
-
-def handles_judge() -> Any:
-    """The part ``network_judge`` (judge only), or None without the grader's parts."""
-    return part("network_judge")
 
 
 JUDGED = {name: functools.partial(judged, name) for name in PROBES}

@@ -57,15 +57,13 @@ class Value:
         self.grad = 0.0
         self._prev = set(_children)
         self._op = _op
-        self._args: tuple[Any, ...] = tuple(_children)
-        """Each operand in order (a Value or a number)."""
         self._vals: tuple[Any, ...] = tuple([getattr(c, "data", c) for c in _children]) if _children else ()
         """Each operand's data when this node was made: the point of its local gradients."""
         self._rs: tuple[int, ...] = tuple([_ref(c) for c in _children]) if _children else ()
         """Each operand's ``_seq`` (-1 for a number)."""
         self._seq = next(_MADE)
         """When this node was made: a node is made after its operands, so this order is topological."""
-        _TAPE.append(self)
+        _taped(self)
 
     def _apply(self, op: str, *operands: Any) -> Any:
         args, refs, prev, base = [], [], set(), _BASE[0]
@@ -82,20 +80,20 @@ class Value:
                 refs.append(-1)
             else:
                 return NotImplemented
-        return _made(FORWARD[op](*args), op, operands, tuple(args), prev, tuple(refs))
+        return _made(FORWARD[op](*args), op, tuple(args), prev, tuple(refs))
 
     def _unary(self, op: str) -> Any:
         a, seq = self.data, self._seq
         if seq < _BASE[0]:
             _OUTSIDE[seq] = self
-        return _made(FORWARD[op](a), op, (self,), (a,), {self}, (seq,))
+        return _made(FORWARD[op](a), op, (a,), {self}, (seq,))
 
     def __add__(self, other: Any) -> Any:
         if isinstance(other, Value):  # the fast path of the network's sums: FORWARD["add"]
             a, b, ra, rb = self.data, other.data, self._seq, other._seq
             if ra < _BASE[0] or rb < _BASE[0]:
                 _outside(self, other)
-            return _made(a + b, "add", (self, other), (a, b), {self, other}, (ra, rb))
+            return _made(a + b, "add", (a, b), {self, other}, (ra, rb))
         return self._apply("add", self, other)
 
     def __radd__(self, other: Any) -> Any:
@@ -112,7 +110,7 @@ class Value:
             a, b, ra, rb = self.data, other.data, self._seq, other._seq
             if ra < _BASE[0] or rb < _BASE[0]:
                 _outside(self, other)
-            return _made(a * b, "mul", (self, other), (a, b), {self, other}, (ra, rb))
+            return _made(a * b, "mul", (a, b), {self, other}, (ra, rb))
         return self._apply("mul", self, other)
 
     def __rmul__(self, other: Any) -> Any:
@@ -197,21 +195,23 @@ def _restart() -> None:
     _BASE[0] = next(_MADE) + 1
 
 
-def _made(data: Any, op: str, args: tuple[Any, ...], vals: tuple[Any, ...], prev: set[Any], rs: tuple[int, ...]
-          ) -> Value:
+def _made(data: Any, op: str, vals: tuple[Any, ...], prev: set[Any], rs: tuple[int, ...]) -> Value:
     """A node made by an operation (``__init__``'s fields, set at once: a training step makes thousands)."""
     out = _NEW(Value)
-    out.data, out.grad, out._prev, out._op, out._args, out._vals, out._rs, out._seq = (
-        data, 0.0, prev, op, args, vals, rs, next(_MADE))
-    _TAPE.append(out)
+    out.data, out.grad, out._prev, out._op, out._vals, out._rs, out._seq = data, 0.0, prev, op, vals, rs, next(_MADE)
+    return _taped(out)
+
+
+def _taped(node: Value) -> Value:
+    """Put ``node`` on the tape (which starts again when full); return it."""
+    _TAPE.append(node)
     if len(_TAPE) > MAX_TAPE:
         _restart()
-    return out
+    return node
 
 
 _NEW = object.__new__
-_BY_MADE, _ARGS, _VALS, _OP, _GRAD, _RS = (operator.attrgetter(name)
-                                           for name in ("_seq", "_args", "_vals", "_op", "grad", "_rs"))
+_BY_MADE, _VALS, _OP, _GRAD, _RS = (operator.attrgetter(name) for name in ("_seq", "_vals", "_op", "grad", "_rs"))
 _PLAIN = {int, float}
 
 
@@ -280,7 +280,7 @@ def graph(root: Value) -> tuple[list[Value], dict[str, Any]]:
     try:
         k = root._seq - _BASE[0]
         outside = sorted(_OUTSIDE.values(), key=_BY_MADE)
-        if 0 <= k < len(_TAPE) and _TAPE[k] is root and not any(map(_ARGS, outside)):
+        if 0 <= k < len(_TAPE) and _TAPE[k] is root and not any(map(_RS, outside)):
             nodes = outside + _TAPE[:k + 1]
         else:
             frontier = [root]
@@ -348,7 +348,7 @@ def build(program: Any, params: Sequence[Any], inputs: Sequence[Any]) -> Any:
         raise ProbeError("the judge's forward pass does not fit the grader's parts")
     for op, refs, data in program["nodes"]:
         operands = [resolve(r) for r in refs]
-        node = _made(data, op, tuple(operands), tuple(getattr(o, "data", o) for o in operands),
+        node = _made(data, op, tuple(getattr(o, "data", o) for o in operands),
                      {o for o in operands if isinstance(o, Value)}, tuple([_ref(o) for o in operands]))
         made.append(node)
     out = program.get("out")
