@@ -115,6 +115,34 @@ def draw(ask: Any, spec: dict[str, Any], rankdir: str | None = None) -> Drawing:
     return drawing(ask("graph_dot", spec, rankdir, most_chars), spec, most_chars, most_names)
 
 
+RANKDIRS = ("TB", "LR", "BT", "RL")
+"""The only ``rankdir`` values ``to_dot`` accepts (the handout: "Raise ValueError for anything else")."""
+REFUSED_RANKDIRS = ("XY", "lr", "tb", " LR", "LR ", "")
+"""Texts that are no direction: one Graphviz does not know, the right letters in lower case or with a space, and
+the empty text. The handout's check is exact (as Graphviz's own: it reads ``rankdir=lr`` as TB), so each one must
+raise ValueError."""
+
+
+def check_rankdir_refused(ask: Any, spec: dict[str, Any], rankdir: str) -> None:
+    """``to_dot(root, rankdir=rankdir)`` (asked through ``ask``, the ``student`` fixture) raises ValueError.
+
+    Raises:
+        Failure: If it returned (a text or anything else) instead.
+        StudentFault: If it raised another exception, crashed or timed out.
+    """
+    try:
+        ask("graph_dot", spec, rankdir, dot_limits(spec)[0])
+    except StudentFault as fault:
+        if fault.kind == "raised" and fault.error.get("type") == "ValueError":
+            return
+        raise
+    except Failure:  # it returned something that is no text: it did not raise either
+        pass
+    raise Failure(f"to_dot(root, rankdir={rankdir!r}) returned, expected ValueError: rankdir must be exactly one "
+                  f"of {', '.join(RANKDIRS)} as given, in upper case and without spaces (Graphviz itself compares "
+                  "it exactly: it draws rankdir=lr top to bottom, as TB)")
+
+
 def attempt(fn: Any, *args: Any) -> tuple[Any, Failure | None]:
     """``fn(*args)`` and None, or None and the :class:`Failure` it raised (re-raised in each case that needs it)."""
     try:

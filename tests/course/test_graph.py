@@ -10,13 +10,14 @@ import pytest
 from checkout import ROOT
 from hidden_tests import load_hidden
 
-from assignments.graph import dot, drawings
+from assignments.graph import checks, dot, drawings
 from assignments.graph.checks import check_trace_edges, check_trace_nodes
 from assignments.graph.probes import ANSWERS, edge_list
 from assignments.graph.specs import deep_chain, diamond_chain, dot_spec, from_expression, random_expression
+from grader.errors import GraderError
 from grader.judge.reference import load_reference, run_probe
 from grader.sandbox.schema import MalformedAnswer
-from grader.testing import Failure
+from grader.testing import Failure, StudentFault
 
 
 @pytest.fixture(scope="module")
@@ -125,6 +126,35 @@ def test_hostile_dot_is_a_failure_or_a_drawing_quickly(text):
             with pytest.raises(Failure):
                 check(got, drawings.expected_drawing(SPEC), SPEC)
     assert time.process_time() - start < 2.0
+
+
+def test_the_refused_rankdirs_are_refused_by_the_reference_and_only_a_valueerror_passes(mg):
+    """The four directions draw; every rankdir the tests refuse (lower case, spaces, empty) the reference refuses with
+    ValueError, as the handout says. The check passes a ValueError only: a returned text fails, and another
+    exception is reported as the student's."""
+    for rankdir in checks.RANKDIRS:
+        assert draw(mg, SPEC, rankdir).rankdir == rankdir
+    assert {"lr", "tb"} <= set(checks.REFUSED_RANKDIRS)
+    for rankdir in checks.REFUSED_RANKDIRS:
+        with pytest.raises(GraderError) as raised:  # the probe raised on the reference
+            ask(mg, "graph_dot", SPEC, rankdir, 10_000)
+        assert isinstance(raised.value.__cause__, ValueError)
+
+    def asking(result):
+        def ask_student(probe, *args):
+            if isinstance(result, Exception):
+                raise result
+            return result
+        return ask_student
+
+    value_error = StudentFault("raised", "to_dot raised ValueError: no", {"type": "ValueError", "message": "no"})
+    checks.check_rankdir_refused(asking(value_error), SPEC, "lr")
+    with pytest.raises(Failure, match=r"to_dot\(root, rankdir='lr'\) returned, expected ValueError") as failed:
+        checks.check_rankdir_refused(asking(ask(mg, "graph_dot", SPEC, "LR", 10_000)), SPEC, "lr")
+    assert not isinstance(failed.value, StudentFault)
+    key_error = StudentFault("raised", "to_dot raised KeyError: 'lr'", {"type": "KeyError", "message": "'lr'"})
+    with pytest.raises(StudentFault, match="KeyError"):
+        checks.check_rankdir_refused(asking(key_error), SPEC, "lr")
 
 
 def test_record_fields_and_escstring_follow_graphviz():
