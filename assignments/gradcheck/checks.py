@@ -243,3 +243,27 @@ def check_counts(student: Callable[..., Any], spec: dict[str, Any], engine: str 
     if got["second"] != got["first"]:
         raise Failure(f"{count_text(spec)} called twice gave {tuple(got['first'])}, then {tuple(got['second'])}: "
                       "expected the same counts", hint="build the graph on fresh leaves at each call")
+
+
+RESTORE_HINT = ("keep each node's original _backward, and put it back in a finally: block around out.backward(), so "
+                "that it is put back also when backward() raises (and the exception goes on to the caller)")
+
+
+def check_restores_when_raising(student: Callable[..., Any], spec: dict[str, Any], node: int) -> None:
+    """The student's ``count_ops`` on ``spec`` whose node ``node``'s ``_backward`` raises (the grader's, on purpose):
+    the exception must come out of ``count_ops``, and every node's ``_backward`` be the original again."""
+    spec = completed(spec)
+    got = student("gradcheck_count_raising", spec, node)
+    raised = f"the _backward of its node {expression(spec, node)} raised on purpose"
+    if got["judged"]["backward_passes"] < 1:
+        raise Failure(f"{count_text(spec)} never ran backward() ({raised} in it): its backward count is not a count "
+                      "of the closures called", hint="wrap each non-leaf node's _backward in a counting closure, run "
+                                                     "out.backward() once, and count the calls of those closures")
+    if got["not_restored"]:
+        raise Failure(f"{count_text(spec)}, where {raised} during out.backward(), left {got['not_restored']} node(s) "
+                      "of the graph with your counting wrapper as _backward: expected every original closure back, "
+                      "also when the pass raises", hint=RESTORE_HINT)
+    if not got["propagated"]:
+        raise Failure(f"{count_text(spec)}, where {raised} during out.backward(), returned instead of raising: "
+                      "expected the exception to go on to the caller (a count of a pass that failed is no count)",
+                      hint="restore the closures in try: ... finally: (no except that swallows the error)")

@@ -21,7 +21,9 @@ defined in), in hidden grading and in a self-check alike: forward arithmetic on
 plain numbers, and a ``backward()`` that asks the judge in which order to call
 the closures of what ``f`` made (each once, or once per path for the tests of a
 ``backward()`` without a visited set). So an engine bug costs no points here,
-and the worker holds no working ``backward`` nor any local gradient.
+and the worker holds no working ``backward`` nor any local gradient. For the
+test of a ``count_ops`` whose pass raises, the closure of one node the request
+names raises :class:`ClosureRaised` instead (it computes nothing).
 
 Probes measure, the judge decides: they return the verdicts, gradients and
 counts as the student's functions give them.
@@ -235,7 +237,22 @@ def _closure(call: Call, index: int, out: Any, children: list[Any]) -> Callable[
     return _backward
 
 
-def function_of(index: int, n: int, ctx: Context, made: list[tuple[Any, Any]] | None = None) -> Callable[..., Any]:
+class ClosureRaised(Exception):
+    """What the ``_backward`` closure of the node a ``gradcheck_count_raising`` request names raises (on purpose, as
+    an operation's closure may fail, e.g. a math domain error): the test of a ``count_ops`` that restores the
+    closures also when the pass raises."""
+
+
+def _raising(index: int) -> Callable[[], None]:
+    """The ``_backward`` of node ``index`` that raises :class:`ClosureRaised` (it adds nothing to any grad)."""
+    def _backward() -> None:
+        raise ClosureRaised(f"the _backward closure of node n{index} raised (the grader's, on purpose: the test of "
+                            "count_ops when backward() raises)")
+    return _backward
+
+
+def function_of(index: int, n: int, ctx: Context, made: list[tuple[Any, Any]] | None = None,
+                raising: int | None = None) -> Callable[..., Any]:
     """The function ``index`` of the request (``n`` leaves): each call asks the judge to evaluate it at the given
     ``Value``s' data and builds the nodes it answers on :class:`JudgedValue`.
 
@@ -247,6 +264,7 @@ def function_of(index: int, n: int, ctx: Context, made: list[tuple[Any, Any]] | 
         n: How many leaves it takes.
         ctx: Says which function the student's code is evaluating.
         made: If given, each node ``f`` makes is appended with its closure, as ``(node, closure)``.
+        raising: If given, the index of the node (leaves first) whose ``_backward`` raises :class:`ClosureRaised`.
     """
     def f(*leaves: Any) -> Any:
         if len(leaves) != n:
@@ -271,7 +289,8 @@ def function_of(index: int, n: int, ctx: Context, made: list[tuple[Any, Any]] | 
             parents = [nodes[c] for c in children]
             out = JudgedValue(math.nan if value is None else float(value), tuple(parents), str(op))
             order_children(out, parents)
-            out._backward = _closure(call, i, out, parents)  # type: ignore[method-assign]
+            closure = _raising(i) if i == raising else _closure(call, i, out, parents)
+            out._backward = closure  # type: ignore[method-assign]
             out._call = (call.number, i, call)
             if made is not None:
                 made.append((out, out._backward))
@@ -375,6 +394,25 @@ def probe_count(mg: Any, ctx: Context, spec: dict[str, Any], engine: str) -> dic
     return {"first": calls[0], "second": calls[1], "not_restored": left}
 
 
+def probe_count_raising(mg: Any, ctx: Context, spec: dict[str, Any], node: int) -> dict[str, Any]:
+    """Probe ``gradcheck_count_raising``: ``count_ops(f, xs)`` where the ``_backward`` closure of node ``node`` (one
+    the output depends on) raises :class:`ClosureRaised`: whether that exception came out of ``count_ops`` (False:
+    it returned; any other exception is the student's code's own), and how many of the closures of the nodes ``f``
+    made are not the grader's any more afterwards (not restored)."""
+    with judged_engine(mg):
+        made: list[tuple[Any, Any]] = []
+        f = function_of(0, len(spec["leaves"]), ctx, made, raising=node)
+        ctx.during = f"calling count_ops(f, {list(spec['leaves'])!r}) (one _backward closure of f raises)"
+        try:
+            mg.gradcheck.count_ops(f, _point(spec, None))
+            propagated = False
+        except ClosureRaised:
+            propagated = True
+        ctx.during = "reading the _backward of the nodes f made"
+        left = sum(1 for made_node, own in made if getattr(made_node, "_backward", None) is not own)
+    return {"propagated": propagated, "not_restored": left}
+
+
 class VerdictsAnswer(TypedDict):
     """``gradcheck_verdicts``: the student's verdict on each function."""
 
@@ -403,6 +441,14 @@ class CountAnswer(TypedDict):
     first: list[int]
     second: list[int]
     not_restored: list[int]
+
+
+class CountRaisingAnswer(TypedDict):
+    """``gradcheck_count_raising``: whether the closure's exception came out of ``count_ops``; closures not
+    restored."""
+
+    propagated: bool
+    not_restored: int
 
 
 def _size(spec: Any) -> tuple[int, int]:
@@ -441,6 +487,12 @@ def parse_count(value: Any, spec: Any, engine: Any) -> CountAnswer:
     return CountAnswer(first=pairs["first"], second=pairs["second"], not_restored=pairs["not_restored"])
 
 
+def parse_count_raising(value: Any, spec: Any, node: Any) -> CountRaisingAnswer:
+    got = record(value, "gradcheck_count_raising", ("propagated", "not_restored"))
+    return CountRaisingAnswer(propagated=flag(got["propagated"], "propagated"),
+                              not_restored=count(got["not_restored"], "not_restored", _size(spec)[1]))
+
+
 def public(args: list[Any]) -> list[Any]:
     """A request as the worker gets it: each spec reduced to its point (``{"leaves": [...]}``), the rest as it is
     (the judge keeps the program and the gradients: :mod:`assignments.gradcheck.judged`)."""
@@ -465,6 +517,7 @@ PROBES = {
     "gradcheck_numerical": lambda mg, ctx, spec, h, as_values: probe_numerical(mg, ctx, spec, h, as_values),
     "gradcheck_analytic": lambda mg, ctx, spec, as_values: probe_analytic(mg, ctx, spec, as_values),
     "gradcheck_count": lambda mg, ctx, spec, engine: probe_count(mg, ctx, spec, engine),
+    "gradcheck_count_raising": lambda mg, ctx, spec, node: probe_count_raising(mg, ctx, spec, node),
 }
 """This module's probes (see ``grader.sandbox.probes``)."""
 NEEDS = {name: ("micrograd.engine", "micrograd.gradcheck") for name in PROBES}
@@ -473,10 +526,12 @@ ANSWERS = {
     "gradcheck_numerical": parse_numerical,
     "gradcheck_analytic": parse_analytic,
     "gradcheck_count": parse_count,
+    "gradcheck_count_raising": parse_count_raising,
 }
 JUDGED = {
     "gradcheck_verdicts": lambda args: judged(args[0], args),
     "gradcheck_numerical": lambda args: judged([args[0]], args),
     "gradcheck_analytic": lambda args: judged([args[0]], args),
     "gradcheck_count": lambda args: judged([args[0]], args, engine=args[1]),
+    "gradcheck_count_raising": lambda args: judged([args[0]], args),
 }

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 from checkout import ROOT
 from hidden_tests import load_hidden
 
+from grader.course.catalogue import load_bugs, write_mutant
+from grader.course.config import Course
 from grader.judge.answers import parse
 from grader.judge.reference import complete_request, load_reference, run_probe
 
@@ -90,3 +93,30 @@ def test_no_answer_pattern_that_ignores_the_functions_gets_many_cases():
     assert all(any(p) and not all(p) for p in patterns)
     alternating = [[i % 2 == 0 for i in range(H.PER_CASE)], [i % 2 == 1 for i in range(H.PER_CASE)]]
     assert sum(p in alternating for p in patterns) <= 0.25 * len(patterns)
+
+
+def count_raising(mg, spec, node):
+    values = complete_request("gradcheck_count_raising", [spec, node])
+    return parse("gradcheck_count_raising", values, run_probe(mg, "gradcheck_count_raising", values))
+
+
+def test_a_count_ops_must_restore_the_closures_when_the_pass_raises(mg, tmp_path):
+    """When one of f's closures raises during the pass: the reference lets the exception through with every closure
+    back; a count_ops that restores them without finally leaves its wrappers, one that swallows the error returns
+    (each whichever node raises, the output's or one further down)."""
+    course = Course(ROOT)
+    assignment = next(a for a in course.assignments() if a.id == "gradcheck")
+    bug = next(b for b in load_bugs(assignment, course.reference_dir) if b.id == "count_ops_restore_without_finally")
+    no_finally = load_reference(write_mutant(bug, course.reference_dir, tmp_path / "no_finally"))
+    swallows = replace(bug, find="        out.backward()\n    finally:\n",
+                       replace="        out.backward()\n    except Exception:\n        pass\n    finally:\n")
+    swallowing = load_reference(write_mutant(swallows, course.reference_dir, tmp_path / "swallows"))
+    rng = random.Random("raising")
+    specs = [H.completed(H.function([0.3], [["tanh", i] for i in range(5)]))]
+    specs += [H.grow(rng, n, rng.randint(4, 9)) for n in (1, 2, 3) for _ in range(3)]
+    for spec in specs:
+        for node in H.reachable(spec):
+            assert count_raising(mg, spec, node) == {"propagated": True, "not_restored": 0}
+            got = count_raising(no_finally, spec, node)
+            assert got["propagated"] and got["not_restored"] == len(H.reachable(spec))
+            assert count_raising(swallowing, spec, node) == {"propagated": False, "not_restored": 0}

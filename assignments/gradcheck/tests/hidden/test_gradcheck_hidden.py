@@ -654,7 +654,7 @@ def test_count_ops_counts_calls(student, check):
 @pytest.mark.points(1)
 @pytest.mark.task("7.4")
 def test_count_ops_restores(student, check):
-    """count_ops leaves every _backward as it found it"""
+    """count_ops leaves every _backward as it found it, also when backward() raises (and lets the exception go on)"""
     rng = random.Random("restore")
     for title, spec in (("a node used three times", shared_twice(rng)), ("a random function", grow(rng, 2, 6))):
         with check.case(f"count_ops on {title}: f = {expression(spec)}", method="count_ops",
@@ -665,3 +665,8 @@ def test_count_ops_restores(student, check):
             if any(left):
                 raise Failure(f"{checks.count_text(spec)} left {max(left)} node(s) of the graph with your counting "
                               "wrapper as _backward: expected every original closure back")
+    spec = grow(rng, 2, 8)
+    node = rng.choice(checks.reachable(spec)[:-1])  # not the output's: some closures ran before it, some did not
+    with check.case(f"count_ops on a random function whose node {expression(spec, node)} has a _backward that raises: "
+                    f"f = {expression(spec)}", method="count_ops", hint=checks.RESTORE_HINT):
+        checks.check_restores_when_raising(student, spec, node)

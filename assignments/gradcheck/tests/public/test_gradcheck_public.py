@@ -20,6 +20,7 @@ from assignments.gradcheck.checks import (
     central,
     check_counts,
     check_numerical,
+    check_restores_when_raising,
     check_verdicts,
     correct,
     function,
@@ -112,7 +113,7 @@ def test_analytic_grad_public(student, check):
 @pytest.mark.points(2)
 @pytest.mark.task("7.4")
 def test_count_ops_public(student, check):
-    """count_ops counts each operation once, forward and backward, and restores the closures"""
+    """count_ops counts each operation once, forward and backward, and restores the closures, even if the pass raises"""
     chain = function([0.3], [["tanh", i] for i in range(5)])
     shared = function([0.7], [["mul", 0, 0], ["mul", 1, 1], ["add", 2, 1]])  # y = x * x; y * y + y
     for title, spec in (("a chain of 5 tanh", chain), ("y * y + y with y = x * x", shared),
@@ -124,3 +125,6 @@ def test_count_ops_public(student, check):
             if any(student("gradcheck_count", spec, "once")["not_restored"]):
                 raise Failure(f"count_ops(f, {point(spec)}) left counting wrappers in the graph's _backward: "
                               "expected every original closure back", hint="restore the closures in a finally: block")
+    with check.case("count_ops on a chain of 5 tanh whose third tanh has a _backward that raises", method="count_ops",
+                    hint="put the original closures back in a finally: block, and let the exception go on"):
+        check_restores_when_raising(student, chain, 3)
