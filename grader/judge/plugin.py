@@ -421,7 +421,7 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
     if escaped is not None:
         marker = item.get_closest_marker("methods")
         ended, escaped_method, escaped_hint = ending(checks, escaped, marker.args if marker else (), bool(grader_error))
-    output = render_output(checks.cases, ended)
+    output = render_output(checks.cases, ended, checks.notes)
     passed = not failed_cases and escaped is None and report.passed
     if report.passed and not passed:
         report.outcome = "failed"

@@ -127,16 +127,19 @@ def ending(checks: Check, failure: Failure, methods: Sequence[str] = (),
     return Ended(Failure(failure.message, method, hint).render(), title, not_run), method, hint
 
 
-def render_output(cases: Sequence[CaseResult], ended: Ended | None = None) -> str:
-    """The feedback of one test (its ``output``): "" when it passed.
+def render_output(cases: Sequence[CaseResult], ended: Ended | None = None, notes: Sequence[str] = ()) -> str:
+    """The feedback of one test (its ``output``): "" when it passed, unless the grader left notes.
 
     Args:
         cases: The test's cases.
         ended: A failure that ended the test outside any case, if one did.
+        notes: The grader's notes on the test (:meth:`grader.testing.cases.Check.note`), one ``Note:`` line each at
+            the end, also when the test passed.
     """
+    said = [f"Note: {n}" for n in notes]
     failed = [c for c in cases if c.failure is not None]
     if not failed and ended is None:
-        return ""
+        return "\n".join(said)
     if all(c.not_run for c in failed) and (ended is None or ended.not_run):
         return NOT_RUN
     groups: dict[str, list[tuple[str, str]]] = {}
@@ -155,7 +158,7 @@ def render_output(cases: Sequence[CaseResult], ended: Ended | None = None) -> st
         lines.append(_indented(ended.text))
     if cases:
         lines.insert(0, f"{len(cases) - len(failed)} of {len(cases) + (1 if ended else 0)} case(s) passed.")
-    return "\n".join(lines)
+    return "\n".join(lines + said)
 
 
 @dataclass

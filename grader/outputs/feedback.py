@@ -18,6 +18,9 @@ from grader.inert import code_span, fence, markdown, terminal
 from grader.outputs.failures import not_run, views
 from grader.outputs.records import JudgeRecord, program_output, record_load_errors, score_of, withheld
 
+MAX_PASSED_NOTES = 3
+"""Lines of a passed test's output (the grader's notes on it) shown under it."""
+
 
 def likely_causes(failed: Sequence[Mapping[str, Any]], uses: Mapping[str, Sequence[str]] | None = None
                   ) -> list[tuple[str, int]]:
@@ -151,7 +154,9 @@ def feedback_markdown(assignment: Assignment, student: str, record: JudgeRecord,
                 lines += [*fence(terminal("\n".join(view.lines))), ""]
     if passed:
         lines += ["## Passed", ""]
-        lines += [f"- ✓ {t['name']} ({t['max_score']:g} / {t['max_score']:g})" for t in passed]
+        for t in passed:
+            lines.append(f"- ✓ {t['name']} ({t['max_score']:g} / {t['max_score']:g})")
+            lines += [f"  - {markdown(line)}" for line in str(t.get("output") or "").splitlines()[:MAX_PASSED_NOTES]]
         lines.append("")
     excerpt = program_output(record)
     if excerpt and ran:

@@ -18,6 +18,7 @@ qualified name the sandbox reported, checked against a strict pattern.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
 
@@ -96,7 +97,7 @@ OVERFLOW_HINTS: dict[str, str] = {
 """The hint for an ``OverflowError`` raised in an operation: a stability problem, not a wrong gradient (every other
 hint of these operations is about the gradient, and would not be true for the failure)."""
 
-MISSING_ATTRIBUTE = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
+MISSING_ATTRIBUTE = re.compile(r"(?:type object )?'(\w+)'(?: object)? has no attribute '(\w+)'")
 UNSUPPORTED = re.compile(r"unsupported operand type\(s\) for (\*\*|[-+*/]).*?: '(\w+)' and '(\w+)'")
 UNARY_MINUS = re.compile(r"bad operand type for unary -: '(\w+)'")
 QUALNAME = re.compile(r"([A-Za-z]\w*)\.([A-Za-z_]\w{0,39})(?:\.<locals>\..*)?", re.ASCII)
@@ -232,6 +233,24 @@ def hint_for(method: str | None) -> str | None:
 def overflow_hint(method: str | None, error: Mapping[str, Any]) -> str | None:
     """The stability hint (:data:`OVERFLOW_HINTS`) when ``error`` is an ``OverflowError`` raised in ``method``."""
     return OVERFLOW_HINTS.get(method or "") if error.get("type") == "OverflowError" else None
+
+
+UNDEFINED_NAME = re.compile(r"name '(\w+)' is not defined")
+
+
+def error_hint(error: Mapping[str, Any]) -> str | None:
+    """A hint about what the code raised when that is a slip of Python rather than of the method's rule (a name
+    never defined or imported, a local used before it is assigned), else None: the case's hint about the rule
+    would not be about this failure. The only text taken from ``error`` is a standard-library module's name."""
+    kind = error.get("type")
+    if kind == "UnboundLocalError":
+        return "a local variable is read before it is assigned on this path: assign it first, in every branch"
+    if kind != "NameError":
+        return None
+    match = UNDEFINED_NAME.search(str(error.get("message", "")))
+    if match is not None and match.group(1) in sys.stdlib_module_names:
+        return f"{match.group(1)} is a module of the standard library: add import {match.group(1)} at the top of the file"
+    return "a name used here is not defined: check its spelling, and that it is assigned or imported before it is used"
 
 
 def missing_hint(method: str | None, error: Mapping[str, Any]) -> str | None:

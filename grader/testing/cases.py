@@ -10,7 +10,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.testing.attribution import HANDOUT, OVERFLOW_HINTS, culprit, hint_for, missing_hint, overflow_hint
+from grader.testing.attribution import (
+    HANDOUT,
+    OVERFLOW_HINTS,
+    culprit,
+    error_hint,
+    hint_for,
+    missing_hint,
+    overflow_hint,
+)
 from grader.testing.contracts import blocked_text
 from grader.testing.outcomes import RETURNED_NONE, Failure, StudentFault
 
@@ -64,6 +72,8 @@ class Check:
             reported as blocked by that constructor, with no hint of its own.
         base_of: Called when a case's graph did not match: the base operation (and what its call got wrong) that a
             derived operation of the graph was seen to call, or None (:class:`assignments.shared.checks.derived.BaseCalls`).
+        notes: What the grader did for the student in this test that the score does not show (one line each, the
+            grader's own text): shown with the test's feedback whether it passed or not (:meth:`note`).
     """
 
     cases: list[CaseResult] = field(default_factory=list)
@@ -72,6 +82,7 @@ class Check:
     blocked: Callable[[], tuple[str, str] | None] | None = None
     base_of: Callable[[dict[str, Any], str | None], tuple[str, str] | None] | None = None
     uses_table: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
     _first: list[tuple[str, str] | None] = field(default_factory=list)
 
     @contextmanager
@@ -121,6 +132,14 @@ class Check:
             self.stopped = result  # e.g. hypothesis gave up on code no input can change: the test ends here
             raise
 
+    def note(self, text: str) -> None:
+        """Say something with this test's feedback, passed or not, once however often it is said (e.g. that the
+        grader stood in for a missing method so that the test measures what it is named after). ``text`` is the
+        grader's own: one line, with nothing the submission wrote in it."""
+        line = " ".join(text.split())
+        if line and line not in self.notes:
+            self.notes.append(line)
+
     def _before(self, method: str | None, failure: Failure) -> tuple[str, str] | None:
         """What :attr:`first` finds (asked once per test), unless the failure is already that kind of method's, or
         the method at fault is not written yet (its own stub raised: that is the task to do first)."""
@@ -146,13 +165,15 @@ class Check:
         reports it (:attr:`blocked`), or None.
 
         A failure is left as it is when it says more than the contract would: the submission did not load, a
-        stub raised ``NotImplementedError`` (unfinished work), or the failure is attributed to another of the
+        stub raised ``NotImplementedError`` (unfinished work), the method does not exist, or the failure is attributed to another of the
         handout's methods than the one the case is about (a missing method, one whose own code raised).
         """
         if self.blocked is None or not_run(failure):
             return None
         if isinstance(failure, StudentFault) and failure.error.get("type") == "NotImplementedError":
             return None
+        if isinstance(failure, StudentFault) and missing_hint(attributed or declared, failure.error) is not None:
+            return None  # the method does not exist: no constructor makes it, and how to add it is the hint
         found = self.blocked()
         if found is None:
             return None
@@ -190,7 +211,8 @@ def attribute(failure: Failure, method: str | None, hint: str | None,
     (``Value._exp``) is the case's method of the same class; then the case's. The case's hint is about the case's method: it is shown
     only when the failure is attributed to that method; otherwise the hint
     about the method at fault. A method that does not exist gets how to add
-    it; unfinished code (``NotImplementedError``) gets no hint, nor does a method that returned None (the message asks
+    it, a slip of Python (a name not defined or imported) a hint about that
+    (:func:`~grader.testing.attribution.error_hint`); unfinished code (``NotImplementedError``) gets no hint, nor does a method that returned None (the message asks
     for its ``return``: a hint about the method's formula would not be about this failure).
 
     Args:
@@ -210,5 +232,5 @@ def attribute(failure: Failure, method: str | None, hint: str | None,
         return at_fault, failure.hint
     if fault.get("type") in ("NotImplementedError", RETURNED_NONE):
         return at_fault, None  # unfinished code; a missing return, which the message itself asks about
-    return at_fault, (missing_hint(at_fault, fault) or overflow_hint(at_fault, fault)
+    return at_fault, (missing_hint(at_fault, fault) or overflow_hint(at_fault, fault) or error_hint(fault)
                       or (hint if at_fault == method else hint_for(at_fault)))

@@ -72,10 +72,12 @@ def test_a_well_formed_answer_comes_back_typed_and_capped():
 
 def test_training_answers_are_bounded_by_the_request():
     spec = {"kind": "MLP", "args": [2, [1]], "kwargs": {}, "seed": 0, "weights": None}
-    good = {"initial": [0.1] * 4, "losses": [1.0, 0.5], "steps": 1, "preds": [0.0] * 4, "final": [0.2] * 4}
+    good = {"initial": [0.1] * 4, "losses": [1.0, 0.5], "steps": 1, "preds": [0.0] * 4, "final": [0.2] * 4,
+            "zero_grad": None}
     assert parse("nn_train", [spec, [[0, 0]] * 4, [1.0] * 4, 0.1, 1, None], good)["steps"] == 1
+    assert parse("nn_train", [spec, [[0, 0]] * 4, [1.0] * 4, 0.1, 1, None], {**good, "zero_grad": "missing"})
     for bad in [{**good, "steps": 2}, {**good, "losses": []}, {**good, "preds": [0.0]}, {**good, "final": []},
-                {**good, "steps": 10 ** 30}]:
+                {**good, "steps": 10 ** 30}, {**good, "zero_grad": "x" * 10_000}, {**good, "zero_grad": 1}]:
         with pytest.raises(MalformedAnswer):
             parse("nn_train", [spec, [[0, 0]] * 4, [1.0] * 4, 0.1, 1, None], bad)
 

@@ -34,6 +34,32 @@ DIV = '''        return self * other**-1
     def __rtruediv__'''
 
 
+def label_first(engine: str) -> str:
+    """A real student's constructor, ``Value(data, label="", _prev=(), _op="")``, called by keyword by every
+    operation, in an engine without relu, log and sigmoid."""
+    engine = engine.replace(INIT, 'def __init__(self, data: Number, label: str = "", _prev: Iterable["Value"] = (), '
+                                  '_op: str = "") -> None:')
+    engine = engine.replace("self._prev = set(_children)", "self._prev = set(_prev)\n        self.label = label")
+    engine = re.sub(r'Value\((.+?), (\((?:self, other|self,)\)), (f?"[^"]*")\)', r'Value(\1, _prev=\2, _op=\3)', engine)
+    for name in ("relu", "log", "sigmoid"):
+        start = engine.index(f"    def {name}(")
+        engine = engine[:start] + engine[engine.index("\n    def ", start + 1) + 1:]
+    return engine
+
+
+def without_module(nn: str) -> str:
+    """No ``Module`` class: the network's classes derive from nothing, and none has ``zero_grad``."""
+    nn = nn[:nn.index("class Module:")] + nn[nn.index("class Neuron(Module):"):]
+    return nn.replace("(Module):", ":")
+
+
+def neurons_counted(nn: str) -> str:
+    """The layer keeps its neurons in ``self.layer``, and the handout's ``self.neurons`` holds their number."""
+    nn = nn.replace("self.neurons", "self.layer")
+    return nn.replace("        self.layer = [Neuron(nin, **kwargs) for _ in range(nout)]",
+                      "        self.neurons = nout\n        self.layer = [Neuron(nin, **kwargs) for _ in range(nout)]")
+
+
 def swapped(engine: str) -> str:
     """The constructor takes ``(data, _op, _children)``, and every operation calls it that way."""
     engine = engine.replace(INIT, 'def __init__(self, data: Number, _op: str = "", _children: Iterable["Value"] = ()) -> None:')
@@ -49,6 +75,10 @@ ENGINES: dict[str, tuple[Any, Any]] = {  # name: (edit of engine.py, edit of nn.
     "no_nonlin_keyword": (None, lambda n: n.replace("def __init__(self, nin: int, nonlin: bool = True) -> None:",
                                                     "def __init__(self, nin: int) -> None:").replace(
         "        self.nonlin = nonlin\n", "        self.nonlin = True\n")),
+    "label_first": (label_first, None),
+    "no_module": (None, without_module),
+    "neurons_counted": (None, neurons_counted),
+    "no_import_math": (lambda e: e.replace("import math\n", "", 1), None),
     "tanh_from_exp": (lambda e: e.replace("t = math.tanh(self.data)",
                                           "t = (math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)"), None),
     "pow_bug": (lambda e: e.replace("self.grad += other * self.data ** (other - 1) * out.grad",
@@ -157,6 +187,23 @@ def test_a_broken_attribute_contract_blocks_the_other_tests_and_start_here_names
     assert "point to `Value.__init__`" in advice and "Then:" not in advice
 
 
+def test_a_constructor_taking_a_label_first_blocks_nothing_and_a_missing_method_says_it_does_not_exist(graded):
+    """Issue 40, 3: ``Value(data, label="", _prev=(), _op="")`` is reported in the contract test and blocks nothing;
+    relu, log and sigmoid, which do not exist, say so (with how to add them), not "blocked by Value.__init__"."""
+    tests = record(graded, "backward", "label_first")["tests"]
+    contract = tests[0]
+    assert contract["status"] == "failed" and "third argument and the label as its fourth" in contract["output"]
+    assert float(contract["max_score"]) == 0
+    for test in tests[1:]:
+        assert "blocked by" not in test["output"], test["name"]
+        if test["status"] == "failed":
+            assert "does not exist: define it in class Value" in test["output"], test["name"]
+            assert set(methods(test)) <= {"Value.relu", "Value.log", "Value.sigmoid"}, test["name"]
+    advice = start_here(graded, "backward", "label_first")
+    assert "point to `Value.__init__`" not in advice.split("\n")[2]
+    assert all(t["status"] == "passed" for t in record(graded, "value_ops", "label_first")["tests"][1:])
+
+
 # --- 2. the XOR test checks what its name says -----------------------------------------------------------------
 
 @pytest.mark.parametrize("student,difference", [
@@ -170,6 +217,38 @@ def test_a_network_of_another_architecture_that_learns_xor_passes_the_xor_test(g
     trajectory = by_name(tests, "The handout's MLP(2, [4, 4, 1]) (tanh, tanh, linear) from pinned weights")
     assert trajectory["status"] == "failed"
     assert difference in trajectory["output"] and "zero_grad" not in trajectory["output"]
+
+
+@pytest.mark.parametrize("student,said", [(stub("Module.zero_grad"), "is not written yet (it raises NotImplementedError)"),
+                                          ("no_module", "does not exist")])
+def test_training_without_zero_grad_measures_the_network_and_says_who_zeroed_the_gradients(graded, student, said):
+    """Issue 40, 2: a network without ``Module.zero_grad`` (the stub, or no ``Module`` at all) loses the zero_grad
+    tests only; the tests that train it zero the gradients themselves, pass, and say so in their feedback."""
+    tests = record(graded, "mlp", student)["tests"]
+    for start in ("The handout's MLP(2, [4, 4, 1]) (tanh, tanh, linear) from pinned weights",
+                  "Your MLP(2, [4, 4, 1]) learns XOR", "Your network on your own engine learns XOR"):
+        test = by_name(tests, start)
+        assert test["status"] == "passed", test["output"]
+        assert f"Note: your Module.zero_grad {said}, so this test set every p.grad = 0.0 itself" in test["output"]
+    failed = [t for t in tests if t["status"] == "failed"]
+    assert {t["name"] for t in failed} == {t["name"] for t in tests if t["name"].startswith("zero_grad()")}
+    assert all(methods(t) == ["Module.zero_grad"] for t in failed)
+    feedback = (graded / "mlp" / student / "feedback.md").read_text(encoding="utf-8")
+    assert "- Note: your Module.zero\\_grad" in feedback, "the note is shown under the passed test"
+    if student == "no_module":  # issue 40, 5: the grader's set-up does not fail for want of the student's method
+        assert "setting up the grader's" not in feedback
+        assert "Hint: Module.zero_grad does not exist: define it in class Module" in failed[0]["output"]
+
+
+def test_a_layer_whose_neurons_attribute_is_no_list_is_measured_as_its_own_design_and_told_so(graded):
+    """Issue 40, 5: ``self.neurons = nout`` with the neurons in ``self.layer``: the grader's neurons are not set
+    where the layer would ignore them; its __call__ and parameters() are right and cost nothing, and the contract
+    test says that the handout's attribute is not used."""
+    tests = record(graded, "mlp", "neurons_counted")["tests"]
+    contract = tests[0]
+    assert contract["status"] == "failed" and float(contract["max_score"]) == 0
+    assert "Layer(3, 2, nonlin=False).neurons is not a list" in contract["output"]
+    assert all(t["status"] == "passed" for t in tests[1:]), [t["name"] for t in tests[1:] if t["status"] != "passed"]
 
 
 # --- 3. no test needs an attribute that is not its subject ------------------------------------------------------
@@ -199,6 +278,16 @@ def test_tanh_that_overflows_gets_the_stability_hint_not_the_gradient_hint(grade
         assert "OverflowError" in test["output"]
         assert "use math.tanh(x)" in test["output"] and "the gradient formula is not the problem" in test["output"]
         assert "use the output t, not the input x" not in test["output"]
+
+
+def test_a_method_that_raises_for_want_of_an_import_gets_a_hint_about_the_import(graded):
+    """Issue 40, 4: tanh raising ``NameError: name 'math' is not defined`` is told to import math, not the rule
+    of tanh's gradient."""
+    tests = record(graded, "backward", "no_import_math")["tests"]
+    tanh = by_name(tests, "Value.tanh: forward value and local gradient, a reused input")
+    assert tanh["status"] == "failed" and "NameError" in tanh["output"]
+    assert "Hint: math is a module of the standard library: add import math at the top of the file" in tanh["output"]
+    assert "use the output t" not in tanh["output"] and "1 - tanh(x)**2" not in tanh["output"]
 
 
 # --- 5. a derived operation's failure goes to the base operation it was seen to call ------------------------------

@@ -18,11 +18,18 @@ VALUE_HINT = ("the handout's constructor is Value(data, _children=(), _op=''): k
               "set(_children) in self._prev and the label in self._op, and start _backward as a function that does "
               "nothing")
 NETWORK_HINT = ("Neuron(nin, nonlin=True) keeps self.w, self.b and self.nonlin; Layer(nin, nout, **kwargs) passes "
-                "its keyword arguments on to each Neuron(nin, **kwargs)")
+                "its keyword arguments on to each Neuron(nin, **kwargs) and keeps them in self.neurons; MLP keeps its "
+                "layers in self.layers")
 
 
 def _show(x: Any) -> str:
     return "missing" if x is None else repr(x)
+
+
+def ordinal(n: int) -> str:
+    """``2`` as ``second``, up to the tenth; ``11`` as ``11th``."""
+    words = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+    return words[n - 1] if 1 <= n <= len(words) else f"{n}th"
 
 
 def value_faults(answer: ValueContractAnswer) -> list[Fault]:
@@ -35,8 +42,16 @@ def value_faults(answer: ValueContractAnswer) -> list[Fault]:
                                  "them; every set of nodes (_prev, backward()'s visited set) merges them too: leave "
                                  "__eq__ and __hash__ to Python, which compares nodes by identity", True)]
     found: list[tuple[str, bool]] = []
+    order = answer["order"]
     swapped = node["op"] is not None and node["operands"] != 2 and "Value" in node["op"]
-    if swapped:
+    if order is not None and order["children"] != 1:
+        label = "" if order["op"] is None else f" and the label as its {ordinal(order['op'] + 1)}"
+        found.append((f"Value(3.0, (a, b), '+') did not keep a and b in _prev: your constructor takes the children "
+                      f"as its {ordinal(order['children'] + 1)} argument{label}, in another order than the handout's "
+                      "Value(data, _children=(), _op='') (the grader's tests do not depend on the order, the course's "
+                      "later code may)", False))
+        swapped = True
+    elif swapped:
         found.append((f"Value(3.0, (a, b), '+') kept the children in _op ({node['op']}): the parameters are in "
                       "another order than the handout's Value(data, _children=(), _op='') (the grader's tests do not "
                       "depend on the order, the course's later code may)", False))
@@ -64,10 +79,19 @@ def network_faults(answer: NetworkContractAnswer) -> list[Fault]:
     """What ``Neuron(3)``, ``Neuron(3, nonlin=False)`` and ``Layer(3, 2, nonlin=False)`` got wrong.
 
     Only what the grader's network probes read: a neuron's ``w``, ``b`` and ``nonlin``. A layer or an MLP of
-    another design (a weight matrix instead of neurons) is measured through ``parameters()`` and is no fault.
+    another design (a weight matrix instead of neurons) is measured through ``parameters()`` and is no fault; one
+    that has the handout's attribute for its parts holding something else than a list of them (``self.neurons =
+    nout``, the neurons in ``self.layer``) is measured the same way, and told so (a fault that blocks nothing).
     """
     neuron, linear = answer["neuron"], answer["linear"]
     found: list[Fault] = []
+    for call, got, name, parts in (("Layer(3, 2, nonlin=False)", answer["layer"]["neurons"], "neurons", "neurons"),
+                                   ("MLP(2, [3, 1])", answer["mlp"]["layers"], "layers", "layers")):
+        if got == -1:
+            found.append((f"{call.partition('(')[0]}.__init__",
+                          f"{call}.{name} is not a list: the handout keeps the {parts} in self.{name}, and the "
+                          f"given __repr__ and the course's later code read them there; the grader's tests measured "
+                          "your model through parameters() and its output instead", False))
     if neuron["w"] is None or not neuron["b"]:
         missing = " and ".join(n for n, ok in (("w", neuron["w"] is not None), ("b", neuron["b"])) if not ok)
         found.append(("Neuron.__init__", f"Neuron(3) has no {missing}: keep the weights in self.w (a list of Values) "

@@ -13,6 +13,7 @@ constructor that raises ends the probe with that exception, as in any probe.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, TypedDict
 
 from assignments.shared.probes.nn_probes import grader_engine
@@ -63,12 +64,14 @@ def value_contract(mg: Any, ctx: Context) -> dict[str, Any]:
     ``a`` and ``b`` being two Values of equal data.
 
     Returns:
-        ``{"leaf": {...}, "node": {...}, "equal": ...}``, each node ``{"data", "grad", "prev", "operands", "op",
+        ``{"leaf": {...}, "node": {...}, "equal": ..., "order": ...}``, each node ``{"data", "grad", "prev", "operands", "op",
         "backward"}``:
         the numbers (None where the attribute is missing), the size of ``_prev`` and how many of the operands
         ``a`` and ``b`` are in it (None without ``_prev``), the ``_op`` label (None without one; the capped
         ``repr`` of one that is not a text), and whether ``_backward`` is a callable that changes no gradient;
-        ``equal``: whether ``a == b`` for the two distinct children with equal data (None if it is no bool).
+        ``equal``: whether ``a == b`` for the two distinct children with equal data (None if it is no bool);
+        ``order``: where the constructor takes the children and the label when ``Value(3.0, (a, b), "+")`` did not
+        keep ``a`` and ``b`` (:func:`_keyword_order`), else None.
     """
     value_cls = mg.engine.Value
     ctx.during = "creating Value(2.0)"
@@ -82,9 +85,52 @@ def value_contract(mg: Any, ctx: Context) -> dict[str, Any]:
         equal: bool | None = bool(a == b)
     except Exception:  # noqa: BLE001 - an == that builds a node, say: not a comparison
         equal = None
-    return {"leaf": _node(leaf, [], ctx, "Value(2.0)"),
-            "node": _node(node, [a, b], ctx, "Value(3.0, (a, b), '+')"),
-            "equal": equal}
+    fresh = _node(leaf, [], ctx, "Value(2.0)")
+    made = _node(node, [a, b], ctx, "Value(3.0, (a, b), '+')")
+    order = None
+    if made["operands"] != 2 or made["prev"] != 2:
+        ctx.during = "calling Value(3.0, ...) with each of its parameters by name, to find where it takes the children"
+        order = _keyword_order(value_cls, a, b)
+    return {"leaf": fresh, "node": made, "equal": equal, "order": order}
+
+
+MAX_PARAMETERS = 8
+"""Parameters of a constructor tried by name (:func:`_keyword_order`)."""
+
+
+def _keyword_order(value_cls: Any, a: Any, b: Any) -> dict[str, int | None] | None:
+    """Where a constructor that did not keep ``(a, b)`` as its second argument takes the children and the label:
+    ``Value(3.0, **{name: (a, b)})`` for each of its parameters after ``data``, the one after which ``_prev`` holds
+    exactly ``a`` and ``b``, then the one that puts ``"+"`` in ``_op``. Found by what the constructor does, not by
+    the names (which are the student's and are not reported).
+
+    Returns:
+        ``{"children": k, "op": k or None}``, 1-based positions after ``data`` (the handout's: 1 and 2), or None.
+    """
+    try:
+        names = [p.name for p in inspect.signature(value_cls).parameters.values()
+                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][1:MAX_PARAMETERS + 1]
+    except (TypeError, ValueError):
+        return None
+
+    def made(**kwargs: Any) -> Any:
+        try:
+            return value_cls(3.0, **kwargs)
+        except Exception:  # noqa: BLE001 - a parameter that takes no tuple: not the children
+            return None
+
+    for k, name in enumerate(names, 1):
+        node = made(**{name: (a, b)})
+        prev = _attribute(node, "_prev")
+        try:
+            children = list(prev) if prev is not MISSING and node is not None else []
+        except TypeError:
+            continue
+        if len(children) == 2 and any(c is a for c in children) and any(c is b for c in children):
+            op = next((j for j, other in enumerate(names, 1)
+                       if other != name and _attribute(made(**{name: (a, b), other: "+"}), "_op") == "+"), None)
+            return {"children": k, "op": op}
+    return None
 
 
 def _flag(model: Any) -> bool | str:
@@ -140,9 +186,13 @@ class NodeContract(TypedDict):
 
 
 class ValueContractAnswer(TypedDict):
+    """``value_contract`` (see :func:`value_contract`); ``order``: where the constructor takes the children and the
+    label when not in the handout's order (:func:`_keyword_order`), else None."""
+
     leaf: NodeContract
     node: NodeContract
     equal: bool | None
+    order: dict[str, int | None] | None
 
 
 class NetworkContractAnswer(TypedDict):
@@ -167,9 +217,14 @@ def _node_contract(value: Any, where: str) -> NodeContract:
 
 def parse_value_contract(value: Any) -> ValueContractAnswer:
     """The answer of ``value_contract``."""
-    got = record(value, "value_contract", ("leaf", "node", "equal"))
+    got = record(value, "value_contract", ("leaf", "node", "equal", "order"))
+    order = None
+    if got["order"] is not None:
+        found = record(got["order"], "order", ("children", "op"))
+        order = {"children": count(found["children"], "order.children", MAX_PARAMETERS, 1),
+                 "op": None if found["op"] is None else count(found["op"], "order.op", MAX_PARAMETERS, 1)}
     return ValueContractAnswer(leaf=_node_contract(got["leaf"], "leaf"), node=_node_contract(got["node"], "node"),
-                               equal=None if got["equal"] is None else flag(got["equal"], "equal"))
+                               equal=None if got["equal"] is None else flag(got["equal"], "equal"), order=order)
 
 
 def _nonlin(value: Any, where: str) -> bool | str:

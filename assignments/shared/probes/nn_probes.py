@@ -169,12 +169,19 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> t
             model = cls(*args, **kwargs)
         except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one the judge refused parts) is
             model = cls.__new__(cls)  # not what this test is about: the grader's parts replace what it made
-        if not hasattr(model, PARTS[kind]) and _inits(model):
+        if not holds_parts(model, kind) and _inits(model):
             return _pin(model, spec, ctx, value_cls), None  # another design than the handout's
         return model, _set_parts(model, spec, ctx)
     ctx.during = call
     model = cls(*args, **kwargs)
     return _pin(model, spec, ctx, value_cls), None
+
+
+def holds_parts(model: Any, kind: str) -> bool:
+    """Whether ``model`` keeps its parts where the handout does (:data:`PARTS`), as a list or tuple: a layer whose
+    ``neurons`` is a count and whose neurons are under another name is another design, whose own parts its
+    ``__call__`` and ``parameters()`` use (the grader's, set there, would be ignored)."""
+    return isinstance(getattr(model, PARTS[kind], None), (list, tuple))
 
 
 def _inits(model: Any) -> bool:
@@ -349,6 +356,7 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
             ctx.during = f"setting up the grader's {_call(spec)}"
             model = handles().network()
             _delegate_zero_grad(mg, model)
+            ctx.during = f"looking up {spec['kind']}.zero_grad"
             zero_grad = getattr(mg.nn, spec["kind"]).zero_grad
         else:
             model, _ = make_model(mg, spec, ctx, value_cls)
@@ -368,10 +376,14 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
 def _delegate_zero_grad(mg: Any, network: Any) -> None:
     """Give the grader's parts the student's ``Layer.zero_grad``/``Neuron.zero_grad``, for a ``zero_grad`` that
     calls each of its parts' own ``zero_grad`` rather than looping over ``parameters()``."""
-    for layer in network.layers:
-        layer.zero_grad = functools.partial(mg.nn.Layer.zero_grad, layer)
+    layer_zero_grad = getattr(getattr(mg.nn, "Layer", None), "zero_grad", None)
+    neuron_zero_grad = getattr(getattr(mg.nn, "Neuron", None), "zero_grad", None)
+    for layer in network.layers:  # where the student has none, the grader's part has none either
+        if layer_zero_grad is not None:
+            layer.zero_grad = functools.partial(layer_zero_grad, layer)
         for neuron in layer.neurons:
-            neuron.zero_grad = functools.partial(mg.nn.Neuron.zero_grad, neuron)
+            if neuron_zero_grad is not None:
+                neuron.zero_grad = functools.partial(neuron_zero_grad, neuron)
 
 
 def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context) -> dict[str, Any]:
@@ -399,7 +411,7 @@ def probe_structure(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
         with swapped(swaps):  # the constructor under test, with the grader's parts
             model = _constructed(mg, spec, ctx)
         ctx.during = f"reading what {_call(spec)} built"
-        if kind != "Neuron" and not hasattr(model, PARTS[kind]):  # another design: measured through parameters()
+        if kind != "Neuron" and not holds_parts(model, kind):  # another design: measured through parameters()
             params = parameters(model, ctx)
             ctx.during = f"forward pass on x = {x!r}"
             return _measured(None, params, model, value_cls, x, ctx)
@@ -506,6 +518,7 @@ def _train(model: Any, xs: list[list[float]], ys: list[float], lr: float, steps:
     initial = [number(p.data) for p in params]
     losses: list[Any] = []
     step = 0
+    missing = None
     while True:
         ctx.during = f"training step {step}: forward pass"
         preds = [forward(model, x, ctx) for x in xs]
@@ -518,7 +531,7 @@ def _train(model: Any, xs: list[list[float]], ys: list[float], lr: float, steps:
         if step == steps:
             break
         ctx.during = f"training step {step}: zero_grad()"
-        model.zero_grad()
+        missing = _zero_grad(model, params) or missing
         ctx.during = f"training step {step}: backward()"
         loss.backward()
         ctx.during = f"training step {step}: SGD update"
@@ -526,7 +539,24 @@ def _train(model: Any, xs: list[list[float]], ys: list[float], lr: float, steps:
             p.data -= lr * p.grad
         step += 1
     return {"initial": initial, "losses": losses, "steps": step, "preds": values,
-            "final": [number(p.data) for p in params]}
+            "final": [number(p.data) for p in params], "zero_grad": missing}
+
+
+def _zero_grad(model: Any, params: list[Any]) -> str | None:
+    """``model.zero_grad()``; where the student has no ``zero_grad`` (none defined, or the template's stub), the
+    training loop's own ``p.grad = 0.0`` on ``params`` instead, so that training measures the network (the missing
+    method costs its own tests only). Returns why it stood in (``"missing"``, ``"not written"``), else None."""
+    if not callable(getattr(model, "zero_grad", None)):
+        why = "missing"
+    else:
+        try:
+            model.zero_grad()
+            return None
+        except NotImplementedError:
+            why = "not written"
+    for p in params:
+        p.grad = 0.0
+    return why
 
 
 # --- answers: one parser per probe, bounded by the request's own arguments -------------------------------------
@@ -582,6 +612,11 @@ class TrainAnswer(TypedDict):
     steps: int
     preds: list[Number]
     final: list[Number]
+    zero_grad: str | None
+
+
+ZERO_GRAD_STAND_INS = ("missing", "not written")
+"""Why ``nn_train`` set the gradients to 0 itself (the student's ``zero_grad`` was not there to call)."""
 
 
 def parse_parameters(value: Any, spec: dict[str, Any], x: Any = None) -> ParametersAnswer:
@@ -639,12 +674,14 @@ def parse_structure(value: Any, spec: dict[str, Any], x: Any) -> StructureAnswer
 
 
 def parse_train(value: Any, spec: dict[str, Any], xs: list[Any], ys: Any, lr: Any, steps: int, margin: Any) -> TrainAnswer:
-    got = record(value, "nn_train", ("initial", "losses", "steps", "preds", "final"))
+    got = record(value, "nn_train", ("initial", "losses", "steps", "preds", "final", "zero_grad"))
     taken = count(got["steps"], "steps", steps)
     initial = numbers(got["initial"], "initial")
+    if got["zero_grad"] is not None and got["zero_grad"] not in ZERO_GRAD_STAND_INS:
+        raise MalformedAnswer(f"zero_grad: expected one of {ZERO_GRAD_STAND_INS} or None")
     return TrainAnswer(initial=initial, losses=numbers(got["losses"], "losses", taken + 1), steps=taken,
                        preds=numbers(got["preds"], "preds", len(xs)),
-                       final=numbers(got["final"], "final", len(initial)))
+                       final=numbers(got["final"], "final", len(initial)), zero_grad=got["zero_grad"])
 
 
 PROBES = {
