@@ -50,6 +50,9 @@ class Contract:
         test: The title of the test that reports the contract (named by blocked cases).
         faults: The faults the probe's answer shows, most basic first.
         hint: The hint of the contract test's case.
+        extras: ``(key, probe)`` pairs: further measurements, each its own probe (one that may run code of the
+            student's beyond the constructors), put in the answer under ``key`` before ``faults`` reads it; None
+            there when that probe did not finish or raised, so it never costs the contract's own measurements.
     """
 
     name: str
@@ -58,6 +61,7 @@ class Contract:
     test: str
     faults: Callable[[Any], list[Fault]]
     hint: str = ""
+    extras: tuple[tuple[str, str], ...] = ()
 
 
 def measure(contract: Contract, student: Callable[..., Any]) -> list[Fault]:
@@ -69,7 +73,13 @@ def measure(contract: Contract, student: Callable[..., Any]) -> list[Fault]:
             happens.
     """
     try:
-        return contract.faults(student(contract.probe))
+        answer = student(contract.probe)
+        for key, probe in contract.extras:
+            try:
+                answer[key] = student(probe)
+            except StudentFault:
+                answer[key] = None
+        return contract.faults(answer)
     except StudentFault as fault:
         if fault.kind != "raised" or fault.error.get("type") == "NotImplementedError":
             raise  # not loaded, did not finish, or not written yet: not a contract fault

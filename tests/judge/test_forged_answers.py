@@ -113,3 +113,18 @@ def test_an_exception_in_a_tests_own_code_withholds_the_score_and_never_grants_p
     assert buggy["score"] == 0.0 and buggy["status"] == "failed"
     with open(tmp_path / "out" / "grades.csv", encoding="utf-8") as f:
         assert next(csv.DictReader(f))["value_ops"] == ""
+
+
+def test_contract_answers_are_bounded():
+    """The constructor's order and the parameter that switches gradients off are positions the judge bounds."""
+    assert parse("value_gradient_switch", [], 3) == 3 and parse("value_gradient_switch", [], None) is None
+    for bad in (0, 9, 10 ** 30, "3", True, [3]):
+        with pytest.raises(MalformedAnswer):
+            parse("value_gradient_switch", [], bad)
+    node = {"data": 3.0, "grad": 0.0, "prev": 1, "operands": 0, "op": "", "backward": True}
+    leaf = {**node, "data": 2.0, "prev": 0}
+    good = {"leaf": leaf, "node": node, "equal": False, "order": {"children": 2, "op": 3}}
+    assert parse("value_contract", [], good)["order"] == {"children": 2, "op": 3}
+    for order in ({"children": 0, "op": None}, {"children": 2, "op": 99}, {"children": 2}, "x" * 10_000):
+        with pytest.raises(MalformedAnswer):
+            parse("value_contract", [], {**good, "order": order})

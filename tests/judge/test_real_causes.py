@@ -60,6 +60,18 @@ def neurons_counted(nn: str) -> str:
                       "        self.neurons = nout\n        self.layer = [Neuron(nin, **kwargs) for _ in range(nout)]")
 
 
+def gradients_off(engine: str) -> str:
+    """A real student's ``requires_grad=False`` default: ``__mul__``'s closure gives gradients only to operands made
+    with ``requires_grad=True``, and ``Value(data)`` is made without."""
+    engine = engine.replace(INIT, INIT.replace('_op: str = ""', '_op: str = "", requires_grad: bool = False'))
+    engine = engine.replace("        self._op = _op\n", "        self._op = _op\n        self.requires_grad = requires_grad\n")
+    return engine.replace("""            self.grad += other.data * out.grad
+            other.grad += self.data * out.grad""", """            if self.requires_grad:
+                self.grad += other.data * out.grad
+            if other.requires_grad:
+                other.grad += self.data * out.grad""")
+
+
 def swapped(engine: str) -> str:
     """The constructor takes ``(data, _op, _children)``, and every operation calls it that way."""
     engine = engine.replace(INIT, 'def __init__(self, data: Number, _op: str = "", _children: Iterable["Value"] = ()) -> None:')
@@ -76,6 +88,7 @@ ENGINES: dict[str, tuple[Any, Any]] = {  # name: (edit of engine.py, edit of nn.
                                                     "def __init__(self, nin: int) -> None:").replace(
         "        self.nonlin = nonlin\n", "        self.nonlin = True\n")),
     "label_first": (label_first, None),
+    "gradients_off": (gradients_off, None),
     "no_module": (None, without_module),
     "neurons_counted": (None, neurons_counted),
     "no_import_math": (lambda e: e.replace("import math\n", "", 1), None),
@@ -202,6 +215,18 @@ def test_a_constructor_taking_a_label_first_blocks_nothing_and_a_missing_method_
     advice = start_here(graded, "backward", "label_first")
     assert "point to `Value.__init__`" not in advice.split("\n")[2]
     assert all(t["status"] == "passed" for t in record(graded, "value_ops", "label_first")["tests"][1:])
+
+
+def test_a_constructor_default_that_keeps_gradients_from_the_leaves_is_the_constructors_fault(graded):
+    """A default ``requires_grad=False`` that a correct ``__mul__`` obeys: the contract test names the constructor's
+    fourth argument, the failures of ``__mul__`` are blocked by it, and "Start here" names ``Value.__init__``."""
+    tests = record(graded, "value_ops", "gradients_off")["tests"]
+    contract = tests[0]
+    assert "your constructor's fourth argument True gives the right ones" in contract["output"]
+    failed = [t for t in tests[1:] if t["status"] == "failed"]
+    assert failed and all(methods(t) == ["Value.__init__"] for t in failed)
+    assert all("blocked by Value.__init__" in t["output"] for t in failed)
+    assert "point to `Value.__init__`" in start_here(graded, "value_ops", "gradients_off").split("\n")[2]
 
 
 # --- 2. the XOR test checks what its name says -----------------------------------------------------------------

@@ -16,7 +16,7 @@ from grader.testing.contracts import Contract, Fault
 
 VALUE_HINT = ("the handout's constructor is Value(data, _children=(), _op=''): keep data, start grad at 0.0, keep "
               "set(_children) in self._prev and the label in self._op, and start _backward as a function that does "
-              "nothing")
+              "nothing; every Value receives gradients (no flag that switches them off by default)")
 NETWORK_HINT = ("Neuron(nin, nonlin=True) keeps self.w, self.b and self.nonlin; Layer(nin, nout, **kwargs) passes "
                 "its keyword arguments on to each Neuron(nin, **kwargs) and keeps them in self.neurons; MLP keeps its "
                 "layers in self.layers")
@@ -70,6 +70,11 @@ def value_faults(answer: ValueContractAnswer) -> list[Fault]:
                           "0, and backward() sets only the output's to 1", True))
     if node["op"] != "+" and not swapped:
         found.append((f"Value(3.0, (a, b), '+')._op is {_show(node['op'])}, expected '+' (a label for display)", False))
+    if answer["switch"] is not None:
+        found.append((f"Value(2.0) * Value(3.0) gives its leaves no gradient, but the same product of leaves made with "
+                      f"your constructor's {ordinal(answer['switch'] + 1)} argument True gives the right ones: its "
+                      "default False keeps gradients from every Value made as Value(data), which is how the handout "
+                      "(and the grader) makes leaves; every Value must receive its gradient", True))
     if not (leaf["backward"] and node["backward"]):
         found.append(("a new Value's _backward must be a function that does nothing (an operation replaces it)", True))
     return [("Value.__init__", text, blocking) for text, blocking in dict.fromkeys(found)]
@@ -111,7 +116,8 @@ def network_faults(answer: NetworkContractAnswer) -> list[Fault]:
 
 
 VALUE = Contract("value", "value_contract", "Value.__init__",
-                 "Value(data, children, op) keeps data, grad = 0, _prev and _op", value_faults, VALUE_HINT)
+                 "Value(data, children, op) keeps data, grad = 0, _prev and _op", value_faults, VALUE_HINT,
+                 extras=(("switch", "value_gradient_switch"),))
 """The engine's contract (assignments 1 and 2): ``Value(data, _children, _op)``."""
 NETWORK = Contract("network", "nn_contract", "Neuron.__init__",
                    "Neuron(nin, nonlin) keeps w, b and nonlin; Layer(nin, nout, **kwargs) accepts nonlin",

@@ -94,6 +94,45 @@ def value_contract(mg: Any, ctx: Context) -> dict[str, Any]:
     return {"leaf": fresh, "node": made, "equal": equal, "order": order}
 
 
+def gradient_switch(mg: Any, ctx: Context) -> int | None:
+    """Probe ``value_gradient_switch`` (:func:`_gradient_switch`): its own probe, so that a ``__mul__`` that hangs
+    or crashes the worker costs the contract's other measurements nothing (the judge then reads None)."""
+    ctx.during = "Value(2.0) * Value(3.0), backward through its _backward: do the leaves receive gradients?"
+    return _gradient_switch(mg.engine.Value)
+
+
+def _product_grads(value_cls: Any, **kwargs: Any) -> bool:
+    """Whether ``Value(2.0, **kwargs) * Value(3.0, **kwargs)``'s own ``_backward`` (with ``out.grad = 1``) gives the
+    leaves the gradients 3 and 2 (False also when anything raises: that is the operation's own fault)."""
+    try:
+        a, b = value_cls(2.0, **kwargs), value_cls(3.0, **kwargs)
+        out = a * b
+        out.grad = 1.0
+        out._backward()
+        return bool(a.grad == 3.0 and b.grad == 2.0)
+    except Exception:  # noqa: BLE001 - the student's __mul__ or constructor: not this measurement's to report
+        return False
+
+
+def _gradient_switch(value_cls: Any) -> int | None:
+    """The parameter of the constructor whose default ``False`` keeps gradients from the leaves: where
+    ``Value(2.0) * Value(3.0)`` gives its leaves no right gradient but the same product of leaves made with that
+    parameter ``True`` does (so the multiplication is right, and the constructor's default is at fault).
+
+    Returns:
+        Its 1-based position after ``data``, or None (the product is right, or no such parameter makes it right).
+    """
+    if _product_grads(value_cls):
+        return None
+    try:
+        params = [p for p in inspect.signature(value_cls).parameters.values()
+                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][1:MAX_PARAMETERS + 1]
+    except (TypeError, ValueError):
+        return None
+    return next((k for k, p in enumerate(params, 1)
+                 if p.default is False and _product_grads(value_cls, **{p.name: True})), None)
+
+
 MAX_PARAMETERS = 8
 """Parameters of a constructor tried by name (:func:`_keyword_order`)."""
 
@@ -187,12 +226,15 @@ class NodeContract(TypedDict):
 
 class ValueContractAnswer(TypedDict):
     """``value_contract`` (see :func:`value_contract`); ``order``: where the constructor takes the children and the
-    label when not in the handout's order (:func:`_keyword_order`), else None."""
+    label when not in the handout's order (:func:`_keyword_order`), else None; ``switch``: the parameter whose
+    default keeps gradients from the leaves (the ``value_gradient_switch`` probe's answer, which the contract adds:
+    :attr:`grader.testing.contracts.Contract.extras`), else None."""
 
     leaf: NodeContract
     node: NodeContract
     equal: bool | None
     order: dict[str, int | None] | None
+    switch: int | None
 
 
 class NetworkContractAnswer(TypedDict):
@@ -224,7 +266,13 @@ def parse_value_contract(value: Any) -> ValueContractAnswer:
         order = {"children": count(found["children"], "order.children", MAX_PARAMETERS, 1),
                  "op": None if found["op"] is None else count(found["op"], "order.op", MAX_PARAMETERS, 1)}
     return ValueContractAnswer(leaf=_node_contract(got["leaf"], "leaf"), node=_node_contract(got["node"], "node"),
-                               equal=None if got["equal"] is None else flag(got["equal"], "equal"), order=order)
+                               equal=None if got["equal"] is None else flag(got["equal"], "equal"), order=order,
+                               switch=None)
+
+
+def parse_gradient_switch(value: Any) -> int | None:
+    """The answer of ``value_gradient_switch``: a parameter's 1-based position after ``data``, or None."""
+    return None if value is None else count(value, "value_gradient_switch", MAX_PARAMETERS, 1)
 
 
 def _nonlin(value: Any, where: str) -> bool | str:
@@ -256,8 +304,11 @@ def parse_network_contract(value: Any) -> NetworkContractAnswer:
 
 PROBES = {
     "value_contract": lambda mg, ctx: value_contract(mg, ctx),
+    "value_gradient_switch": lambda mg, ctx: gradient_switch(mg, ctx),
     "nn_contract": lambda mg, ctx: network_contract(mg, ctx),
 }
 """This module's probes (see ``grader.sandbox.probes``)."""
-NEEDS = {"value_contract": ("micrograd.engine",), "nn_contract": ("micrograd.engine", "micrograd.nn")}
-ANSWERS = {"value_contract": parse_value_contract, "nn_contract": parse_network_contract}
+NEEDS = {"value_contract": ("micrograd.engine",), "value_gradient_switch": ("micrograd.engine",),
+         "nn_contract": ("micrograd.engine", "micrograd.nn")}
+ANSWERS = {"value_contract": parse_value_contract, "value_gradient_switch": parse_gradient_switch,
+           "nn_contract": parse_network_contract}
