@@ -91,6 +91,8 @@ ENGINES: dict[str, tuple[Any, Any]] = {  # name: (edit of engine.py, edit of nn.
     "gradients_off": (gradients_off, None),
     "no_module": (None, without_module),
     "neurons_counted": (None, neurons_counted),
+    "layer_drops_nonlin": (None, lambda n: n.replace("self.neurons = [Neuron(nin, **kwargs) for _ in range(nout)]",
+                                                     "self.neurons = [Neuron(nin) for _ in range(nout)]")),
     "no_import_math": (lambda e: e.replace("import math\n", "", 1), None),
     "tanh_from_exp": (lambda e: e.replace("t = math.tanh(self.data)",
                                           "t = (math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)"), None),
@@ -274,6 +276,15 @@ def test_a_layer_whose_neurons_attribute_is_no_list_is_measured_as_its_own_desig
     assert contract["status"] == "failed" and float(contract["max_score"]) == 0
     assert "Layer(3, 2, nonlin=False).neurons is not a list" in contract["output"]
     assert all(t["status"] == "passed" for t in tests[1:]), [t["name"] for t in tests[1:] if t["status"] != "passed"]
+
+
+def test_another_network_is_blamed_on_the_constructor_that_asked_for_it(graded):
+    """A Layer that does not pass nonlin on makes a network with a tanh output: the training test names
+    ``Layer.__init__`` (measured with the grader's neurons), not the neurons' forward pass."""
+    tests = record(graded, "mlp", "layer_drops_nonlin")["tests"]
+    trajectory = by_name(tests, "The handout's MLP(2, [4, 4, 1]) (tanh, tanh, linear) from pinned weights")
+    assert trajectory["status"] == "failed" and methods(trajectory) == ["Layer.__init__"]
+    assert "`Layer.__init__`" in start_here(graded, "mlp", "layer_drops_nonlin").split("\n")[2]
 
 
 # --- 3. no test needs an attribute that is not its subject ------------------------------------------------------

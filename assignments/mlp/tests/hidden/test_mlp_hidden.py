@@ -293,14 +293,27 @@ def same_network(got, exp, student):
     if fits:
         acts = fits[0]
         method = "MLP.__init__" if acts[:-1] == architectures.handout(nouts)[:-1] else "Neuron.__call__"
-        if method == "MLP.__init__":  # a tanh output: MLP made the last layer nonlin, or the neurons ignore nonlin?
+        try:  # which asked for another network: MLP.__init__ (the layers it makes), or the neurons (how they compute)?
             built = student("nn_structure", model_spec("MLP", 2, nouts), XOR_X[1])["parts"]
-            if built and built[-1][2] is False:
-                method = "Neuron.__call__"
+        except Failure:
+            built = None
+        if built:
+            wanted = [True] * (len(nouts) - 1) + [False]
+            method = "MLP.__init__" if [part[2] for part in built] != wanted else layer_or_neuron(student)
         raise Failure(f"from these weights your network's loss is {show(got['losses'][0])}, the handout's network's "
                       f"{show(exp['losses'][0])}: your network is not the handout's ({architectures.difference(acts, nouts)}); "
                       "this test trains the handout's network, so it cannot pass until yours is that one", method,
                       "the handout's MLP has tanh in every layer but the last, which is linear (nonlin=False)")
+
+
+def layer_or_neuron(student):
+    """Of a network whose MLP asks for the right layers but computes another function: ``Layer.__init__`` when it does
+    not pass ``nonlin`` on to its neurons (as measured with the grader's ``Neuron``), else ``Neuron.__call__``."""
+    try:
+        made = student("nn_structure", model_spec("Layer", 2, 3, nonlin=False), XOR_X[1])["parts"]
+    except Failure:
+        return "Neuron.__call__"
+    return "Layer.__init__" if made and any(part[2] is not False for part in made) else "Neuron.__call__"
 
 
 def compare_losses(got, exp, rel, steps=None):
