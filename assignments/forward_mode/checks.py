@@ -211,21 +211,30 @@ def compare(got: dict[str, list[Any]], want: dict[str, list[Any]], spec: dict[st
     Raises:
         Failure: At the first difference, naming the node, the leaves and what was expected.
     """
+    found = difference(got, want, spec, rel, abs_tol)
+    if found is not None:
+        raise Failure(found[1])
+
+
+def difference(got: dict[str, list[Any]], want: dict[str, list[Any]], spec: dict[str, Any],
+               rel: float = REL, abs_tol: float = ABS) -> tuple[int, str] | None:
+    """The first difference of :func:`compare`: the index of the leaf or node, and what is wrong there (None: none)."""
     first = len(spec["leaves"])
     where = leaves_text(spec)
     for i in range(first + len(spec["nodes"])):
         g_val, g_dot, w_val, w_dot = got["val"][i], got["dot"][i], want["val"][i], want["dot"][i]
         if i < first:
             if not (close(g_val, w_val, rel, abs_tol) and close(g_dot, w_dot, rel, abs_tol)):
-                raise Failure(f"x{i} was {dual_text(w_val, w_dot)} and is {dual_text(g_val, g_dot)} after the "
-                              f"operations ({where}): return a new Dual, never change self or other")
+                return i, (f"x{i} was {dual_text(w_val, w_dot)} and is {dual_text(g_val, g_dot)} after the "
+                           f"operations ({where}): return a new Dual, never change self or other")
             continue
         name = f"n{i} = {describe_node(spec, i)}" if len(spec["nodes"]) > 1 else describe_node(spec, i)
         if not close(g_val, float(w_val), rel, abs_tol):
-            raise Failure(f"{name} with {where}: the value (val) was {show(g_val)}, expected {show(w_val)}")
+            return i, f"{name} with {where}: the value (val) was {show(g_val)}, expected {show(w_val)}"
         if not close(g_dot, float(w_dot), rel, abs_tol):
-            raise Failure(f"{name} with {where}: the tangent (dot) was {show(g_dot)}, expected {show(w_dot)}"
-                          + _seed_note(spec, i))
+            return i, (f"{name} with {where}: the tangent (dot) was {show(g_dot)}, expected {show(w_dot)}"
+                       + _seed_note(spec, i))
+    return None
 
 
 def _seed_note(spec: dict[str, Any], index: int) -> str:
@@ -289,72 +298,6 @@ def ask(student: Callable[..., Any], probe: str, spec: dict[str, Any], method: s
         if fault.error.get("type") != "NotImplementedError":
             again.hint = HINTS.get(at_fault)
         raise again from None
-
-
-def base_specs(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    """For a one-node spec of a derived operation, the handout's base operations on the same inputs:
-    ``(method, how the derived one is built, spec)`` for each (``x0 - x1`` is ``x0 + (-x1)``)."""
-    op, *operands = spec["nodes"][0]
-    leaves = [tuple(x) for x in spec["leaves"]]
-
-    def pair(o: Any) -> tuple[float, float] | dict[str, float]:
-        return o if isinstance(o, dict) else leaves[o]
-
-    def one(node_op: str, *args: Any) -> dict[str, Any]:
-        duals = [a for a in args if not isinstance(a, dict)]
-        nodes, k = [], 0
-        for a in args:
-            if isinstance(a, dict):
-                nodes.append(a)
-            else:
-                nodes.append(k)
-                k += 1
-        return expr(duals, [[node_op, *nodes]])
-
-    method = method_of(spec, len(spec["leaves"]))
-    if method == "Dual.__sub__":
-        a, b = pair(operands[0]), pair(operands[1])
-        if isinstance(b, dict):
-            return [("Dual.__add__", f"u - {b['const']!r} is u + {-b['const']!r}", one("add", a, const(-b["const"])))]
-        neg_b = (-b[0], -b[1])
-        return [("Dual.__neg__", "u - w is u + (-w)", one("neg", b)),
-                ("Dual.__add__", "u - w is u + (-w)", one("add", a, neg_b))]
-    if method == "Dual.__rsub__":
-        c, x = operands[0], pair(operands[1])
-        return [("Dual.__neg__", "c - u is c + (-u)", one("neg", x)),
-                ("Dual.__radd__", "c - u is c + (-u)", one("add", c, (-x[0], -x[1])))]
-    if method == "Dual.__radd__" and op == "add":
-        return [("Dual.__add__", "c + u is u + c", one("add", pair(operands[1]), operands[0]))]
-    if op == "sum" and len(operands) > 1:
-        return [("Dual.__add__", "sum([u, w, ...]) is (0 + u) + w + ...", one("add", pair(operands[0]), pair(operands[1])))]
-    if method == "Dual.__rmul__":
-        return [("Dual.__mul__", "c * u is u * c", one("mul", pair(operands[1]), operands[0]))]
-    if method == "Dual.__rtruediv__":
-        return [("Dual.__truediv__", "c / u is Dual(c) / u", one("truediv", (operands[0]["const"], 0.0), pair(operands[1])))]
-    return []
-
-
-def compare_derived(student: Callable[..., Any], expect: Callable[[dict[str, Any]], Any], spec: dict[str, Any],
-                    got: Any, want: Any, rel: float = REL, abs_tol: float = ABS) -> None:
-    """:func:`compare` for a one-node spec of a derived operation; on a difference, each base operation the handout
-    builds it from is run on the same inputs, and a wrong one is named instead (fix it first).
-
-    Args:
-        student: The ``student`` fixture.
-        expect: The expected answer of a spec (the reference's, or :func:`expected`).
-        spec, got, want, rel, abs_tol: As for :func:`compare`.
-    """
-    try:
-        compare(got, want, spec, rel, abs_tol)
-    except Failure as failure:
-        derived = method_of(spec, len(spec["leaves"]))
-        for base, how, base_spec in base_specs(spec):
-            try:
-                compare(ask(student, "forward_mode_expr", base_spec, base), expect(base_spec), base_spec, rel, abs_tol)
-            except Failure as wrong:
-                raise Failure(f"{failure.message}\n  {derived} is built on {base} ({how}), and {base} is wrong: "
-                              f"{wrong.message}. Fix {base} first", base, HINTS[base]) from None
-        raise
 
 
 # --- derivative() and gradient() --------------------------------------------------------

@@ -3,6 +3,7 @@ answers are bounded by their requests, and the hidden tests' generators stay fai
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from types import SimpleNamespace
@@ -11,10 +12,15 @@ import pytest
 from checkout import ROOT
 from hidden_tests import load_hidden
 
-from assignments.forward_mode import checks
-from assignments.forward_mode.probes import ANSWERS
+from assignments.forward_mode import checks, domains
+from assignments.forward_mode.probes import ANSWERS, PROBES
+from grader.cli import main
+from grader.course.catalogue import load_bugs, write_mutant
+from grader.course.config import Course
 from grader.judge.reference import complete_request, load_reference, run_probe
+from grader.sandbox.probekit import Context
 from grader.sandbox.schema import MalformedAnswer
+from grader.testing import Failure, StudentFault
 
 H = load_hidden("forward_mode")
 
@@ -108,3 +114,104 @@ def test_answers_are_bounded_by_their_requests(probe, answer):
         spec["leaves"] = [1.0]
     with pytest.raises(MalformedAnswer):
         ANSWERS[probe](answer, spec)
+
+
+# --- the domain errors the docstrings promise (issue 40, 9) ----------------------------------------------------------
+
+def in_process(mg):
+    """A ``student`` fixture that runs ``forward_mode_expr`` on ``mg`` in this process: an exception is reported as
+    the sandbox reports it, by its type's name."""
+    def student(probe, spec):
+        args = complete_request(probe, [spec])
+        try:
+            value = PROBES[probe](mg, Context(), *args)
+        except Exception as exc:  # what the worker does with the student's exception
+            raise StudentFault("raised", f"your code raised {type(exc).__name__}", {"type": type(exc).__name__,
+                                                                                   "message": str(exc)}) from None
+        return ANSWERS[probe](json.loads(json.dumps(value)), *args)
+    return student
+
+
+def mutant(bug_id):
+    """The catalogued bug ``bug_id`` of forward_mode as a module namespace (``mg``) run in this process."""
+    course = Course(ROOT)
+    bug = next(b for b in load_bugs(course.assignment("forward_mode"), course.reference_dir) if b.id == bug_id)
+    source = (ROOT / "reference" / "micrograd" / "forward.py").read_text(encoding="utf-8")
+    assert bug.find in source
+    namespace: dict = {"__name__": f"forward_{bug_id}"}
+    exec(compile(source.replace(bug.find, bug.replace, 1), f"{bug_id}.py", "exec"), namespace)
+    return SimpleNamespace(forward=SimpleNamespace(**namespace))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("op", ["truediv", "exp", "log"])
+def test_the_reference_raises_what_its_docstrings_promise_outside_each_domain_and_passes(mg, op, seed):
+    rng = random.Random(seed)
+    for _ in range(5):
+        inside, outside = H.domain_specs(op, rng)
+        method = checks.method_of(inside, len(inside["leaves"]))
+        assert method in domains.DOMAIN_ERRORS and all(checks.method_of(s, len(s["leaves"])) == method for s in outside)
+        domains.domain_case(in_process(mg), lambda s: ask(mg, "forward_mode_expr", s), inside, outside)
+        assert all(math.isfinite(v) for v in ask(mg, "forward_mode_expr", inside)["dot"])
+    assert set(H.DOMAINS) == {op.removeprefix("Dual.").strip("_") for op in domains.DOMAIN_ERRORS}
+
+
+@pytest.mark.parametrize("bug_id, error, got", [
+    ("truediv_returns_inf", "ZeroDivisionError", "returned Dual(inf, inf)"),
+    ("exp_clamps", "OverflowError", "returned Dual(8.2184"),
+    ("log_abs", "ValueError", "returned Dual(0.69314"),
+])
+def test_an_operation_that_returns_a_number_outside_its_domain_fails_naming_the_exception(bug_id, error, got):
+    spec = {"truediv_returns_inf": checks.expr([(3.0, 0.5), (0.0, 1.5)], [["truediv", 0, 1]]),
+            "exp_clamps": checks.expr([(710.0, 0.5)], [["exp", 0]]),
+            "log_abs": checks.expr([(-2.0, 0.5)], [["log", 0]])}[bug_id]
+    with pytest.raises(Failure) as failed:
+        domains.domain_error(in_process(mutant(bug_id)), spec)
+    assert got in failed.value.message and f"expected {error}" in failed.value.message
+
+
+def test_another_exception_outside_the_domain_fails_naming_both(mg):
+    forward = SimpleNamespace(**vars(mg.forward))
+
+    class Dual(mg.forward.Dual):
+        def log(self):
+            if self.val <= 0:
+                raise ArithmeticError("no log here")
+            return super().log()
+
+    forward.Dual = Dual
+    with pytest.raises(Failure) as failed:
+        domains.domain_error(in_process(SimpleNamespace(forward=forward)), checks.expr([(-1.0, 0.5)], [["log", 0]]))
+    assert "raised ArithmeticError: no log here" in failed.value.message
+    assert "expected ValueError" in failed.value.message
+
+
+# --- derived operations: the method at fault, followed down the chain (issue 40, 6) -----------------------------------
+
+@pytest.fixture(scope="module")
+def graded_add_bug(tmp_path_factory):
+    """The results of the catalogued bug add_constant_seeded (``x + 3`` gets tangent x' + 1), graded."""
+    tmp = tmp_path_factory.mktemp("forward-chain")
+    course = Course(ROOT)
+    bug = next(b for b in load_bugs(course.assignment("forward_mode"), course.reference_dir)
+               if b.id == "add_constant_seeded")
+    write_mutant(bug, course.reference_dir, tmp / "subs" / "student")
+    assert main(["--course", str(ROOT), "grade", str(tmp / "subs"), "-o", str(tmp / "out"), "-a", "forward_mode"]) == 0
+    return json.loads((tmp / "out" / "forward_mode" / "student" / "results.json").read_text(encoding="utf-8"))["tests"]
+
+
+def test_a_derived_operation_names_the_method_at_the_end_of_its_chain_not_a_right_one_between(graded_add_bug, capsys):
+    """``c - u`` is ``c + (-u)``, which is ``(-u) + c``: with ``__add__`` wrong, ``__rsub__``'s failures name
+    ``Dual.__add__``, never ``Dual.__radd__``, which is right and only calls it."""
+    capsys.readouterr()
+    rsub = next(t for t in graded_add_bug if t["name"].startswith("rsub:"))
+    assert rsub["status"] == "failed" and rsub["extra_data"]["methods"] == ["Dual.__add__"]
+    assert "Fix Dual.__add__ first" in rsub["output"]
+    assert "Fix Dual.__radd__ first" not in rsub["output"] and "Dual.__radd__ is wrong" not in rsub["output"]
+    assert "which is built on Dual.__add__" in rsub["output"]
+    public = next(t for t in graded_add_bug if t["name"].startswith("Dual.__sub__, __radd__, __rsub__"))
+    assert public["extra_data"]["methods"] == ["Dual.__add__"], "3 - x and sum([...]) name __add__ too"
+    assert "sum() is built on Dual.__radd__" in public["output"] and "Dual.__radd__ is wrong" not in public["output"]
+    compositions = next(t for t in graded_add_bug if t["name"].startswith("Each operation inside random expressions"))
+    assert compositions["extra_data"]["methods"] == ["Dual.__add__"], "x - 3, 3 + x, 3 - x inside expressions too"
+    assert "Fix Dual.__add__ first" in compositions["output"]

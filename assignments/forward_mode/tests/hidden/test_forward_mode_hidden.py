@@ -18,7 +18,7 @@ import random
 
 import pytest
 
-from assignments.forward_mode import checks
+from assignments.forward_mode import checks, derived, domains
 from assignments.forward_mode.checks import HINTS, const, expr, function
 from assignments.shared.probes.engine_probes import describe_node
 from grader.testing import GraderFault
@@ -32,6 +32,8 @@ KINDS = {  # a kind of node: its op and whether a constant comes first (a reflec
     "radd": ("add", True), "rsub": ("sub", True), "rmul": ("mul", True), "rtruediv": ("truediv", True),
 }
 EXPONENTS = [2, 3, -1, -2, 0.5, 1.5, 0, 1]
+DOMAINS = ("truediv", "exp", "log")
+"""The operations whose docstrings promise an exception outside their domain (checked in their test_operation)."""
 
 
 def uniform(rng, low, high):
@@ -91,7 +93,7 @@ def run_single(check, student, reference, spec):
     with check.case(f"{describe_node(spec, index)} with {checks.leaves_text(spec)}", method=method,
                     hint=HINTS[method]):
         got = checks.ask(student, "forward_mode_expr", spec, method)
-        checks.compare_derived(student, lambda s: reference("forward_mode_expr", s), spec, got,
+        derived.compare_derived(student, lambda s: reference("forward_mode_expr", s), spec, got,
                                reference("forward_mode_expr", spec))
 
 
@@ -105,6 +107,28 @@ def test_operation(student, reference, check, op):
         run_single(check, student, reference, spec)
     if op == "pow":
         dual_exponent(student, reference, check, rng)
+    if op in DOMAINS:
+        inside, outside = domain_specs(op, rng)
+        method = checks.method_of(inside, len(inside["leaves"]))
+        with check.case(domains.domain_title(inside, outside), method=method, hint=domains.DOMAIN_HINTS[method]):
+            domains.domain_case(student, lambda s: reference("forward_mode_expr", s), inside, outside)
+
+
+def domain_specs(op, rng):
+    """The operation just inside its domain (a small divisor, exp near 709, log of a small value) and specs outside
+    it, where the handout's docstring promises an exception (a divisor of value 0, exp above 709.78, log of a value
+    <= 0)."""
+    if op == "truediv":
+        x = dual(rng)
+        inside = expr([x, (uniform(rng, 0.05, 0.2), uniform(rng, -2, 2))], [["truediv", 0, 1]])
+        return inside, [expr([x, (0.0, uniform(rng, -2, 2))], [["truediv", 0, 1]]),
+                        expr([x], [["truediv", 0, const(0)]])]
+    if op == "exp":
+        inside = expr([(uniform(rng, 700, 709), uniform(rng, -1, 1))], [["exp", 0]])
+        return inside, [expr([(uniform(rng, 710, 1000), uniform(rng, -2, 2))], [["exp", 0]])]
+    inside = expr([(uniform(rng, 0.001, 0.05), uniform(rng, -2, 2))], [["log", 0]])
+    return inside, [expr([(-uniform(rng, 0.3, 2.5), uniform(rng, -2, 2))], [["log", 0]]),
+                    expr([(0.0, uniform(rng, -2, 2))], [["log", 0]])]
 
 
 def dual_exponent(student, reference, check, rng):
@@ -215,6 +239,8 @@ def trusted(reference, spec):
 @pytest.mark.task("4.1-4.4")
 def test_compositions(student, reference, check):
     """Each operation inside random expressions of the grader's own nodes (chain rule, reused nodes)"""
+    # a wrong derived node (its inputs are right: it is the first difference) names a wrong base operation, as
+    # test_derived does (derived.compare_expression)
     rng = random.Random("forward-compositions")
     for focus in PRIMITIVES + DERIVED:
         for _ in range(2):
@@ -224,7 +250,8 @@ def test_compositions(student, reference, check):
             with check.case(f"{checks.listing(spec)} with {checks.leaves_text(spec)}", method=method,
                             hint=HINTS[method] + " (the tangent of an input is the output tangent of the node "
                                                  "before it: the chain rule is the product of those factors)"):
-                checks.compare(checks.ask(student, "forward_mode_expr", spec, method), trusted(reference, spec), spec)
+                derived.compare_expression(student, lambda s: reference("forward_mode_expr", s), spec,
+                                          checks.ask(student, "forward_mode_expr", spec, method), trusted(reference, spec))
 
 
 # --- derivative() and gradient() ------------------------------------------------------------------

@@ -12,7 +12,7 @@ import math
 
 import pytest
 
-from assignments.forward_mode import checks
+from assignments.forward_mode import checks, derived, domains
 from assignments.forward_mode.checks import HINTS, const, expr, function
 from assignments.shared.probes.engine_probes import describe_node
 
@@ -25,7 +25,17 @@ def one_op(check, student, leaves, node, method=None):
                     hint=HINTS[method]):
         got = checks.ask(student, "forward_mode_expr", spec, method)
         want = checks.expected(spec)
-        checks.compare_derived(student, checks.expected, spec, got, want, checks.MATH_REL, checks.MATH_ABS)
+        derived.compare_derived(student, checks.expected, spec, got, want, checks.MATH_REL, checks.MATH_ABS)
+
+
+def outside_domain(check, student, inside, outside):
+    """One case: the operation just inside its domain, compared with math, and the exception its docstring promises
+    outside it (a divisor of value 0, exp above 709.78, log of a value <= 0)."""
+    inside = expr(*inside)
+    outside = [expr(*spec) for spec in outside]
+    method = checks.method_of(inside, len(inside["leaves"]))
+    with check.case(domains.domain_title(inside, outside), method=method, hint=domains.DOMAIN_HINTS[method]):
+        domains.domain_case(student, checks.expected, inside, outside, checks.MATH_REL, checks.MATH_ABS)
 
 
 @pytest.mark.points(1.5)
@@ -52,7 +62,7 @@ def test_sub_and_reflected(student, check):
 @pytest.mark.points(2)
 @pytest.mark.task("4.2")
 def test_mul_div(student, check):
-    """Dual.__mul__, __truediv__ and their reflected forms: x * y, x * x, 3 * x, x / y, 3 / x"""
+    """Dual.__mul__, __truediv__ and their reflected forms: x * y, x * x, 3 * x, x / y, 3 / x, x / 0 raises"""
     one_op(check, student, [(2.0, 0.5), (-3.0, 1.5)], ["mul", 0, 1])
     one_op(check, student, [(3.0, 0.5)], ["mul", 0, 0])
     one_op(check, student, [(2.0, 0.5)], ["mul", 0, const(3)])
@@ -60,6 +70,8 @@ def test_mul_div(student, check):
     one_op(check, student, [(3.0, 0.5), (2.0, -1.5)], ["truediv", 0, 1])
     one_op(check, student, [(3.0, 0.5)], ["truediv", 0, const(4)])
     one_op(check, student, [(2.0, 0.5)], ["truediv", const(3), 0])
+    outside_domain(check, student, ([(3.0, 0.5), (0.125, -1.5)], [["truediv", 0, 1]]),
+                   [([(3.0, 0.5), (0.0, -1.5)], [["truediv", 0, 1]])])
 
 
 @pytest.mark.points(1)
@@ -81,10 +93,13 @@ def test_pow(student, check):
 @pytest.mark.points(2)
 @pytest.mark.task("4.4")
 def test_functions(student, check):
-    """Dual.sin, cos, exp, log, tanh: value and tangent (input tangent 0.5, so the chain factor counts)"""
+    """Dual.sin, cos, exp, log, tanh: value and tangent (input tangent 0.5, so the chain factor counts), exp(710) and log(-2) raise"""
     for op in ("sin", "cos", "exp", "log", "tanh"):
         one_op(check, student, [(0.7, 0.5)], [op, 0])
     one_op(check, student, [(-1.2, 1.0)], ["tanh", 0])
+    outside_domain(check, student, ([(709.0, 0.5)], [["exp", 0]]), [([(710.0, 0.5)], [["exp", 0]])])
+    outside_domain(check, student, ([(0.01, 0.5)], [["log", 0]]),
+                   [([(-2.0, 0.5)], [["log", 0]]), ([(0.0, 0.5)], [["log", 0]])])
 
 
 @pytest.mark.points(1)
