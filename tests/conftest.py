@@ -28,7 +28,7 @@ def use_course_parts() -> None:
     does (in-process probes on the reference use them)."""
     course_code.use(COURSE)
     if not probes.PROBES:
-        course_code.load_probes()
+        course_code.load_probes(judge=True)
     own_parts.use(str(PARTS))
     for name in ("local_gradients", "stand_ins", "recording", "network_judge"):
         own_parts.load(name)

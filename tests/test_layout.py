@@ -43,7 +43,17 @@ def imports_of(path: Path, typing_too: bool = False) -> set[str]:
 
 def test_no_import_cycle_between_the_graders_modules():
     """Not even one that only annotations close (``if TYPE_CHECKING:``): a cycle of types is a cycle of concerns."""
-    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    assert_no_cycle(PACKAGE)
+
+
+def test_no_import_cycle_between_the_courses_modules():
+    """The course's modules too, lazy imports included: a probe module names its judge side (``JUDGE_SIDE``, a
+    string) and never imports it; the judge side imports the probe module it serves (issue 41)."""
+    assert_no_cycle(ROOT / "assignments")
+
+
+def assert_no_cycle(folder: Path) -> None:
+    modules = {module_name(p): p for p in folder.rglob("*.py") if "tests" not in p.relative_to(folder).parts}
     graph = {name: {m for m in imports_of(p, typing_too=True) if m in modules and m != name}
              for name, p in modules.items()}
     done: set[str] = set()
@@ -87,8 +97,8 @@ def test_the_grader_holds_no_course_content():
 
 def test_probe_modules_use_the_sandbox_only_through_probekit():
     """A probe module is imported in a worker, where the grader package does not exist: at its top level it imports
-    the standard library, ``probekit`` and other course probe modules, nothing else (a ``REQUESTS`` hook runs in the
-    judge only, and imports judge-side course modules inside its own body)."""
+    the standard library, ``probekit`` and other course probe modules, nothing else (its judge side, ``REQUESTS``
+    and ``JUDGED`` that need the grader, is another module it names in ``JUDGE_SIDE`` and never imports)."""
     stdlib = set(sys.stdlib_module_names)
     course = ROOT / "assignments"
     probe_files = sorted(course.glob("shared/probes/*.py")) + sorted(course.glob("*/probes.py"))

@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from assignments.forward_mode.probes import FORWARD, leaf_value, probe_made
+from assignments.forward_mode.probes import FORWARD, PROBES, leaf_value, probe_made
 from assignments.shared.probes.engine_probes import SYMBOL, describe_node
 from grader.testing import Failure, StudentFault, close, show
 
@@ -143,6 +143,15 @@ def with_locals(spec: dict[str, Any]) -> dict[str, Any]:
         if i in made:
             given[str(i)] = [g if math.isfinite(g) else None for g in partials(op, args)]
     return {**spec, "locals": given}
+
+
+def complete(args: list[Any]) -> list[Any]:
+    """The judge's part of a request of :mod:`.probes`: the local derivatives of the nodes the probe makes."""
+    return [with_locals(args[0]), *args[1:]] if args and isinstance(args[0], dict) else args
+
+
+REQUESTS = {name: complete for name in PROBES}
+"""The judge side of :mod:`.probes` (its ``JUDGE_SIDE``): each request completed before it is sent."""
 
 
 def tangents(spec: dict[str, Any], h: float = 1e-6) -> list[float]:

@@ -293,13 +293,6 @@ def parse_gradient(value: Any, spec: dict[str, Any]) -> GradientAnswer:
     return GradientAnswer(result=out, calls=calls, vals=vals, dots=dots)
 
 
-def complete(args: list[Any]) -> list[Any]:
-    """The judge's part of a request: the local derivatives of the nodes the probe makes (judge only)."""
-    from assignments.forward_mode.checks import with_locals  # judge side: never imported in a worker
-
-    return [with_locals(args[0]), *args[1:]] if args and isinstance(args[0], dict) else args
-
-
 PROBES = {
     "forward_mode_expr": lambda mg, ctx, spec: run_expression(mg, spec, ctx),
     "forward_mode_derivative": lambda mg, ctx, spec: run_derivative(mg, spec, ctx),
@@ -309,4 +302,6 @@ PROBES = {
 NEEDS = {name: ("micrograd.forward",) for name in PROBES}
 ANSWERS = {"forward_mode_expr": parse_expression, "forward_mode_derivative": parse_derivative,
            "forward_mode_gradient": parse_gradient}
-REQUESTS = {name: complete for name in PROBES}
+JUDGE_SIDE = "assignments.forward_mode.checks"
+"""Where the judge completes this module's requests (the local derivatives of the nodes a probe makes): its
+``REQUESTS``, imported by the judge only (``grader.sandbox.probes``)."""

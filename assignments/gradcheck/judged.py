@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from assignments.gradcheck.probes import public
+from assignments.gradcheck.probes import PROBES, public
 from assignments.shared.checks.graphs import with_local_gradients
 from assignments.shared.probes.engine_probes import FORWARD, forward_value, given_locals
 from grader.testing.judged import AskRefused
@@ -153,3 +153,20 @@ class Functions:
         n = len(spec["leaves"])
         return {str(i): [g for o, g in zip(operands, given_locals(spec, i, len(operands))) if not isinstance(o, dict)]
                 for i, (_, *operands) in enumerate(spec["nodes"], start=n)}
+
+
+def judged(specs: list[Any], args: list[Any], engine: str = "once") -> Functions:
+    """The judge's side of a call of one of the probes of :mod:`.probes`: its functions ``specs`` (one for all but
+    ``gradcheck_verdicts``), the request ``args``, and how ``backward()`` calls the closures (``engine``)."""
+    return Functions(specs, args, engine)
+
+
+JUDGED = {
+    "gradcheck_verdicts": lambda args: judged(args[0], args),
+    "gradcheck_numerical": lambda args: judged([args[0]], args),
+    "gradcheck_analytic": lambda args: judged([args[0]], args),
+    "gradcheck_count": lambda args: judged([args[0]], args, engine=args[1]),
+    "gradcheck_count_raising": lambda args: judged([args[0]], args),
+}
+"""The judge side of :mod:`.probes` (its ``JUDGE_SIDE``): one :class:`Functions` per call of a probe."""
+assert set(JUDGED) == set(PROBES), "every probe of the module asks the judge"

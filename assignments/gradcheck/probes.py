@@ -504,14 +504,6 @@ def public(args: list[Any]) -> list[Any]:
     return [point_of(args[0]), *args[1:]] if args else args
 
 
-def judged(specs: list[Any], args: list[Any], engine: str = "once") -> Any:
-    """The judge's side of a call of one of these probes (judge only: it holds the functions' programs and local
-    gradients, and counts their use: :mod:`assignments.gradcheck.judged`)."""
-    from assignments.gradcheck.judged import Functions  # judge side: never imported in a worker
-
-    return Functions(specs, args, engine)
-
-
 PROBES = {
     "gradcheck_verdicts": lambda mg, ctx, specs, atol, rtol: probe_verdicts(mg, ctx, specs, atol, rtol),
     "gradcheck_numerical": lambda mg, ctx, spec, h, as_values: probe_numerical(mg, ctx, spec, h, as_values),
@@ -528,10 +520,6 @@ ANSWERS = {
     "gradcheck_count": parse_count,
     "gradcheck_count_raising": parse_count_raising,
 }
-JUDGED = {
-    "gradcheck_verdicts": lambda args: judged(args[0], args),
-    "gradcheck_numerical": lambda args: judged([args[0]], args),
-    "gradcheck_analytic": lambda args: judged([args[0]], args),
-    "gradcheck_count": lambda args: judged([args[0]], args, engine=args[1]),
-    "gradcheck_count_raising": lambda args: judged([args[0]], args),
-}
+JUDGE_SIDE = "assignments.gradcheck.judged"
+"""Where the judge answers these probes' asks (it holds the functions' programs and local gradients, and counts
+their use): its ``JUDGED``, imported by the judge only (``grader.sandbox.probes``)."""

@@ -57,7 +57,7 @@ def use_course_parts(course: Course, assignments: list[Assignment], required: bo
     """
     course_code.use(course.assignments_dir)
     try:
-        course_code.load_probes()
+        course_code.load_probes(judge=True)
     except course_code.CourseCodeError as exc:
         raise GraderError(str(exc)) from None
     folder = course.parts_dir

@@ -91,11 +91,15 @@ def module_name(relative: Path) -> str:
     return ".".join((PACKAGE, *relative.with_suffix("").parts))
 
 
-def load_probes() -> list[str]:
+def load_probes(judge: bool = False) -> list[str]:
     """Import every probe module of the course in use and register its probes; return the probe names.
 
+    Args:
+        judge: Also import the judge-side module each probe module names (its ``JUDGE_SIDE``) and register its
+            ``REQUESTS`` and ``JUDGED`` (never in a worker).
+
     Raises:
-        CourseCodeError: If no course is in use, or a probe module fails to import or to register.
+        CourseCodeError: If no course is in use, or a probe module (or a judge side) fails to import or to register.
     """
     if _folder is None:
         raise CourseCodeError("no course folder in use")
@@ -107,6 +111,12 @@ def load_probes() -> list[str]:
             names += probes.register(module)
         except Exception as exc:  # noqa: BLE001 - any error in the course's own code
             raise CourseCodeError(f"the probe module {relative.as_posix()} failed to load: "
+                                  f"{type(exc).__name__}: {exc}") from None
+    for probe_module, (side, _) in sorted(probes.JUDGE_SIDES.items()) if judge else ():
+        try:
+            probes.register_judge_side(probe_module, importlib.import_module(side))
+        except Exception as exc:  # noqa: BLE001 - any error in the course's own code
+            raise CourseCodeError(f"the judge side {side} of {probe_module} failed to load: "
                                   f"{type(exc).__name__}: {exc}") from None
     return names
 

@@ -20,6 +20,13 @@ Probes are course content: each lives in a probe module of the course
     name -> ``complete(args) -> args``: what the judge adds to a test's
     request before it sends it (runs in the judge only, so it may use the
     grader's parts, e.g. the local gradients of the nodes a graph probe makes).
+``JUDGE_SIDE`` (optional)
+    the import name of a judge-side course module (a string: the probe
+    module never imports it) whose own ``REQUESTS`` and ``JUDGED`` tables
+    are this module's probes'; the judge imports it after the probe modules
+    (:func:`grader.sandbox.course_code.load_probes` with ``judge=True``), a
+    worker never does. The arrows run one way: the judge side imports the
+    probe module it serves, not the reverse.
 ``JUDGED`` (optional)
     name -> ``judged(args) -> Judged``: the judge's side of a probe that asks it
     questions while it runs (:func:`.probekit.ask`: a function the student's
@@ -56,6 +63,8 @@ REQUESTS: dict[str, Callable[[list[Any]], list[Any]]] = {}
 """Probe name to the judge's completion of its request."""
 JUDGED: dict[str, Callable[[list[Any]], Any]] = {}
 """Probe name to the factory of its judge's side (answers its asks, counts them): judge only."""
+JUDGE_SIDES: dict[str, tuple[str, tuple[str, ...]]] = {}
+"""Probe module name to its ``JUDGE_SIDE`` module's name and the probes it serves."""
 
 DEFAULT_NEEDS = ("micrograd.engine",)
 """What a probe needs when its module does not say."""
@@ -96,10 +105,29 @@ def register(module: ModuleType) -> list[str]:
             REQUESTS[name] = requests[name]
         if name in judged:
             JUDGED[name] = judged[name]
+    side = getattr(module, "JUDGE_SIDE", None)
+    if side is not None:
+        if not isinstance(side, str) or not side.startswith("assignments."):
+            raise RegistryError(f"{module.__name__}: JUDGE_SIDE must name a course module (assignments....)")
+        JUDGE_SIDES[module.__name__] = (side, tuple(probes))
     return sorted(probes)
+
+
+def register_judge_side(probe_module: str, module: ModuleType) -> None:
+    """Add the ``REQUESTS`` and ``JUDGED`` of ``module``, the judge side that ``probe_module`` names (judge only).
+
+    Raises:
+        RegistryError: If ``module`` has an entry for a probe that ``probe_module`` does not declare.
+    """
+    served = JUDGE_SIDES[probe_module][1]
+    for table, own in ((REQUESTS, getattr(module, "REQUESTS", {}) or {}), (JUDGED, getattr(module, "JUDGED", {}) or {})):
+        for name, hook in own.items():
+            if name not in served:
+                raise RegistryError(f"{module.__name__}: {name!r} is not a probe of {probe_module}, the module it serves")
+            table[name] = hook
 
 
 def clear() -> None:
     """Forget every probe (a course folder is being replaced)."""
-    for table in (PROBES, NEEDS, ANSWERS, REQUESTS, JUDGED):
+    for table in (PROBES, NEEDS, ANSWERS, REQUESTS, JUDGED, JUDGE_SIDES):
         table.clear()

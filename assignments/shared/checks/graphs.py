@@ -156,6 +156,15 @@ def local_gradients(op: str, args: list[float]) -> list[float]:
     return [_difference(op, args, j) for j in range(len(args))]
 
 
+def complete_graph(args: list[Any]) -> list[Any]:
+    """The judge's part of a ``graph`` request: the local gradients of the nodes the probe makes."""
+    return [with_local_gradients(args[0]), *args[1:]] if args and isinstance(args[0], dict) else args
+
+
+REQUESTS = {"graph": complete_graph}
+"""The judge side of :mod:`assignments.shared.probes.engine_probes` (its ``JUDGE_SIDE``)."""
+
+
 def with_local_gradients(graph: dict[str, Any]) -> dict[str, Any]:
     """``graph`` with ``"locals"``: the local gradients of each node the probe makes (``built``), which the probe
     needs for their ``_backward`` closures; unchanged when the probe makes no node or ``"locals"`` is there."""

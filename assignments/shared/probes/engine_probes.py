@@ -386,15 +386,10 @@ def parse_graph(value: Any, spec: dict[str, Any]) -> GraphAnswer:
     return GraphAnswer(data=numbers(got["data"], "data", n), grad=numbers(got["grad"], "grad", n))
 
 
-def complete_graph(args: list[Any]) -> list[Any]:
-    """The judge's part of a ``graph`` request: the local gradients of the nodes the probe makes (judge only)."""
-    from assignments.shared.checks.graphs import with_local_gradients  # judge side: never imported in a worker
-
-    return [with_local_gradients(args[0]), *args[1:]] if args and isinstance(args[0], dict) else args
-
-
 PROBES = {"graph": lambda mg, ctx, spec: run_graph(mg, spec, ctx)}
 """This module's probes (see ``grader.sandbox.probes``)."""
 NEEDS = {"graph": ("micrograd.engine",)}
 ANSWERS = {"graph": parse_graph}
-REQUESTS = {"graph": complete_graph}
+JUDGE_SIDE = "assignments.shared.checks.graphs"
+"""Where the judge completes a ``graph`` request (the local gradients of the nodes the probe makes): its
+``REQUESTS``, imported by the judge only (``grader.sandbox.probes``)."""
