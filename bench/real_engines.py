@@ -54,7 +54,6 @@ from grader.course.config import Course  # noqa: E402
 from grader.grading.batch import grade  # noqa: E402
 from grader.outputs.failures import not_run  # noqa: E402
 from grader.outputs.feedback import likely_causes  # noqa: E402
-from grader.testing.attribution import HANDOUT  # noqa: E402
 
 FILES = ("engine.py", "nn.py")
 ASSIGNMENTS = ("value_ops", "backward", "mlp")
@@ -78,9 +77,12 @@ def methods(source: str) -> dict[str, tuple[int, int, str]]:
     return found
 
 
+HANDOUT = Course(ROOT).handout
+"""The course's handout tables (``assignments/shared/handout.yaml``)."""
+
+
 def handout_method(name: str) -> bool:
-    cls, _, method = name.partition(".")
-    return method in HANDOUT.get(cls, ()) or name == "Value.__eq__"
+    return HANDOUT.has(name) or name == "Value.__eq__"
 
 
 def faulty(raw: Path, fixed: Path) -> dict[str, str]:

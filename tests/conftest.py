@@ -12,11 +12,12 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Limits
+from grader.course.config import Course, Limits
 from grader.judge.backends import Sandbox, WorkerSpec
 from grader.judge.linux_handle import SandboxWorker, prepare_runtime
 from grader.judge.portable_handle import PortableWorker
 from grader.sandbox import course_code, own_parts, probes
+from grader.testing import attribution
 
 EXAMPLES = ROOT / "examples" / "submissions"
 COURSE = ROOT / "assignments"
@@ -29,6 +30,7 @@ def use_course_parts() -> None:
     course_code.use(COURSE)
     if not probes.PROBES:
         course_code.load_probes(judge=True)
+    attribution.use(Course(ROOT).handout)
     own_parts.use(str(PARTS))
     for name in ("local_gradients", "stand_ins", "recording", "network_judge"):
         own_parts.load(name)

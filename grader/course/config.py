@@ -49,6 +49,7 @@ from typing import Any
 
 import yaml
 
+from grader.course.handout import Handout, load_handout
 from grader.course.late_policy import LatePolicy, parse_due, parse_policy
 from grader.course.term import Term, load_term
 from grader.course.yaml_file import load_yaml
@@ -220,7 +221,8 @@ def _limits(path: Path, raw: Any) -> Limits:
 
 
 HANDOUT = "handout.yaml"
-"""The file of :data:`SHARED` holding the handout's tables the whole course shares (key ``uses``)."""
+"""The file of :data:`SHARED` holding the handout's tables the whole course shares (``uses`` here, the rest:
+:mod:`grader.course.handout`)."""
 
 
 def _uses(path: Path, raw: Any) -> dict[str, tuple[str, ...]]:
@@ -350,6 +352,15 @@ class Course:
     def parts_dir(self) -> Path:
         """The folder of the grader's own parts (``assignments/shared/parts``); a student's release has none."""
         return self.assignments_dir / SHARED / PARTS
+
+    @property
+    def handout(self) -> Handout:
+        """The handout's tables the feedback names methods by (``assignments/shared/handout.yaml``; empty without).
+
+        Raises:
+            ConfigError: If the file is invalid.
+        """
+        return load_handout(self.assignments_dir / SHARED / HANDOUT)
 
     @property
     def term(self) -> Term:

@@ -26,6 +26,7 @@ from grader.judge.manifest import Manifest
 from grader.judge.reference import judged_for, load_reference, run_probe
 from grader.judge.submission_run import SubmissionRun
 from grader.sandbox import course_code, own_parts
+from grader.testing import attribution
 
 SUBMISSION = "grader_submission"
 """The fixture the plugin parametrizes: its value is a slot or submission id."""
@@ -60,6 +61,7 @@ def use_course_parts(course: Course, assignments: list[Assignment], required: bo
         course_code.load_probes(judge=True)
     except course_code.CourseCodeError as exc:
         raise GraderError(str(exc)) from None
+    attribution.use(course.handout)  # the feedback names methods by the course's handout
     folder = course.parts_dir
     own_parts.use(str(folder) if folder.is_dir() else None)
     loaded = []

@@ -10,15 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.testing.attribution import (
-    HANDOUT,
-    OVERFLOW_HINTS,
-    culprit,
-    error_hint,
-    hint_for,
-    missing_hint,
-    overflow_hint,
-)
+from grader.testing.attribution import culprit, error_hint, handout, hint_for, missing_hint, overflow_hint
 from grader.testing.contracts import blocked_text
 from grader.testing.outcomes import RETURNED_NONE, Failure, StudentFault
 
@@ -178,7 +170,7 @@ class Check:
         if found is None:
             return None
         cls, _, name = (attributed or "").partition(".")
-        if attributed not in (None, declared, found[0]) and name in HANDOUT.get(cls, ()):
+        if attributed not in (None, declared, found[0]) and name in handout().classes.get(cls, ()):
             return None
         return found
 
@@ -223,10 +215,11 @@ def attribute(failure: Failure, method: str | None, hint: str | None,
     """
     fault = failure.error if isinstance(failure, StudentFault) and failure.kind == "raised" else {}
     at_fault = failure.method or (culprit(fault, method, uses) if fault else None) or method
-    if fault.get("type") == "OverflowError" and at_fault == "Value.exp" and method in OVERFLOW_HINTS:
+    tables = handout()
+    if fault.get("type") == "OverflowError" and at_fault in tables.overflow_callees and method in tables.overflow_hints:
         at_fault = method  # tanh or sigmoid called exp with a huge argument: exp was right to overflow
     helper_of, _, name = (at_fault or "").partition(".")
-    if method and at_fault != method and name not in HANDOUT.get(helper_of, (name,)) and method.startswith(f"{helper_of}."):
+    if method and at_fault != method and name not in tables.classes.get(helper_of, (name,)) and method.startswith(f"{helper_of}."):
         at_fault = method  # a helper of the student's own (Value._exp): the handout's method that called it
     if failure.hint is not None:
         return at_fault, failure.hint
