@@ -106,11 +106,19 @@ def worker_factory(request: pytest.FixtureRequest, tmp_path: Path):
         worker.kill()
 
 
-@pytest.fixture(scope="module")
-def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The student release (``grader release``), built once per test module."""
-    dest = tmp_path_factory.mktemp("release") / "micrograd-course"
+@pytest.fixture(scope="session")
+def built_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The student release (``grader release``), built once per test process: read it through :func:`release`."""
+    dest = tmp_path_factory.mktemp("built-release") / "micrograd-course"
     assert main(["--course", str(ROOT), "release", "-o", str(dest)]) == 0
+    return dest
+
+
+@pytest.fixture(scope="module")
+def release(built_release: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh copy of the student release for each test module (what one module's tests write stays there)."""
+    dest = tmp_path_factory.mktemp("release") / "micrograd-course"
+    shutil.copytree(built_release, dest, symlinks=True)
     return dest
 
 
