@@ -116,10 +116,12 @@ def built_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def release(built_release: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh copy of the student release for each test module (what one module's tests write stays there)."""
-    dest = tmp_path_factory.mktemp("release") / "micrograd-course"
-    shutil.copytree(built_release, dest, symlinks=True)
-    return dest
+    """A fresh copy of the student release for each test module (what one module's tests write stays there), with
+    what ``grader release`` writes beside it (the Classroom 50 autograders)."""
+    dest = tmp_path_factory.mktemp("release")
+    for made in built_release.parent.iterdir():
+        shutil.copytree(made, dest / made.name, symlinks=True)
+    return dest / built_release.name
 
 
 @pytest.fixture(scope="session")
