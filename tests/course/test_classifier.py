@@ -92,3 +92,46 @@ def test_the_training_target_accepts_the_reference_and_refuses_forgeries(mg):
     untrained = ask(mg, "classifier_learn", *args[:3], 0, H.LEARN["lr"])
     with pytest.raises(Failure, match="classifies"):
         H.learn_verdict(untrained, spec, xs, ys, 0)  # the initial weights' own logits: consistent, not learned
+
+
+def value_gradient(shape, weights, xs, ys):
+    """The mean cross-entropy's gradient on the grader's own ``Value`` (as the training check computed it before it
+    went to plain floats): the oracle of :func:`test_the_training_checks_gradient_is_the_values_own`."""
+    value_cls = own_parts.get("stand_ins").Value
+    params = [value_cls(float(w)) for w in weights]
+    total = None
+    for x, y in zip(xs, ys):
+        values = [float(v) for v in x]
+        k = 0
+        for nin, nout, act in shape:
+            outs = []
+            for _ in range(nout):
+                act_in = sum((w * v for w, v in zip(params[k:k + nin], values)), params[k + nin])
+                outs.append(act_in if act == "linear" else getattr(act_in, act)())
+                k += nin + 1
+            values = outs
+        m = max(v.data for v in values)
+        loss = sum((v - m).exp() for v in values).log() + m - values[y]
+        total = loss if total is None else total + loss
+    mean = total * (1.0 / len(xs))
+    mean.backward()
+    return [float(p.grad) for p in params]
+
+
+def test_the_training_checks_gradient_is_the_values_own():
+    """The training check's gradient by hand on floats equals the grader's ``Value`` on the same network, for every
+    pair of activations, random weights (relu at exactly 0 too) and points."""
+    rng = random.Random("gradient")
+    activations = ["linear", "tanh", "relu", "sigmoid"]
+    for hidden in activations:
+        for last in activations:
+            for _ in range(3):
+                sizes = [2, rng.randint(1, 6), 3]
+                shape = [(sizes[0], sizes[1], hidden), (sizes[1], sizes[2], last)]
+                weights = [rng.uniform(-3, 3) for _ in range(sum((a + 1) * b for a, b, _ in shape))]
+                weights[2] = 0.0  # a pre-activation of exactly 0 at x = (0, 0): relu's kink
+                xs = [[0.0, 0.0]] + [[rng.uniform(-1, 1), rng.uniform(-1, 1)] for _ in range(6)]
+                ys = [rng.randrange(3) for _ in xs]
+                want = value_gradient(shape, weights, xs, ys)
+                got = H.mean_cross_entropy_gradient(shape, weights, xs, ys)
+                assert got == pytest.approx(want, rel=1e-12, abs=1e-14), (hidden, last)
