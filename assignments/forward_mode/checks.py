@@ -268,7 +268,7 @@ def dual_exponent(student: Callable[..., Any], spec: dict[str, Any]) -> None:
     try:
         got = student("forward_mode_expr", spec)
     except StudentFault as fault:
-        if fault.kind == "raised" and fault.error.get("type") == "TypeError":
+        if fault.raised("TypeError"):
             return
         raise
     want = expected(spec)

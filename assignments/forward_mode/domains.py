@@ -48,7 +48,7 @@ def domain_error(student: Callable[..., Any], spec: dict[str, Any]) -> None:
     try:
         got = ask(student, "forward_mode_expr", spec, method)
     except StudentFault as fault:
-        if fault.kind == "raised" and fault.error.get("type") == error:
+        if fault.raised(error):
             return
         if fault.kind != "raised" or fault.error.get("type") == "NotImplementedError":
             raise

@@ -133,7 +133,7 @@ def check_rankdir_refused(ask: Any, spec: dict[str, Any], rankdir: str) -> None:
     try:
         ask("graph_dot", spec, rankdir, dot_limits(spec)[0])
     except StudentFault as fault:
-        if fault.kind == "raised" and fault.error.get("type") == "ValueError":
+        if fault.raised("ValueError"):
             return
         raise
     except Failure:  # it returned something that is no text: it did not raise either

@@ -146,9 +146,10 @@ def _signature(message: str) -> str | None:
     """A handout constructor that refuses a parameter the handout gives it (``Neuron.__init__() got an unexpected
     keyword argument 'nonlin'``): that constructor's signature is at fault, not its caller."""
     match = SIGNATURE.search(message)
-    tables = handout()
-    found = match is not None and match.group(1) in tables.classes and match.group(2) in tables.parameters
-    return f"{match.group(1)}.__init__" if match is not None and found else None
+    if match is None:
+        return None
+    cls, parameter = match.groups()
+    return f"{cls}.__init__" if cls in handout().classes and parameter in handout().parameters else None
 
 
 def _operator(message: str) -> str | None:

@@ -169,8 +169,7 @@ class Check:
         found = self.blocked()
         if found is None:
             return None
-        cls, _, name = (attributed or "").partition(".")
-        if attributed not in (None, declared, found[0]) and name in handout().classes.get(cls, ()):
+        if attributed not in (None, declared, found[0]) and handout().has(attributed):
             return None
         return found
 

@@ -52,6 +52,10 @@ class StudentFault(Failure):
         self.error = error or {}
         super().__init__(message)
 
+    def raised(self, *types: str) -> bool:
+        """Whether the student's code raised an exception of one of ``types`` (by name, e.g. ``"ValueError"``)."""
+        return self.kind == "raised" and self.error.get("type") in types
+
 
 class GraderFault(BaseException):
     """The grader's own machinery failed (e.g. the sandbox could not be set up): never the student's fault.

@@ -91,7 +91,7 @@ def expect_error(student: Any, spec: dict[str, Any], types: Sequence[str], what:
     try:
         got = student("graph", spec)
     except StudentFault as fault:
-        if fault.kind == "raised" and fault.error.get("type") in types:
+        if fault.raised(*types):
             return
         raise
     raise Failure(f"{what} gave {show(got['data'][-1])}, expected {' or '.join(types)} (as Python's math module raises)")

@@ -124,17 +124,22 @@ def _gradient_switch(value_cls: Any) -> int | None:
     """
     if _product_grads(value_cls):
         return None
-    try:
-        params = [p for p in inspect.signature(value_cls).parameters.values()
-                  if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][1:MAX_PARAMETERS + 1]
-    except (TypeError, ValueError):
-        return None
-    return next((k for k, p in enumerate(params, 1)
+    return next((k for k, p in enumerate(_parameters(value_cls), 1)
                  if p.default is False and _product_grads(value_cls, **{p.name: True})), None)
 
 
 MAX_PARAMETERS = 8
-"""Parameters of a constructor tried by name (:func:`_keyword_order`)."""
+"""Parameters of a constructor tried by name (:func:`_keyword_order`, :func:`_gradient_switch`)."""
+
+
+def _parameters(value_cls: Any) -> list[inspect.Parameter]:
+    """The constructor's parameters after ``data`` that a call can name (at most :data:`MAX_PARAMETERS`; none when
+    its signature cannot be read)."""
+    try:
+        params = inspect.signature(value_cls).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    return [p for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][1:MAX_PARAMETERS + 1]
 
 
 def _keyword_order(value_cls: Any, a: Any, b: Any) -> dict[str, int | None] | None:
@@ -146,11 +151,7 @@ def _keyword_order(value_cls: Any, a: Any, b: Any) -> dict[str, int | None] | No
     Returns:
         ``{"children": k, "op": k or None}``, 1-based positions after ``data`` (the handout's: 1 and 2), or None.
     """
-    try:
-        names = [p.name for p in inspect.signature(value_cls).parameters.values()
-                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)][1:MAX_PARAMETERS + 1]
-    except (TypeError, ValueError):
-        return None
+    names = [p.name for p in _parameters(value_cls)]
 
     def made(**kwargs: Any) -> Any:
         try:
