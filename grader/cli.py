@@ -53,7 +53,7 @@ from grader.errors import GraderError, WithheldError
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``grader`` and every subcommand (each command module adds its own options)."""
     parser = argparse.ArgumentParser(
-        prog="grader", description="Autograder for the micrograd course (sandboxed; the docs: docs/index.md)."
+        prog="grader", description="Autograder for a course on automatic differentiation (sandboxed; the docs: docs/index.md)."
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--course", metavar="DIR", help="course folder (default: the nearest folder with assignments/)")

@@ -21,6 +21,9 @@ from grader.testing import attribution
 
 EXAMPLES = ROOT / "examples" / "submissions"
 COURSE = ROOT / "assignments"
+
+collect_ignore = ["courses"]
+"""Other courses the suite grades (``tests/courses/*``): their tests are the grader's to run, never this suite's."""
 PARTS = COURSE / "shared" / "parts"
 
 

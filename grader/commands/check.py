@@ -36,13 +36,13 @@ from grader.outputs import classroom50, formats
 from grader.outputs.self_check import CheckResult
 
 NAME = "check"
-HELP = "self-check: run the public tests on your micrograd (exit 0 when all pass)"
+HELP = "self-check: run the public tests on your code (exit 0 when all pass)"
 FORMATS = ("text", "json", "junit", "github", "classroom50")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", default=".", metavar="PATH",
-                   help="folder holding micrograd/ (or engine.py/nn.py), a .zip or a .ipynb (default: .)")
+                   help="folder holding your package (or its files, flat), a .zip or a .ipynb (default: .)")
     p.add_argument("-a", "--assignment", action="append", metavar="ID",
                    help="assignment to check, shown in detail (repeatable; default: every released assignment, only "
                    "the first one not passing yet in detail)")

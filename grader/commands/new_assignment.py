@@ -15,7 +15,7 @@ HELP = ("scaffold a new assignment: assignment.yaml, handout, probes, tests, bug
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("id", metavar="ID", help="the assignment's id (its folder under assignments/), e.g. forward_mode")
-    p.add_argument("--module", metavar="NAME", help="the student's module, micrograd/NAME.py (default: the id)")
+    p.add_argument("--module", metavar="NAME", help="the student's module, PACKAGE/NAME.py (default: the id)")
     p.add_argument("--title", metavar="TEXT", help="the assignment's title")
 
 

@@ -48,7 +48,7 @@ def run(args: Args) -> ExitCode:
         remove_tree(teacher)
         raise GraderError(f"the release would hold the reference's own code: {'; '.join(leaks[:5])}"
                           f"{f' and {len(leaks) - 5} more' if len(leaks) > 5 else ''}; nothing was written")
-    print(f"wrote the student release to {out} ({len(files)} files): micrograd/ template, notebooks/, "
+    print(f"wrote the student release to {out} ({len(files)} files): {course.package}/ template, notebooks/, "
           f"assignments/<id>/ (handout, public tests), grader/, README.md, .github/workflows/{WORKFLOW_NAME}")
     print(f"wrote the Classroom 50 autograders to {teacher}: autograders/<slug>/ for "
           f"{', '.join(bundle.slugs.values())} and runtime.json (Python {bundle.lock.python_minor}); "

@@ -13,12 +13,12 @@ from grader.inert import terminal
 from grader.intake.hand_in import OUTPUT, check_output, course_files, left_out, read_back, write_hand_in
 
 NAME = "submit-zip"
-HELP = "build the zip to hand in: only your micrograd/ files and notebooks (outputs cleared), then check it reads"
+HELP = "build the zip to hand in: only your package's files and notebooks (outputs cleared), then check it reads"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("folder", nargs="?", default=".", metavar="FOLDER",
-                   help="your copy of the release, holding micrograd/ and notebooks/ (default: .)")
+                   help="your copy of the release, holding your package and notebooks/ (default: .)")
     p.add_argument("-o", "--output", metavar="ZIP",
                    help=f"the zip to write (default: FOLDER/{OUTPUT}); an existing file is replaced only if an "
                    "earlier grader submit-zip wrote it")
@@ -49,7 +49,7 @@ def run(args: Args) -> ExitCode:
     assignments = course.assignments(args.assignment or None)
     folder = Path(args.folder)
     if not folder.is_dir():
-        raise GraderError(f"{folder} is not a folder: give the folder holding micrograd/ and notebooks/")
+        raise GraderError(f"{folder} is not a folder: give your copy of the release (holding your package and notebooks/)")
     output = Path(args.output) if args.output else folder / OUTPUT
     check_output(output)
     found = course_files(folder, assignments)

@@ -28,7 +28,7 @@ class Args(CourseArgs):
 def run(args: Args) -> ExitCode:
     """``grader template [--check]``."""
     course = course_of(args)
-    generated = template.generate(course.reference_dir)
+    generated = template.generate(course.reference_dir, course.package)
     if args.check:
         stale = template.differences(generated, course.template_dir)
         if stale:
@@ -41,5 +41,5 @@ def run(args: Args) -> ExitCode:
         print("student_template/ matches the reference's solution markers")
         return ExitCode.OK
     template.write(generated, course.template_dir)
-    print(f"wrote {len(generated)} file(s) to {course.template_dir / 'micrograd'}")
+    print(f"wrote {len(generated)} file(s) to {course.template_package}")
     return ExitCode.OK

@@ -154,8 +154,10 @@ def load_bugs(assignment: Assignment, reference_dir: Path) -> list[Bug]:
 
 
 def write_mutant(bug: Bug, reference_dir: Path, dest: Path) -> Path:
-    """Write the reference with ``bug`` applied as a package-layout submission in ``dest``."""
-    shutil.copytree(reference_dir / "micrograd", dest / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
+    """Write the reference with ``bug`` applied as a package-layout submission in ``dest`` (the package of
+    ``bug.file``, ``micrograd/``, copied whole)."""
+    package = bug.file.split("/", 1)[0]
+    shutil.copytree(reference_dir / package, dest / package, ignore=shutil.ignore_patterns("__pycache__"))
     target = dest / bug.file
     target.write_text(target.read_text(encoding="utf-8").replace(bug.find, bug.replace, 1), encoding="utf-8")
     return dest

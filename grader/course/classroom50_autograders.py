@@ -51,7 +51,7 @@ SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,38}$")
 
 AUTOGRADER = '''\
 #!/usr/bin/env python3
-"""Classroom 50 autograder: micrograd course, assignment {id} ({title}).
+"""Classroom 50 autograder: {package} course, assignment {id} ({title}).
 
 Written by `grader release`. Classroom 50's runner runs it as
 `python3 autograder.py` in the student's checkout. It:
@@ -146,7 +146,7 @@ if __name__ == "__main__":
 '''
 
 BUNDLE_README = """\
-# Classroom 50 autograders: micrograd course
+# Classroom 50 autograders: {package} course
 
 Written by `grader release`. Copy each folder of `autograders/` into your
 Classroom 50 config repository as `<classroom>/autograders/<slug>/`, and create
@@ -209,8 +209,8 @@ def build_classroom50(course: Course, dest: Path, lock: Lock | None = None) -> C
     pyproject = package.parent / "pyproject.toml"
     if not pyproject.is_file():
         raise GraderError(f"no pyproject.toml next to {package}: the autograders install the grader from it")
-    if not (course.template_dir / "micrograd").is_dir():
-        raise GraderError(f"no student template at {course.template_dir / 'micrograd'} (run `grader template` first)")
+    if not course.template_package.is_dir():
+        raise GraderError(f"no student template at {course.template_package} (run `grader template` first)")
     lock = lock or resolve(runtime_requirements(pyproject))
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     slugs: dict[str, str] = {}
@@ -223,12 +223,13 @@ def build_classroom50(course: Course, dest: Path, lock: Lock | None = None) -> C
         (dist / LOCK_NAME).write_text(lock.text(), encoding="utf-8")
         copy_shared(course, dist / "course" / "assignments")
         copy_assignment(a, dist / "course" / "assignments")
-        shutil.copytree(course.template_dir / "micrograd", dist / "course" / "student_template" / "micrograd",
-                        ignore=ignore)
-        script = AUTOGRADER.format(id=a.id, title=a.title.replace('"', "'"), python=lock.python_minor)
+        shutil.copytree(course.template_package, dist / "course" / "student_template" / course.package, ignore=ignore)
+        script = AUTOGRADER.format(id=a.id, title=a.title.replace('"', "'"), python=lock.python_minor,
+                                   package=course.package)
         (folder / "autograder.py").write_text(script, encoding="utf-8")
         (folder / "autograder.py").chmod(0o755)
     rows = "\n".join(f"| `{slug}` | {a.title} |" for a in course.assignments() for slug in [slugs[a.id]])
-    (dest / "README.md").write_text(BUNDLE_README.format(rows=rows, python_minor=lock.python_minor), encoding="utf-8")
+    readme = BUNDLE_README.format(rows=rows, python_minor=lock.python_minor, package=course.package)
+    (dest / "README.md").write_text(readme, encoding="utf-8")
     (dest / "runtime.json").write_text(json.dumps({"python": lock.python_minor}, indent=2) + "\n", encoding="utf-8")
     return Classroom50Bundle(slugs, lock)

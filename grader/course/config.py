@@ -59,13 +59,9 @@ from grader.sandbox.own_parts import NAME as PART_NAME
 VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
 """Gradescope's per-test visibility values (results.json specification)."""
 
-FILE = re.compile(r"^micrograd/[a-z_][a-z0-9_]{0,39}\.py$")
-"""A file an assignment may ask for: a module of the student's ``micrograd`` package (``micrograd/engine.py``)."""
-ALLOWED_FILES = ("micrograd/engine.py", "micrograd/nn.py")
-"""The student API's first two modules, in import order (the engine, then the network built on it)."""
-OWN_MODULES = frozenset(f.rsplit("/", 1)[-1].removesuffix(".py") for f in ALLOWED_FILES)
-"""Module names (``micrograd.engine``, ``.nn``, ``engine``...) that stand for a notebook's own code, besides the
-modules of the assignment it is graded for (whose short names the caller adds)."""
+FILE = re.compile(r"^([a-z_][a-z0-9_]{0,39})/[a-z_][a-z0-9_]{0,39}\.py$")
+"""A file an assignment may ask for: a module of the student's package (``PACKAGE/NAME.py``, lower case), the package
+being the course's (``handout.yaml``, key ``package``)."""
 
 SHARED = "shared"
 """The folder of ``assignments/`` that holds what several assignments share (it has no ``assignment.yaml``)."""
@@ -127,9 +123,13 @@ class Limits:
         }
 
 
-def ordered_files(files: tuple[str, ...]) -> list[str]:
-    """``files`` in import order: the engine, the network built on it, then the others as listed."""
-    return sorted(files, key=lambda f: (ALLOWED_FILES.index(f) if f in ALLOWED_FILES else 2, files.index(f)))
+def ordered_files(files: tuple[str, ...], order: tuple[str, ...]) -> list[str]:
+    """``files`` in import order: the handout's modules first, in the order of ``order`` (short names: the engine,
+    then the network built on it), then the others as listed."""
+    def key(f: str) -> tuple[int, int]:
+        short = f.rsplit("/", 1)[-1].removesuffix(".py")
+        return (order.index(short) if short in order else len(order), files.index(f))
+    return sorted(files, key=key)
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,8 @@ class Assignment:
     Attributes:
         id: The folder name under ``assignments/``.
         title: Human-readable title.
-        files: Package paths students submit (``micrograd/engine.py``).
+        files: Package paths students submit (``micrograd/engine.py``), in import order (the handout's modules
+            first, in its order).
         points: Total points; equals the sum of the tests' points.
         visibility: Default Gradescope visibility of hidden tests.
         limits: Resource limits.
@@ -155,6 +156,10 @@ class Assignment:
             assignment's own ``uses`` key. A case about a method counts for the methods it uses too.
         due: When the assignment is due (aware), or None: then no lateness is assessed.
         late: What late work costs (:class:`~grader.course.late_policy.LatePolicy`; none by default).
+        own_modules: The short names of the modules that stand for a notebook's own code (``engine``, ``nn``...):
+            the handout's modules and this assignment's.
+        defines: The classes the handout puts in the assignment's first file (``Value``): a notebook defining none
+            of them at its top level is a scratch notebook using the package, not the code to grade.
         released: Whether the assignment has been handed out: ``True`` (the default), ``False`` (not yet), or the
             moment it is (aware). Commands that default to every assignment (``grade``, ``check``, ``report``,
             ``similarity``, ``export``) default to the released ones (:meth:`Course.released_assignments`).
@@ -175,6 +180,18 @@ class Assignment:
     due: datetime | None = None
     late: LatePolicy = LatePolicy()
     released: datetime | bool = True
+    own_modules: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+
+    @property
+    def package(self) -> str:
+        """The student's package the files are modules of (``micrograd``)."""
+        return self.files[0].split("/", 1)[0]
+
+    @property
+    def own_names(self) -> frozenset[str]:
+        """The names an import may give the submission's own code by: the package and :attr:`own_modules`."""
+        return frozenset({self.package, *self.own_modules})
 
     def is_released(self, now: datetime | None = None) -> bool:
         """Whether the assignment is out at ``now`` (aware; None: this moment)."""
@@ -195,7 +212,7 @@ class Assignment:
     @property
     def modules(self) -> list[str]:
         """Importable module names of :attr:`files`, in import order (engine first)."""
-        return [f[: -len(".py")].replace("/", ".") for f in ordered_files(self.files)]
+        return [f[: -len(".py")].replace("/", ".") for f in self.files]
 
 
 def _positive(path: Path, key: str, value: Any, kind: type) -> Any:
@@ -232,7 +249,7 @@ def _uses(path: Path, raw: Any) -> dict[str, tuple[str, ...]]:
     if not isinstance(raw, dict) or not all(
             isinstance(k, str) and isinstance(v, list) and all(isinstance(m, str) for m in v) for k, v in raw.items()):
         raise ConfigError(path, "uses", "expected a mapping of method names to lists of method names, e.g. "
-                                        "{Value.__sub__: [Value.__add__, Value.__neg__]}")
+                                        "{Class.__sub__: [Class.__add__, Class.__neg__]}")
     return {k: tuple(v) for k, v in raw.items()}
 
 
@@ -265,11 +282,14 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
         raise ConfigError(path, "title", "expected a non-empty string")
     files = raw.get("files")
     if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
-        raise ConfigError(path, "files", "expected a non-empty list of package paths such as micrograd/engine.py")
+        raise ConfigError(path, "files", "expected a non-empty list of package paths such as mypackage/name.py")
+    handout = load_handout(root.parent / SHARED / HANDOUT)
+    first = FILE.match(files[0])
+    package = handout.package or (first.group(1) if first else "")
     for f in files:
-        if not FILE.match(f):
-            raise ConfigError(path, "files", f"{f!r} is not a module of the micrograd package (micrograd/NAME.py, "
-                                             "NAME in lower case)")
+        if not FILE.match(f) or not f.startswith(f"{package}/"):
+            raise ConfigError(path, "files", f"{f!r} is not a module of the {package or 'student'}'s package "
+                                             f"({package or 'PACKAGE'}/NAME.py, NAME in lower case)")
     if "points" not in raw:
         raise ConfigError(path, "points", "missing: the assignment's total points")
     points = _positive(path, "points", raw["points"], float)
@@ -297,6 +317,7 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
         raise ConfigError(path, "late", "a late policy without a due date: set due too")
     late = parse_policy(raw.get("late"), due, str(path)) if due is not None else LatePolicy()
     released = _released(path, raw.get("released", True), term, root, due)
+    ordered = ordered_files(tuple(files), handout.modules)
     return Assignment(
         released=released,
         id=root.name,
@@ -308,7 +329,9 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
         order=order,
         allow_network=allow_network,
         title=title.strip(),
-        files=tuple(files),
+        files=tuple(ordered),
+        own_modules=tuple(dict.fromkeys([*handout.modules, *(f.rsplit("/", 1)[-1][: -len(".py")] for f in ordered)])),
+        defines=handout.files.get(ordered[0].rsplit("/", 1)[-1], ()),
         points=points,
         visibility=visibility,
         limits=_limits(path, raw.get("limits")),
@@ -345,8 +368,34 @@ class Course:
 
     @property
     def reference_dir(self) -> Path:
-        """The folder holding the reference ``micrograd`` package."""
+        """The folder holding the reference solution's package (:attr:`reference_package`)."""
         return self.root / "reference"
+
+    @property
+    def package(self) -> str:
+        """The student's package (``micrograd``): ``handout.yaml``'s ``package``, or else the package the first
+        assignment's files name.
+
+        Raises:
+            ConfigError: If the handout or an assignment's configuration is invalid.
+            GraderError: If the course has neither.
+        """
+        if declared := self.handout.package:
+            return declared
+        ids = self.assignment_ids()
+        if not ids:
+            raise GraderError(f"{self.assignments_dir}: no assignment, and no package in {SHARED}/{HANDOUT}")
+        return self.assignment(ids[0]).package
+
+    @property
+    def reference_package(self) -> Path:
+        """The reference solution's package folder (``reference/micrograd``)."""
+        return self.reference_dir / self.package
+
+    @property
+    def template_package(self) -> Path:
+        """The student template's package folder (``student_template/micrograd``)."""
+        return self.template_dir / self.package
 
     @property
     def parts_dir(self) -> Path:
@@ -373,7 +422,7 @@ class Course:
 
     @property
     def template_dir(self) -> Path:
-        """The folder holding the student template ``micrograd`` package."""
+        """The folder holding the student template's package (:attr:`template_package`)."""
         return self.root / "student_template"
 
     def assignment_ids(self) -> list[str]:

@@ -9,6 +9,7 @@ handout: each failure is then reported under the method its case declares.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,10 @@ from typing import Any
 from grader.course.yaml_file import load_yaml
 from grader.errors import ConfigError
 
-KEYS = ("uses", "classes", "bases", "attributes", "parameters", "closures", "hints", "overflow_hints",
+MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
+"""A module or package name a course may give its students (lower case, as PEP 8 asks)."""
+
+KEYS = ("title", "package", "uses", "classes", "bases", "attributes", "parameters", "closures", "hints", "overflow_hints",
         "overflow_callees")
 """The keys of ``handout.yaml`` (``uses`` is read by :func:`grader.course.config.load_assignment`)."""
 
@@ -26,6 +30,10 @@ class Handout:
     """What the feedback knows of a course's handout.
 
     Attributes:
+        title: The course's name, the release README's title (``micrograd: build an autograd engine...``); "" when
+            the course does not say (then its package's name).
+        package: The student's package: the folder students hand in, whose modules the assignments name
+            (``files: [PACKAGE/NAME.py]``); "" when the course does not say (then any one package will do).
         classes: Each class of the handout to the methods students write or may call (``Value`` -> ``__add__``...).
         files: Each student file's name to the classes it holds (``engine.py`` -> ``Value``), to tell
             ``Value.__init__`` from ``Neuron.__init__`` by where a frame is.
@@ -42,6 +50,8 @@ class Handout:
             ``overflow_hints`` that called one owns the error.
     """
 
+    title: str = ""
+    package: str = ""
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     files: dict[str, tuple[str, ...]] = field(default_factory=dict)
     bases: dict[str, str] = field(default_factory=dict)
@@ -53,6 +63,12 @@ class Handout:
     hints: dict[str, str] = field(default_factory=dict)
     overflow_hints: dict[str, str] = field(default_factory=dict)
     overflow_callees: frozenset[str] = frozenset()
+
+    @property
+    def modules(self) -> tuple[str, ...]:
+        """The short names of the handout's modules, in import order (the order of ``classes``): the names an
+        import in a notebook may use for the notebook's own code."""
+        return tuple(f.removesuffix(".py") for f in self.files)
 
     def has(self, method: str | None) -> bool:
         """Whether ``method`` (``Class.name``) is one of the handout's."""
@@ -85,6 +101,12 @@ def load_handout(path: Path) -> Handout:
     for key in raw:
         if key not in KEYS:
             raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(KEYS)}")
+    title = raw.get("title", "")
+    if not isinstance(title, str) or len(title) > 200 or "\n" in title:
+        raise ConfigError(path, "title", "expected the course's name on one line (at most 200 characters)")
+    package = raw.get("package", "")
+    if not isinstance(package, str) or (package and not MODULE_NAME.match(package)):
+        raise ConfigError(path, "package", f"expected a module name in lower case (such as mylib), got {package!r}")
     classes: dict[str, tuple[str, ...]] = {}
     files: dict[str, tuple[str, ...]] = {}
     by_file = raw.get("classes") or {}
@@ -95,6 +117,8 @@ def load_handout(path: Path) -> Handout:
             raise ConfigError(path, f"classes.{file}", "expected a mapping of class names to lists of methods")
         for cls, methods in held.items():
             classes[str(cls)] = tuple(_strings(path, f"classes.{file}.{cls}", methods))
+        if not isinstance(file, str) or not MODULE_NAME.match(file.removesuffix(".py")) or not file.endswith(".py"):
+            raise ConfigError(path, f"classes.{file}", "expected a file name such as name.py (lower case)")
         files[file] = tuple(str(c) for c in held)
     bases = _texts(path, "bases", raw.get("bases"))
     closures = raw.get("closures") or {}
@@ -103,7 +127,7 @@ def load_handout(path: Path) -> Handout:
     node_class = closures.get("class", "")
     if not isinstance(node_class, str) or (closures and node_class not in classes):
         raise ConfigError(path, "closures.class", "expected one of the classes of classes")
-    return Handout(classes=classes, files=files, bases=bases,
+    return Handout(title=title.strip(), package=package, classes=classes, files=files, bases=bases,
                    attributes=frozenset(_strings(path, "attributes", raw.get("attributes") or [])),
                    parameters=frozenset(_strings(path, "parameters", raw.get("parameters") or [])),
                    node_class=node_class, closures=_texts(path, "closures.labels", closures.get("labels")),

@@ -31,10 +31,11 @@ def statements(body: list[ast.stmt]) -> list[str]:
 
 
 def solution_bodies(reference_dir: Path) -> dict[str, list[str]]:
-    """Every function of ``reference_dir/micrograd`` whose body holds a solution region, normalised:
-    ``Class.method`` (or ``module.function``) to its statements."""
+    """Every function of the reference's package (``reference_dir/micrograd``: each folder of ``reference_dir``
+    holding an ``__init__.py``) whose body holds a solution region, normalised: ``Class.method`` (or
+    ``module.function``) to its statements."""
     found: dict[str, list[str]] = {}
-    for source in sorted((reference_dir / "micrograd").glob("*.py")):
+    for source in sorted(p for init in reference_dir.glob("*/__init__.py") for p in init.parent.glob("*.py")):
         text = source.read_text(encoding="utf-8")
         lines = text.splitlines()
         for node in ast.walk(ast.parse(text)):

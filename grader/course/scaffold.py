@@ -32,7 +32,7 @@ ID = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 ASSIGNMENT_YAML = '''\
 title: "{title}"
 order: {order}
-files: [micrograd/{module}.py]  # what students submit (micrograd/NAME.py); the engine too if your tests need it
+files: [{package}/{module}.py]  # what students submit ({package}/NAME.py); the engine too if your tests need it
 points: 2                       # the sum of the tests' @pytest.mark.points
 visibility: after_due_date      # hidden tests' Gradescope visibility
 limits:
@@ -44,14 +44,14 @@ limits:
 README = '''\
 # {title}
 
-**Total: 2 points** (public tests 1, hidden tests 1) · Task {task}.1 in `micrograd/{module}.py`
+**Total: 2 points** (public tests 1, hidden tests 1) · Task {task}.1 in `{package}/{module}.py`
 
 TODO: what the student builds and why (the handout). Name each task's function or method, its
 inputs and outputs, and the formula it implements.
 
 ## What to submit
 
-`micrograd/{module}.py` (package layout), `{module}.py` (flat layout), or a notebook with the code in
+`{package}/{module}.py` (package layout), `{module}.py` (flat layout), or a notebook with the code in
 its code cells. Use only the standard library.
 
 ## Tasks
@@ -60,7 +60,7 @@ its code cells. Use only the standard library.
 '''
 
 PROBES = '''\
-"""The probes of assignment ``{id}``: they run the student's ``micrograd/{module}.py`` in the sandbox.
+"""The probes of assignment ``{id}``: they run the student's ``{package}/{module}.py`` in the sandbox.
 
 A probe takes the code under test (``mg``: ``mg.{module}`` is the student's module, or the reference's
 in the judge), a ``ctx`` whose ``during`` says what the probe is doing, and plain-data arguments; it
@@ -98,7 +98,7 @@ def parse_call(value: Any, name: str, inputs: list[float]) -> CallAnswer:
 
 
 PROBES = {{"{id}_call": lambda mg, ctx, name, inputs: call(mg, ctx, name, inputs)}}
-NEEDS = {{"{id}_call": ("micrograd.{module}",)}}
+NEEDS = {{"{id}_call": ("{package}.{module}",)}}
 ANSWERS = {{"{id}_call": parse_call}}
 '''
 
@@ -149,13 +149,13 @@ def test_square_on_random_inputs(student, reference, check):
 '''
 
 BUGS = '''\
-# Known student bugs of assignment {id}, as mutants of reference/micrograd/{module}.py.
+# Known student bugs of assignment {id}, as mutants of reference/{package}/{module}.py.
 # Checked by `grader validate`: each mutant must lose points in every test its caught_by names.
 # An entry:
 # - id: square_adds
 #   method: square
 #   description: 'square returns x + x: right at 2, wrong everywhere else'
-#   file: micrograd/{module}.py
+#   file: {package}/{module}.py
 #   find: |2
 #         return x * x
 #   replace: |2
@@ -165,7 +165,7 @@ BUGS = '''\
 '''
 
 REFERENCE = '''\
-"""TODO: what ``micrograd/{module}.py`` holds (assignment ``{id}``)."""
+"""TODO: what ``{package}/{module}.py`` holds (assignment ``{id}``)."""
 
 from __future__ import annotations
 
@@ -204,7 +204,7 @@ def scaffold(course: Course, assignment_id: str, module: str | None = None, titl
         raise GraderError(f"{folder} exists already: choose another id, or edit that assignment")
     existing = course.assignments()
     order = max((a.order for a in existing if a.order < 1000), default=0) + 1
-    values = {"id": assignment_id, "module": module, "order": order, "task": order,
+    values = {"id": assignment_id, "module": module, "order": order, "task": order, "package": course.package,
               "title": (title or f"Assignment {order}: {assignment_id.replace('_', ' ')}").replace('"', "'")}
     files = {
         folder / "assignment.yaml": ASSIGNMENT_YAML,
@@ -214,7 +214,7 @@ def scaffold(course: Course, assignment_id: str, module: str | None = None, titl
         folder / "tests" / "hidden" / f"test_{assignment_id}_hidden.py": HIDDEN,
         folder / "bugs.yaml": BUGS,
     }
-    reference = course.reference_dir / "micrograd" / f"{module}.py"
+    reference = course.reference_package / f"{module}.py"
     if not reference.exists():
         files[reference] = REFERENCE
     for path, text in files.items():

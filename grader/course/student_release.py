@@ -73,7 +73,7 @@ WORKFLOW = """\
 # on their laptops, with annotations at the failing lines and a job summary.
 # It installs what Classroom 50's autograder installs: the versions pinned in
 # requirements.lock, on the Python they were made with, so both score alike.
-name: micrograd self-check
+name: {package} self-check
 on:
   push:
     branches: ["**"]
@@ -101,21 +101,23 @@ jobs:
         run: |
           python -m pip install --quiet --disable-pip-version-check -r requirements.lock
           python -m pip install --quiet --disable-pip-version-check --no-deps .
-      - name: micrograd self-check
+      - name: {package} self-check
         run: grader check --format github
 """
-"""The release's ``.github/workflows/self-check.yml``; ``{python}`` is the lock's Python minor (:func:`workflow`)."""
+"""The release's ``.github/workflows/self-check.yml``; ``{python}`` is the lock's Python minor and ``{package}`` the
+student's package (:func:`workflow`)."""
 
 
-def workflow(lock: Lock) -> str:
-    """The self-check workflow of a release pinned to ``lock`` (its ``requirements.lock``)."""
-    return WORKFLOW.replace("{python}", lock.python_minor)
+def workflow(lock: Lock, package: str) -> str:
+    """The self-check workflow of a release pinned to ``lock`` (its ``requirements.lock``) of a course whose
+    student's package is ``package``."""
+    return WORKFLOW.replace("{python}", lock.python_minor).replace("{package}", package)
 
 
 README = """\
-# micrograd: build an autograd engine and a neural network
+# {title}
 
-Your work goes in the `micrograd/` package, in the files each assignment names
+Your work goes in the `{package}/` package, in the files each assignment names
 below (or, if you prefer notebooks, in `notebooks/<assignment>.ipynb`). Every method that raises
 `NotImplementedError("Task N.M: ...")` is yours to write; the handout of each
 assignment is in `assignments/<id>/README.md`.
@@ -169,7 +171,7 @@ From this folder, with `.venv` active:
 grader check                                          # every assignment
 grader check -v                                       # every assignment, each in detail
 grader check -a value_ops                             # one assignment
-grader check notebooks/value_ops.ipynb -a value_ops   # a notebook instead of micrograd/
+grader check notebooks/value_ops.ipynb -a value_ops   # a notebook instead of {package}/
 ```
 
 `grader check` runs the public tests against your code in a sandbox. It
@@ -177,7 +179,7 @@ shows the first assignment you have not finished in detail: your score per
 task and, for each failing test, the method at fault, the inputs, expected vs
 got, and a hint; then one line for each other assignment (`-v` shows every
 assignment in detail, `-a ID` the ones you name). An error that stops several
-assignments, such as a syntax error in `micrograd/engine.py`, is shown once,
+assignments, such as a syntax error in `{package}/{first}.py`, is shown once,
 with the assignments it stops. It exits 0 only when every public test passes.
 Hidden tests check the same things on other inputs. On the untouched template
 it reports 0 points: that means your set-up works.
@@ -194,18 +196,18 @@ active, either:
 
 Write your code in the cells, save the notebook (Ctrl+S, or Cmd+S on a Mac),
 then run its last cell, **Self-check**: it grades the saved file. It finds
-this folder (the one holding `micrograd/` and `assignments/`) from wherever
+this folder (the one holding `{package}/` and `assignments/`) from wherever
 Jupyter, VS Code or Colab runs the notebook.
 
-You may paste a whole file of `micrograd/` into its cell, imports included.
+You may paste a whole file of `{package}/` into its cell, imports included.
 In a notebook of several files, run its **Set-up** cell first (it comes
-after the first file's cell): `from .engine import Value` or `from
-micrograd.engine import Value` then give the `Value` of the notebook, as
+after the first file's cell): `from .{first} import {name}` or `from
+{package}.{first} import {name}` then give the `{name}` of the notebook, as
 they do when the notebook is graded.
 
-To run a file of `micrograd/` yourself, run it as a module from this folder:
-`python -m micrograd.nn`, not `python micrograd/nn.py` (which stops at its
-`from .engine import Value`).
+To run a file of `{package}/` yourself, run it as a module from this folder:
+`python -m {package}.{last}`, not `python {package}/{last}.py` (which stops at its
+`from .{first} import {name}`).
 
 ## Google Colab
 
@@ -236,7 +238,7 @@ It installs Python, the grader and the Python and Jupyter extensions for
 you: skip the set-up above. Once it has finished, open a terminal and run
 `grader check`. For notebooks, choose the kernel `/usr/local/bin/python`.
 
-Work either in `micrograd/` or in the notebooks: the grader grades the one you
+Work either in `{package}/` or in the notebooks: the grader grades the one you
 changed (`student_template/` keeps the untouched stubs it compares with).
 
 ## Submit
@@ -284,7 +286,7 @@ desktop.ini
 """
 
 DEVCONTAINER = {
-    "name": "micrograd",
+    "name": "",  # the student's package (build_release)
     "image": "mcr.microsoft.com/devcontainers/python:1-3.12-bookworm",
     # The image's Python (/usr/local, from the official python image) is not externally managed;
     # the container user (vscode) installs into its user site, whose bin/ is on the PATH.
@@ -310,6 +312,17 @@ def min_python(pyproject: str) -> str:
     return found.group(1)
 
 
+def readme_words(course: Course) -> dict[str, str]:
+    """What the release README names of the course: its title, the student's package, the first and last of the
+    handout's modules and the first class of the first (``micrograd``, ``engine``, ``nn``, ``Value``)."""
+    handout, package = course.handout, course.package
+    modules = handout.modules or tuple(sorted(p.stem for p in course.template_package.glob("*.py")
+                                              if p.stem != "__init__")) or ("module",)
+    first_classes = next(iter(handout.files.values()), ())
+    return {"title": handout.title or package, "package": package, "first": modules[0], "last": modules[-1],
+            "name": first_classes[0] if first_classes else "*"}
+
+
 def build_release(course: Course, dest: Path, lock: Lock | None = None) -> list[Path]:
     """Write the student release into ``dest`` (which must be empty or missing).
 
@@ -327,8 +340,8 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None) -> list[
             runtime dependency of the grader is not installed here.
     """
     require_new_folder(dest, "the release")
-    template = course.template_dir / "micrograd"
-    if not (template / "engine.py").is_file():
+    template = course.template_package
+    if not any(template.glob("*.py")):
         raise GraderError(f"no student template at {template} (run `grader template` first)")
     package = Path(__file__).resolve().parent.parent  # the grader package
     pyproject = next((p for p in (package.parent / "pyproject.toml", course.root / "pyproject.toml") if p.is_file()),
@@ -340,9 +353,9 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None) -> list[
     lock = lock if lock is not None else resolve(runtime_requirements(pyproject))  # as the Classroom 50 bundle's
     dest.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(template, dest / "micrograd", ignore=ignore)
-    shutil.copytree(template, dest / "student_template" / "micrograd", ignore=ignore)  # untouched files: see candidates
-    sources = {f"micrograd/{p.name}": p.read_text(encoding="utf-8") for p in template.glob("*.py")}
+    shutil.copytree(template, dest / course.package, ignore=ignore)
+    shutil.copytree(template, dest / "student_template" / course.package, ignore=ignore)  # untouched: see candidates
+    sources = {f"{course.package}/{p.name}": p.read_text(encoding="utf-8") for p in template.glob("*.py")}
     rows = []
     copy_shared(course, dest / "assignments")
     for a in course.assignments():
@@ -354,12 +367,13 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None) -> list[
     shutil.copytree(package, dest / "grader", ignore=ignore)
     (dest / "pyproject.toml").write_text(own_pyproject, encoding="utf-8")
     (dest / LOCK_NAME).write_text(lock.text(), encoding="utf-8")
-    readme = README.format(rows="\n".join(rows), python=min_python(own_pyproject), lock_python=lock.python_minor)
+    readme = README.format(rows="\n".join(rows), python=min_python(own_pyproject), lock_python=lock.python_minor,
+                           **readme_words(course))
     (dest / "README.md").write_text(readme, encoding="utf-8")
     (dest / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
     (dest / ".devcontainer").mkdir()
-    (dest / ".devcontainer" / "devcontainer.json").write_text(json.dumps(DEVCONTAINER, indent=2) + "\n",
+    (dest / ".devcontainer" / "devcontainer.json").write_text(json.dumps({**DEVCONTAINER, "name": course.package}, indent=2) + "\n",
                                                                encoding="utf-8")
     (dest / ".github" / "workflows").mkdir(parents=True)
-    (dest / ".github" / "workflows" / WORKFLOW_NAME).write_text(workflow(lock), encoding="utf-8")
+    (dest / ".github" / "workflows" / WORKFLOW_NAME).write_text(workflow(lock, course.package), encoding="utf-8")
     return sorted(p.relative_to(dest) for p in dest.rglob("*") if p.is_file())

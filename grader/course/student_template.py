@@ -79,36 +79,40 @@ def strip_solutions(source: str, filename: str) -> str:
     return "".join(out)
 
 
-def generate(reference_dir: Path) -> dict[str, str]:
-    """Template files generated from ``reference_dir/micrograd``: relative path to text.
+def generate(reference_dir: Path, package: str) -> dict[str, str]:
+    """Template files generated from ``reference_dir/<package>`` (``reference/micrograd``): relative path
+    (``micrograd/engine.py``) to text.
 
     Raises:
         GraderError: If the reference package is missing or its markers are invalid.
     """
-    package = reference_dir / "micrograd"
-    if not package.is_dir():
-        raise GraderError(f"no reference package at {package}")
+    folder = reference_dir / package
+    if not folder.is_dir():
+        raise GraderError(f"no reference package at {folder}")
     files = {}
-    for path in sorted(package.glob("*.py")):
-        rel = f"micrograd/{path.name}"
+    for path in sorted(folder.glob("*.py")):
+        rel = f"{package}/{path.name}"
         files[rel] = strip_solutions(path.read_text(encoding="utf-8"), rel)
     return files
 
 
+def _packages(generated: dict[str, str]) -> set[str]:
+    return {rel.split("/", 1)[0] for rel in generated}
+
+
 def differences(generated: dict[str, str], template_dir: Path) -> list[str]:
     """Relative paths where ``template_dir`` differs from ``generated`` (missing or extra files included)."""
-    on_disk = {
-        f"micrograd/{p.name}": p.read_text(encoding="utf-8") for p in sorted((template_dir / "micrograd").glob("*.py"))
-    }
+    on_disk = {f"{package}/{p.name}": p.read_text(encoding="utf-8")
+               for package in _packages(generated) for p in sorted((template_dir / package).glob("*.py"))}
     return sorted(k for k in set(generated) | set(on_disk) if generated.get(k) != on_disk.get(k))
 
 
 def write(generated: dict[str, str], template_dir: Path) -> None:
     """Write the generated files into ``template_dir``, removing stale ``.py`` files."""
-    package = template_dir / "micrograd"
-    package.mkdir(parents=True, exist_ok=True)
-    for stale in package.glob("*.py"):
-        if f"micrograd/{stale.name}" not in generated:
-            stale.unlink()
+    for package in _packages(generated):
+        (template_dir / package).mkdir(parents=True, exist_ok=True)
+        for stale in (template_dir / package).glob("*.py"):
+            if f"{package}/{stale.name}" not in generated:
+                stale.unlink()
     for rel, text in generated.items():
         (template_dir / rel).write_text(text, encoding="utf-8")

@@ -127,7 +127,7 @@ def intake(student: str, work: Mapping[str, DueWork], index: int, assignments: l
         try:
             if late is not None and not late["graded"]:
                 raise SubmissionError(late["sentence"])
-            chosen = choose(sub, a.files, a.id, template)  # .py files or notebook; notes say which
+            chosen = choose(sub, a.files, a.id, template, own=a.own_modules, classes=a.defines)  # .py files or notebook; notes say which
             stage(chosen.sources, base / "code")
             part = replace(part, code_dir=str(base / "code"), scratch=str(base / "scratch"),
                            notes=(notes + chosen.notes)[:20], line_map=chosen.line_map)

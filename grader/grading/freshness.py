@@ -8,7 +8,7 @@ part of the course that can change a result (:func:`course_fingerprints`):
 * ``grader``: the grader's version and its own source (probes, scoring, feedback);
 * ``assignment``: the assignment's folder (``assignment.yaml``, public and hidden
   tests, the bug catalogue ``bugs.yaml``), without its handout ``README.md``;
-* ``reference``: the reference solution ``reference/micrograd``;
+* ``reference``: the reference solution's package (``reference/micrograd``);
 * ``template``: the student template, which intake compares submissions with.
 
 Both are stored in ``results.json`` (``extra_data.grader.fingerprint`` and
@@ -91,7 +91,7 @@ def course_fingerprints(course: Course, assignments: list[Assignment]) -> dict[s
     """Each assignment's fingerprints, one per part of :data:`COMPONENTS` (assignment id to part to SHA-256)."""
     shared = {
         "grader": grader_fingerprint(),
-        "reference": tree_digest(course.reference_dir / "micrograd"),
+        "reference": tree_digest(course.reference_package),
         "template": tree_digest(course.template_dir),
         "parts": tree_digest(course.parts_dir),
     }

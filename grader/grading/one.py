@@ -127,7 +127,7 @@ def self_check(course: Course, path: Path, assignment_ids: list[str] | None = No
         GraderError: If ``path`` does not exist, or the judge fails.
     """
     if not path.exists():
-        raise GraderError(f"{path} does not exist (give the folder holding micrograd/, a .zip or a .ipynb)")
+        raise GraderError(f"{path} does not exist (give the folder holding {course.package}/, a .zip or a .ipynb)")
     assignments = course.assignments(assignment_ids)
     result = CheckResult(assignments, path=path)
     try:

@@ -97,9 +97,9 @@ class Report:
 
 
 def variant_dirs(course: Course) -> list[Path]:
-    """Folders of the correct variants (each holding ``micrograd/``)."""
+    """Folders of the correct variants (each holding the student's package, ``micrograd/``)."""
     root = course.reference_dir / "variants"
-    return sorted(p for p in root.iterdir() if (p / "micrograd").is_dir()) if root.is_dir() else []
+    return sorted(p for p in root.iterdir() if (p / course.package).is_dir()) if root.is_dir() else []
 
 
 def _tests(store: ResultStore, assignment: Assignment, student: str) -> tuple[TestEntry, ...]:
@@ -130,13 +130,12 @@ def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs
     """Grade the reference, template, variants and mutants of one assignment and record misses."""
     subs = work / assignment.id / "subs"
     out = work / assignment.id / "out"
-    shutil.copytree(course.reference_dir / "micrograd", subs / REFERENCE / "micrograd",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(course.template_dir / "micrograd", subs / TEMPLATE / "micrograd",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    package = assignment.package
+    shutil.copytree(course.reference_dir / package, subs / REFERENCE / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(course.template_dir / package, subs / TEMPLATE / package, ignore=shutil.ignore_patterns("__pycache__"))
     variants = [v for v in variant_dirs(course) if any((v / f).is_file() for f in assignment.files)]
     for variant in variants:  # the variant's own files over the reference's (a variant of the engine alone is one)
-        shutil.copytree(course.reference_dir / "micrograd", subs / f"variant--{variant.name}" / "micrograd",
+        shutil.copytree(course.reference_dir / package, subs / f"variant--{variant.name}" / package,
                         ignore=shutil.ignore_patterns("__pycache__"))
         shutil.copytree(variant, subs / f"variant--{variant.name}", ignore=shutil.ignore_patterns("__pycache__"),
                         dirs_exist_ok=True)

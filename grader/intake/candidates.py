@@ -8,8 +8,9 @@ the candidates are:
   flat layout (``.../engine.py``), shallowest first; a candidate only when
   every file the assignment names is there;
 * the notebook ``A.ipynb`` (shallowest), or else the submission's only
-  notebook; next to complete ``.py`` files, only if it defines ``Value``
-  (else it is a scratch notebook that imports the package).
+  notebook; next to complete ``.py`` files, only if it defines at its top
+  level a class the handout puts in the first file (``Value``: the assignment's
+  ``defines``), else it is a scratch notebook that imports the package.
 
 A candidate equal to the student template (the course's
 ``student_template/micrograd/*.py``; for a notebook, the code cells
@@ -29,17 +30,24 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.course.config import OWN_MODULES
 from grader.course.handouts import notebook_code_cells
 from grader.errors import SubmissionError
 from grader.intake.cellmap import LineMap
 from grader.intake.entry import Submission
-from grader.intake.notebook import IPYTHON_LINE, MODULE, assemble, cap, code_cells, parse, source_lines
+from grader.intake.notebook import IPYTHON_LINE, assemble, cap, code_cells, parse, source_lines
+from grader.intake.notebook_imports import OwnCode
 
 STUB = re.compile(r"^\s*raise\s+NotImplementedError\b", re.M)
 """A stub left to fill (the template's methods raise ``NotImplementedError("Task N.M: ...")``)."""
-DEFINES_VALUE = re.compile(r"^(class\s+Value\b|Value\s*=)", re.M)
-"""A notebook standing for the engine defines ``Value`` at its top level."""
+
+
+def defines(code: str, names: tuple[str, ...]) -> bool:
+    """Whether ``code`` defines one of ``names`` at its top level (``class Value`` or ``Value = ...``); True when
+    ``names`` is empty (nothing to look for)."""
+    if not names:
+        return True
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.search(rf"^(class\s+({alternatives})\b|({alternatives})\s*=)", code, re.M) is not None
 def reexport(first: str) -> str:
     """A module that stands for the notebook's code staged as ``first`` (``micrograd/engine.py``): every name of it,
     those starting with ``_`` too (``from .engine import *`` would leave out a helper such as ``_escape``)."""
@@ -145,7 +153,7 @@ def find_notebook(sub: Submission, assignment_id: str) -> str | None:
     return notebooks[0] if len(notebooks) == 1 else None
 
 
-def template_code(template: Path | None, wanted: tuple[str, ...]) -> tuple[str, str] | None:
+def template_code(template: Path | None, wanted: tuple[str, ...], own: OwnCode) -> tuple[str, str] | None:
     """Normalised template code of the ``.py`` files and of the notebook, or None without a template."""
     if template is None:
         return None
@@ -153,7 +161,8 @@ def template_code(template: Path | None, wanted: tuple[str, ...]) -> tuple[str, 
         sources = {t: (template / t).read_text(encoding="utf-8") for t in wanted}
     except (OSError, UnicodeDecodeError):
         return None
-    return normalise([sources[t] for t in wanted]), normalise(notebook_code_cells(wanted, sources, ""))
+    return (normalise([sources[t] for t in wanted]),
+            normalise(notebook_code_cells(wanted, sources, "", tuple(sorted(own.modules)))))
 
 
 def _files_candidate(sub: Submission, wanted: tuple[str, ...], paths: dict[str, str]) -> Candidate:
@@ -164,11 +173,10 @@ def _files_candidate(sub: Submission, wanted: tuple[str, ...], paths: dict[str, 
                      max(sub.mtimes.get(paths[t], 0.0) for t in wanted), notebook=False)
 
 
-def _notebook_candidate(sub: Submission, wanted: tuple[str, ...], path: str) -> Candidate:
+def _notebook_candidate(sub: Submission, wanted: tuple[str, ...], path: str, own: OwnCode) -> Candidate:
     cells = code_cells(parse(sub.files[path], path))
     first = wanted[0]  # the notebook's code is the assignment's first file; the others re-export it
-    own = frozenset(OWN_MODULES) | {t.rsplit("/", 1)[-1][: -len(".py")] for t in wanted}
-    generated = assemble(cells, path, first, own)
+    generated = assemble(cells, path, own)
     sources = {t: (generated.code if t == first else reexport(first)) for t in wanted}
     return Candidate(cap(path, 80), Resolved(sources, line_map=generated.line_map),
                      normalise([source for _, _, source in cells]), len(STUB.findall(generated.code)),
@@ -180,19 +188,24 @@ def _missing(sub: Submission, wanted: tuple[str, ...], found: dict[str, str]) ->
     seen = ", ".join(cap(p, 80) for p in sorted(sub.files)[:8]) or "nothing"
     return SubmissionError(
         f"missing {', '.join(missing)} (looked for {' or '.join(m.rsplit('/', 1)[-1] for m in missing)} "
-        f"in a micrograd/ folder or at the top level, or a notebook; found {seen})"
+        f"in a {wanted[0].split('/', 1)[0]}/ folder or at the top level, or a notebook; found {seen})"
     )
 
 
-def choose(sub: Submission, wanted: tuple[str, ...], assignment_id: str = "", template: Path | None = None) -> Resolved:
+def choose(sub: Submission, wanted: tuple[str, ...], assignment_id: str = "", template: Path | None = None, *,
+           own: tuple[str, ...] = (), classes: tuple[str, ...] = ()) -> Resolved:
     """What to grade of ``sub`` for an assignment naming the files ``wanted`` (see the module docstring).
 
     Args:
         sub: The submission as read.
-        wanted: The package paths the assignment names (``("micrograd/engine.py",)``).
+        wanted: The package paths the assignment names, in import order (``("micrograd/engine.py",)``).
         assignment_id: The assignment's id: its notebook is ``<id>.ipynb``. "" accepts only a lone notebook.
-        template: The course's template folder (holding ``micrograd/``), or None: without it no
+        template: The course's template folder (holding the student's package), or None: without it no
             candidate counts as untouched.
+        own: The course's modules a notebook's imports may name for its own code
+            (:attr:`~grader.course.config.Assignment.own_modules`), besides those of ``wanted``.
+        classes: The classes that show a notebook stands for the first file
+            (:attr:`~grader.course.config.Assignment.defines`); none: any notebook does.
 
     Raises:
         SubmissionError: If nothing stands for the assignment, a file is ambiguous or not UTF-8,
@@ -201,13 +214,14 @@ def choose(sub: Submission, wanted: tuple[str, ...], assignment_id: str = "", te
     if sub.error:
         raise SubmissionError(sub.error)
     paths = find_files(sub, wanted)
+    code = OwnCode(wanted[0], frozenset(own) | {t.rsplit("/", 1)[-1].removesuffix(".py") for t in wanted})
     candidates = [_files_candidate(sub, wanted, paths)] if len(paths) == len(wanted) else []
     notebook = find_notebook(sub, assignment_id)
     notes: list[str] = []
     if notebook is not None:
         try:
-            candidate = _notebook_candidate(sub, wanted, notebook)
-            if not candidates or DEFINES_VALUE.search(candidate.resolved.sources.get(MODULE, "class Value")):
+            candidate = _notebook_candidate(sub, wanted, notebook, code)
+            if not candidates or defines(candidate.resolved.sources[wanted[0]], classes):
                 candidates.append(candidate)  # else a scratch notebook using the package: not an alternative
         except SubmissionError as exc:
             if not candidates:
@@ -215,7 +229,7 @@ def choose(sub: Submission, wanted: tuple[str, ...], assignment_id: str = "", te
             notes.append(f"ignored {cap(notebook, 80)}: {exc}")
     if not candidates:
         raise _missing(sub, wanted, paths)
-    reference = template_code(template, wanted)  # (files, notebook), normalised
+    reference = template_code(template, wanted, code)  # (files, notebook), normalised
     worked = [c for c in candidates if reference is None or c.normalised != reference[1 if c.notebook else 0]]
     if len(worked) <= 1:
         chosen = worked[0] if worked else candidates[0]

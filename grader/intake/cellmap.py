@@ -95,7 +95,8 @@ def locate(error: Any, line_map: LineMap | None) -> Any:
 
 def _located(where: Any, line_map: LineMap) -> dict[str, Any] | None:
     """``where`` (a place in the staged files) located in the notebook, or None when it is not in the package."""
-    if not isinstance(where, dict) or not _relative(where.get("file", "")).startswith("micrograd/"):
+    package = str(line_map.get("module", "")).split("/", 1)[0]
+    if not isinstance(where, dict) or not package or not _relative(where.get("file", "")).startswith(f"{package}/"):
         return None
     located: dict[str, Any] = {**where, "notebook": line_map.get("notebook", "notebook"),
                                "cell": None, "code_cell": None}

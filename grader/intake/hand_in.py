@@ -54,7 +54,8 @@ def course_files(folder: Path, assignments: list[Assignment]) -> list[str]:
     if not found:
         raise GraderError(f"nothing to submit: {folder} holds none of the files the course names "
                           f"({', '.join(wanted[:4])}{', ...' if len(wanted) > 4 else ''}); run grader submit-zip "
-                          "in your copy of the release, where micrograd/ and notebooks/ are")
+                          f"in your copy of the release, where {assignments[0].package if assignments else 'your package'}/ and "
+                          "notebooks/ are")
     return found
 
 
@@ -174,7 +175,8 @@ def read_back(output: Path, assignments: list[Assignment], template: Path) -> tu
     lines, gradable = [f"Read back as the grader reads it ({output.name}):"], 0
     for a in assignments:
         try:
-            resolved = choose(sub, a.files, a.id, template if template.is_dir() else None)
+            resolved = choose(sub, a.files, a.id, template if template.is_dir() else None, own=a.own_modules,
+                              classes=a.defines)
         except SubmissionError as exc:
             lines.append(f"  {a.id}: not gradable: {exc}")
             continue

@@ -25,15 +25,12 @@ from typing import Any
 
 import nbformat
 
-from grader.course.config import OWN_MODULES
 from grader.errors import SubmissionError
 from grader.intake.cellmap import CellSpan, LineMap
-from grader.intake.notebook_imports import StatementTracker, rewrite_imports
+from grader.intake.notebook_imports import OwnCode, StatementTracker, rewrite_imports
 
 IPYTHON_LINE = re.compile(r"^\s*([%!?]|\w+\s*=\s*[%!])|^\s*[\w.]+\?{1,2}\s*$")
 NEWLINE = re.compile(r"\r\n|\r|\n")
-MODULE = "micrograd/engine.py"
-"""Where the module generated from a notebook is staged."""
 MAX_NAME = 120
 """Longest notebook name kept for feedback, in characters."""
 MAX_JSON_TOKENS = 1_000_000
@@ -191,15 +188,14 @@ def code_cells(nb: Any) -> list[tuple[int, int, str]]:
     return cells
 
 
-def assemble(cells: list[tuple[int, int, str]], name: str, module: str = MODULE,
-             own: frozenset[str] = frozenset(OWN_MODULES)) -> NotebookCode:
+def assemble(cells: list[tuple[int, int, str]], name: str, own: OwnCode) -> NotebookCode:
     """Join code cells (as :func:`code_cells` gives them) into one module and its line map.
 
     Args:
         cells: The code cells.
         name: The notebook's path in the submission.
-        module: The package path the code is staged as (the assignment's first file, e.g. ``micrograd/engine.py``).
-        own: The short names of the modules the notebook stands for (their imports are rewritten).
+        own: What the notebook stands for: the package path the code is staged as (the assignment's first file,
+            e.g. ``micrograd/engine.py``), and the modules whose imports are rewritten.
     """
     header: list[str] = []
     header_spans: list[CellSpan] = []
@@ -224,26 +220,27 @@ def assemble(cells: list[tuple[int, int, str]], name: str, module: str = MODULE,
     for span in spans:
         span["line"] += len(header)
     code = "\n".join(header + body) + "\n"
-    return NotebookCode(code, LineMap(notebook=cap(name), module=module, spans=header_spans + spans))
+    return NotebookCode(code, LineMap(notebook=cap(name), module=own.staged, spans=header_spans + spans))
 
 
-def read_notebook(raw: bytes, name: str) -> NotebookCode:
+def read_notebook(raw: bytes, name: str, own: OwnCode) -> NotebookCode:
     """The module generated from the notebook ``raw`` (its bytes), and its line map.
 
     Args:
         raw: The ``.ipynb`` file's bytes.
         name: Its path in the submission (for messages and the line map).
+        own: What the notebook stands for (:meth:`OwnCode.of` the assignment).
 
     Raises:
         SubmissionError: If the bytes are not UTF-8 or not a valid notebook.
     """
-    return assemble(code_cells(parse(raw, name)), name)
+    return assemble(code_cells(parse(raw, name)), name, own)
 
 
-def notebook_code(raw: bytes, name: str) -> str:
-    """Return the Python code of the notebook ``raw`` (its bytes).
+def notebook_code(raw: bytes, name: str, own: OwnCode) -> str:
+    """Return the Python code of the notebook ``raw`` (its bytes; ``own`` as :func:`read_notebook`).
 
     Raises:
         SubmissionError: If the bytes are not UTF-8 or not a valid notebook.
     """
-    return read_notebook(raw, name).code
+    return read_notebook(raw, name, own).code

@@ -26,13 +26,42 @@ import re
 import tokenize
 from dataclasses import dataclass, field
 
-from grader.course.config import OWN_MODULES
+from grader.course.config import Assignment
 
 IMPORT_START = re.compile(r"^\s*(from|import)\s")
 SELF = '__import__("sys").modules[__name__]'
 """An expression for the module being run (the generated module)."""
-PACKAGE = f'__import__("types").SimpleNamespace(engine={SELF}, nn={SELF})'
-"""What ``import micrograd.engine`` binds ``micrograd`` to."""
+
+
+@dataclass(frozen=True)
+class OwnCode:
+    """What a notebook's code stands for: the module it is staged as, and the names its imports may give it by.
+
+    Attributes:
+        staged: The package path the notebook's code is staged as: the assignment's first file
+            (``micrograd/engine.py``).
+        modules: The short names of the modules the notebook stands for (``engine``, ``nn``...;
+            :attr:`~grader.course.config.Assignment.own_modules`): their imports are rewritten.
+    """
+
+    staged: str
+    modules: frozenset[str]
+
+    @property
+    def package(self) -> str:
+        """The student's package (``micrograd``)."""
+        return self.staged.split("/", 1)[0]
+
+    @property
+    def namespace(self) -> str:
+        """What ``import micrograd.engine`` binds ``micrograd`` to: every own module is the module being run."""
+        return f'__import__("types").SimpleNamespace({", ".join(f"{m}={SELF}" for m in sorted(self.modules))})'
+
+    @classmethod
+    def of(cls, assignment: Assignment) -> OwnCode:
+        """What a notebook graded for ``assignment`` stands for."""
+        return cls(assignment.files[0], frozenset(assignment.own_modules) |
+                   {f.rsplit("/", 1)[-1].removesuffix(".py") for f in assignment.files})
 
 
 MAX_STATEMENT_LINES = 100
@@ -112,32 +141,32 @@ class Rewritten:
     futures: list[tuple[int, str]] = field(default_factory=list)
 
 
-def _own_module(module: str | None, level: int, own: frozenset[str]) -> bool:
+def _own_module(module: str | None, level: int, own: OwnCode) -> bool:
     """``from <module> import`` names the notebook itself (``.engine``, ``micrograd.nn``, ``engine``)."""
     if module is None:
         return False
     if level == 1:
-        return module in own
-    return level == 0 and (module in own or module in {f"micrograd.{m}" for m in own})
+        return module in own.modules
+    return level == 0 and (module in own.modules or module in {f"{own.package}.{m}" for m in own.modules})
 
 
-def _own_package(module: str | None, level: int) -> bool:
+def _own_package(module: str | None, level: int, own: OwnCode) -> bool:
     """``from <module> import engine`` names the package (``from micrograd import engine``, ``from . import nn``)."""
-    return (level == 1 and module is None) or (level == 0 and module == "micrograd")
+    return (level == 1 and module is None) or (level == 0 and module == own.package)
 
 
-def replacement(node: ast.stmt, own: frozenset[str] = frozenset(OWN_MODULES)) -> str | None:
-    """The one-line statement that replaces an import of the notebook's own modules (``own``: short names), or None
-    to keep ``node`` as it is."""
+def replacement(node: ast.stmt, own: OwnCode) -> str | None:
+    """The one-line statement that replaces an import of the notebook's own modules, or None to keep ``node`` as
+    it is."""
     if isinstance(node, ast.ImportFrom) and _own_module(node.module, node.level, own):
         aliases = [f"{a.asname} = {a.name}" for a in node.names if a.asname and a.asname != a.name and a.name != "*"]
         return "; ".join(aliases) or "pass"
-    if isinstance(node, ast.ImportFrom) and _own_package(node.module, node.level):
-        if not all(a.name in own for a in node.names):
+    if isinstance(node, ast.ImportFrom) and _own_package(node.module, node.level, own):
+        if not all(a.name in own.modules for a in node.names):
             return None
         return "; ".join(f"{a.asname or a.name} = {SELF}" for a in node.names)
     if isinstance(node, ast.Import):
-        names = set(own) | {f"micrograd.{m}" for m in own}
+        names = set(own.modules) | {f"{own.package}.{m}" for m in own.modules}
         if not any(a.name in names for a in node.names):
             return None
         statements = []
@@ -147,7 +176,7 @@ def replacement(node: ast.stmt, own: frozenset[str] = frozenset(OWN_MODULES)) ->
             elif a.asname:
                 statements.append(f"{a.asname} = {SELF}")
             elif "." in a.name:
-                statements.append(f"micrograd = {PACKAGE}")
+                statements.append(f"{own.package} = {own.namespace}")
             else:
                 statements.append(f"{a.name} = {SELF}")
         return "; ".join(statements)
@@ -180,12 +209,12 @@ def _parse(lines: list[str]) -> ast.stmt | None:
     return None
 
 
-def rewrite_imports(lines: list[str], own: frozenset[str] = frozenset(OWN_MODULES)) -> Rewritten:
+def rewrite_imports(lines: list[str], own: OwnCode) -> Rewritten:
     """Rewrite the package-only imports of one cell's ``lines`` (see the module docstring).
 
     Args:
         lines: The cell's lines, IPython syntax already replaced (:func:`grader.intake.notebook.strip_ipython`).
-        own: The short names of the modules the notebook stands for (default :data:`OWN_MODULES`).
+        own: What the notebook stands for (its imports of these modules are rewritten).
 
     Returns:
         The rewritten lines (as many) and the ``from __future__`` imports moved out.

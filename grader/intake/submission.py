@@ -67,7 +67,7 @@ SKIP_DIRS = {"__pycache__", "__MACOSX", ".git", ".ipynb_checkpoints", "node_modu
 READ_SUFFIXES = (".py", ".ipynb")
 SUBMISSION_SUFFIXES = (".zip", ".ipynb", ".ZIP", ".IPYNB")
 """File suffixes of a submission entry (discover() accepts any case; these are the spellings checked for rivals)."""
-SUBMIT_ONLY = "keep only your micrograd/ and notebooks/ files (grader submit-zip makes a zip of just those)"
+SUBMIT_ONLY = "keep only your package's and notebooks/ files (grader submit-zip makes a zip of just those)"
 """What to do about a submission with too many files."""
 MAKE_READABLE = "make it readable (unzip keeps a member's permissions from the zip: chmod -R a+rX fixes them) and grade again"
 """What to do about a file or folder of a submission that could not be read."""
@@ -438,9 +438,10 @@ def resolve(
 
 
 def stage(sources: dict[str, str], code_dir: Path) -> None:
-    """Write the resolved files into ``code_dir/micrograd/`` with an empty ``__init__.py``."""
-    package = code_dir / "micrograd"
-    package.mkdir(parents=True, exist_ok=True)
-    (package / "__init__.py").write_text("", encoding="utf-8")
+    """Write the resolved files (package paths: ``micrograd/engine.py``) into ``code_dir``, each package folder with
+    an empty ``__init__.py``."""
     for target, text in sources.items():
+        package = (code_dir / target).parent
+        package.mkdir(parents=True, exist_ok=True)
+        (package / "__init__.py").write_text("", encoding="utf-8")
         (code_dir / target).write_text(text, encoding="utf-8")

@@ -58,7 +58,7 @@ MARKERS = (
     "points(n): points the test is worth (partial credit by the share of `check` cases passed)",
     "task(id): the handout task the test grades, e.g. task('1.2')",
     f"visibility(v): Gradescope visibility, one of {', '.join(VISIBILITIES)}",
-    "methods(*names): the methods a test without `check` cases is about, e.g. methods('Value.backward')",
+    "methods(*names): the methods a test without `check` cases is about, e.g. methods('Class.method')",
     "contract(contract): the course contract the tests need (a grader.testing.contracts.Contract): "
     "when it does not hold, their failing cases are reported as blocked by the constructor at fault",
     "base_of(factory): (written pytest.mark.base_of.with_args(factory)) factory(student) finds the base operation a failing case's graph called "
@@ -76,7 +76,7 @@ FEED = pytest.StashKey[ProgressFeed]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("grader", "micrograd grader")
+    group = parser.getgroup("grader", "the course's grader")
     group.addoption(
         "--grader-manifest",
         dest="grader_manifest",

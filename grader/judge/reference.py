@@ -22,32 +22,42 @@ from grader.sandbox.probekit import Context, ProbeError, answering
 from grader.sandbox.probes import JUDGED, PROBES, REQUESTS
 from grader.testing.judged import AskRefused, Judged
 
-PACKAGE = "_grader_reference_micrograd"
+PACKAGE = "_grader_reference"
 
 
-def load_reference(reference_dir: Path) -> SimpleNamespace:
-    """Import ``reference_dir/micrograd`` as a private package.
+def load_reference(reference_dir: Path, package: str | None = None) -> SimpleNamespace:
+    """Import ``reference_dir/<package>`` (``reference/micrograd``) as a private package.
+
+    Args:
+        reference_dir: The folder holding the reference solution's package.
+        package: The student's package (:attr:`~grader.course.config.Course.package`); None: the one folder of
+            ``reference_dir`` that is a package (holds ``__init__.py``).
 
     Returns:
         A namespace with one attribute per module of the package (``engine``, ``nn``, and those of later
         assignments, e.g. ``forward``), as probes expect.
 
     Raises:
-        GraderError: If the reference package is missing or fails to import.
+        GraderError: If the reference package is missing (or, ``package`` None, not the only one) or fails to
+            import.
     """
-    package_dir = reference_dir / "micrograd"
-    if not (package_dir / "engine.py").is_file():
-        raise GraderError(f"no reference solution at {package_dir} (expected engine.py and nn.py)")
+    found = [package] if package is not None else sorted(p.parent.name for p in reference_dir.glob("*/__init__.py"))
+    if len(found) != 1:
+        raise GraderError(f"no reference solution at {reference_dir} (expected one package folder, "
+                          f"found {', '.join(found) or 'none'})")
+    package_dir = reference_dir / found[0]
+    if not (package_dir / "__init__.py").is_file():
+        raise GraderError(f"no reference solution at {package_dir} (expected a package: __init__.py and its modules)")
     name = f"{PACKAGE}_{abs(hash(str(package_dir.resolve())))}"
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(
             name, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]
         )
         assert spec is not None and spec.loader is not None
-        package = importlib.util.module_from_spec(spec)
-        sys.modules[name] = package
+        loaded = importlib.util.module_from_spec(spec)
+        sys.modules[name] = loaded
         try:
-            spec.loader.exec_module(package)
+            spec.loader.exec_module(loaded)
         except Exception as exc:
             del sys.modules[name]
             raise GraderError(f"the reference solution failed to import: {exc!r}") from exc

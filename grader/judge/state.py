@@ -146,7 +146,7 @@ class GradingState:
         if self._reference is None:
             if not self.manifest.include_hidden:
                 raise RuntimeError("the reference solution is not available in a self-check")
-            self._reference = load_reference(self.course.reference_dir)
+            self._reference = load_reference(self.course.reference_dir, self.course.package)
         return self._reference
 
     def reference_answer(self, probe: str, args: list[Any]) -> str:

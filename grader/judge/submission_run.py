@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from grader.judge.worker_reports import error_record, module_file
 from grader.outputs.failures import NOTEBOOK_ADVICE, TOP_LEVEL_ADVICE, input_advice
 from grader.outputs.records import CallTiming, GradedTest, JudgeRecord
 from grader.outputs.store import ResultStore
-from grader.sandbox.probes import DEFAULT_NEEDS, NEEDS
+from grader.sandbox.probes import NEEDS
 from grader.sandbox.protocol import LayerStatus
 from grader.testing.judged import Judged
 from grader.testing.outcomes import GraderFault, StudentFault, describe_error, fault_text
@@ -47,16 +48,17 @@ MAX_RESTARTS_PER_TEST = 3
 MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
 
 
-def import_message(module: str, error: dict[str, Any]) -> str:
+def import_message(module: str, error: dict[str, Any], own: Collection[str] = ()) -> str:
     """Student-facing message for a module that failed to import.
 
     An import of a package outside the standard library (``numpy``,
-    ``matplotlib``: 7 of 23 real engines import one) says why it fails here.
+    ``matplotlib``: 7 of 23 real engines import one) says why it fails here; ``own`` are the names of the
+    submission's own modules and package (``micrograd``, ``engine``), which are not such packages.
     """
     text = f"your {failed_import(module, error)}: it {describe_error(error)}"
     missing = MISSING_MODULE.search(str(error.get("message", ""))) if error.get("type") == "ModuleNotFoundError" else None
     name = missing.group(1).split(".")[0] if missing else ""
-    if name and name not in sys.stdlib_module_names and name != "micrograd":
+    if name and name not in sys.stdlib_module_names and name not in own:
         text += (f"\n  (the grader runs your code with Python's standard library only: {name} and other packages "
                  "are not installed; remove the import, or the code that needs it)")
     elif advice := input_advice(error):
@@ -183,10 +185,10 @@ class SubmissionRun:
         if state.hung and (hung := state.hung.get(request_key(probe, args))) is not None:
             raise hung
         worker = self._worker(state)
-        for module in NEEDS.get(probe, DEFAULT_NEEDS):
+        for module in NEEDS.get(probe) or state.assignment.modules[:1]:
             error = state.imports.get(module)
             if error:
-                raise StudentFault("import", import_message(module, error), error)
+                raise StudentFault("import", import_message(module, error, state.assignment.own_names), error)
             if module not in state.imports:
                 raise StudentFault("unavailable", f"{module.replace('.', '/')}.py is not part of this assignment")
         own = probe_limit(limits, reference_seconds, after_timeout=bool(state.hung))

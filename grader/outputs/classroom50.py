@@ -37,7 +37,7 @@ from grader.inert import fence, markdown, terminal
 from grader.outputs.failures import NOT_RUN, not_run, views
 from grader.outputs.feedback import likely_causes, start_here
 from grader.outputs.gradebook import points
-from grader.outputs.self_check import CheckResult, headline, label
+from grader.outputs.self_check import CheckResult, headline, label, package_of
 
 SCHEMA = "classroom50/result/v1"
 RESULT_FILE = "result.json"
@@ -224,7 +224,7 @@ def release_body(result: CheckResult) -> str:
     rows = _rows(result, scale)
     score, most = sum(t["score"] for t in rows), sum(t["max-score"] for t in rows)
     course = (sum(result.score(a)[0] for a in result.assignments), sum(result.score(a)[1] for a in result.assignments))
-    title = f"# micrograd self-check: {score} / {most} points"
+    title = f"# {package_of(result)} self-check: {score} / {most} points"
     if (points(course[0]), points(course[1])) != (str(score), str(most)):
         title += f" (course points: {points(course[0])} / {points(course[1])})"
     head = [title, ""]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -44,8 +44,6 @@ MAX_CASES_SHOWN = 3
 """Distinct errors shown per test; the rest are counted."""
 MORE = re.compile(r"  \((?:and|the same error in) (\d+) more cases?\)")
 """The count line of a block, as written now or (``and N more cases``) by earlier versions."""
-OWN_MODULES = {"micrograd", "engine", "nn"}
-"""Module names of the submission itself: a missing one is not a package the grader lacks."""
 TOP_LEVEL_ADVICE = ('code at the top level of the file runs when it is imported: put tests and demos under '
                     '`if __name__ == "__main__":`')
 """Why code can fail or hang while it is imported (a training loop, a plot, ``input()`` left at the bottom of a file),
@@ -251,12 +249,14 @@ class LoadError(TypedDict):
     detail: str
 
 
-def stdlib_advice(error: Mapping[str, Any]) -> str:
-    """What to do about an import of a package outside the standard library, or "" when that is not the cause."""
+def stdlib_advice(error: Mapping[str, Any], own: Collection[str] = ()) -> str:
+    """What to do about an import of a package outside the standard library, or "" when that is not the cause
+    (``own``: module names of the submission itself, ``micrograd`` and ``engine``: a missing one is not a package the
+    grader lacks)."""
     message = str(error.get("message", ""))
     missing = re.search(r"No module named '([\w.]+)'", message) if error.get("type") == "ModuleNotFoundError" else None
     name = missing.group(1).split(".")[0] if missing else ""
-    if not name or name in sys.stdlib_module_names or name in OWN_MODULES:
+    if not name or name in sys.stdlib_module_names or name in own:
         return ""
     names = ", ".join(dict.fromkeys([name, "numpy", "matplotlib"]))
     return (f"The grader runs the standard library only ({names} and other packages are not installed): "
@@ -301,6 +301,7 @@ def load_errors(imports: Mapping[str, Any], startup: str = "") -> list[LoadError
     """
     errors: list[LoadError] = []
     failed_files: set[str] = set()
+    own_names = {part for module in imports for part in (module.partition(".")[0], module.rpartition(".")[2])}
     for module, error in imports.items():
         if not isinstance(error, Mapping):
             continue
@@ -319,7 +320,7 @@ def load_errors(imports: Mapping[str, Any], startup: str = "") -> list[LoadError
             continue
         described = describe_error(dict(error))
         at = f" ({where_text(dict(where))})" if isinstance(where, Mapping) and where else ""
-        advice = stdlib_advice(error) or input_advice(error)
+        advice = stdlib_advice(error, own_names) or input_advice(error)
         errors.append(LoadError(problem=f"{what}: {described.splitlines()[0]}{at}" + (f". {advice}" if advice else ""),
                                 detail=f"{what}: {described}" + (f"\n  {advice}" if advice else "")))
     if startup:  # its first line says what happened, each further line (indented) what to do: on one line, sentences

@@ -30,10 +30,11 @@ from grader.course.config import Assignment
 from grader.inert import fence, markdown, terminal, xml_text
 from grader.outputs.failures import not_run, views
 from grader.outputs.gradebook import points
-from grader.outputs.self_check import CheckResult, headline, label
+from grader.outputs.self_check import CheckResult, headline, label, package_of
 from grader.outputs.store import ResultStore
 
-WHERE = re.compile(r"at (micrograd/\w+\.py) line (\d+)")
+WHERE = re.compile(r"at ([a-z_][a-z0-9_]*/\w+\.py) line (\d+)")
+"""Where feedback says an error was: ``at micrograd/engine.py line 12`` (a file of the student's package)."""
 
 
 def text(result: CheckResult, every: bool = True) -> str:
@@ -271,7 +272,7 @@ def summary_markdown(result: CheckResult) -> str:
     """The job summary: each error that stopped code from loading once (with the assignments it stopped), then a
     table per assignment (one line for an assignment none of whose tests could run) and the feedback of failing
     tests."""
-    out = ["## micrograd self-check", ""]
+    out = [f"## {package_of(result)} self-check", ""]
     titles = {a.id: label(a) for a in result.assignments}
     for shared in result.shared_load_errors():
         stopped = ", ".join(titles[aid] for aid in shared.assignments)

@@ -28,6 +28,12 @@ def label(assignment: Assignment) -> str:
     return head if head != assignment.title and len(head) <= MAX_LABEL else assignment.title
 
 
+def package_of(result: CheckResult) -> str:
+    """The student's package a check's assignments are about (``micrograd``), for its titles; "code" when it checked
+    none."""
+    return result.assignments[0].package if result.assignments else "code"
+
+
 def headline(problem: str) -> str:
     """What could not be graded, without why: ``micrograd/engine.py could not be imported`` from its one-line
     problem (the text before its first colon or parenthesis), at most 120 characters."""

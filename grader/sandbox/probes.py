@@ -11,7 +11,8 @@ Probes are course content: each lives in a probe module of the course
     the arguments and the return value are plain data (JSON).
 ``NEEDS``
     name -> the student modules the probe imports (``("micrograd.engine",)``);
-    the judge fails a probe at once when one of them did not import.
+    the judge fails a probe at once when one of them did not import. A probe
+    its module names none of needs the assignment's first module.
 ``ANSWERS``
     name -> ``parser(answer, *args)``: the answer's schema, built from
     :mod:`.schema`'s readers and bounded by the request's own arguments
@@ -66,8 +67,6 @@ JUDGED: dict[str, Callable[[list[Any]], Any]] = {}
 JUDGE_SIDES: dict[str, tuple[str, tuple[str, ...]]] = {}
 """Probe module name to its ``JUDGE_SIDE`` module's name and the probes it serves."""
 
-DEFAULT_NEEDS = ("micrograd.engine",)
-"""What a probe needs when its module does not say."""
 
 
 class RegistryError(Exception):
@@ -100,7 +99,7 @@ def register(module: ModuleType) -> list[str]:
     for name, probe in probes.items():
         PROBES[name] = probe
         ANSWERS[name] = answers[name]
-        NEEDS[name] = tuple(needs.get(name, DEFAULT_NEEDS))
+        NEEDS[name] = tuple(needs.get(name, ()))
         if name in requests:
             REQUESTS[name] = requests[name]
         if name in judged:

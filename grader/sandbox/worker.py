@@ -28,13 +28,20 @@ from .probes import PROBES
 from .protocol import BACKEND, LaunchedConfig, LayerStatus, WorkerConfig, off, on
 
 
-class Micrograd:
-    """The submission under test, as seen by probes: one attribute per module of its ``micrograd`` package
-    (``mg.engine`` is ``micrograd.engine``, ``mg.forward`` is ``micrograd.forward``)."""
+class StudentCode:
+    """The submission under test, as seen by probes: one attribute per module of the student's package, by its
+    short name (``mg.engine`` is ``micrograd.engine``, ``mg.forward`` is ``micrograd.forward``).
 
-    def __init__(self, modules: dict[str, Any], errors: dict[str, Any]) -> None:
+    Args:
+        modules: The modules imported, by full name (``micrograd.engine``).
+        errors: What each module that did not import raised, by full name.
+        package: The student's package (``micrograd``): what a short name no module has is looked for in.
+    """
+
+    def __init__(self, modules: dict[str, Any], errors: dict[str, Any], package: str) -> None:
         self._modules = modules
         self._errors = errors
+        self._package = package
 
     def _get(self, name: str) -> Any:
         if name in self._modules:
@@ -47,7 +54,7 @@ class Micrograd:
     def __getattr__(self, short: str) -> Any:
         if short.startswith("_"):
             raise AttributeError(short)
-        return self._get(f"micrograd.{short}")
+        return self._get(f"{self._package}.{short}")
 
 
 def import_submission(code_dir: str, names: list[str], announce: Callable[[str], None] | None = None
@@ -110,7 +117,7 @@ def round_trip(rfile: Any, wfile: Any) -> Callable[[str, Any], Any]:
     return channel
 
 
-def serve(rfile: Any, wfile: Any, mg: Micrograd, code_dir: str) -> None:
+def serve(rfile: Any, wfile: Any, mg: StudentCode, code_dir: str) -> None:
     """Answer requests from ``rfile`` on ``wfile`` until end of input; a probe may ask the judge questions on the
     same pipes while it runs (:func:`round_trip`)."""
     channel = round_trip(rfile, wfile)
@@ -469,4 +476,4 @@ def serve_submission(rfile: Any, wfile: Any, cfg: WorkerConfig, code_dir: str, r
     flush_output()
     wfile.write(protocol.encode({"hello": 1, "imports": {n: errors.get(n) for n in names}}))
     wfile.flush()
-    serve(rfile, wfile, Micrograd(modules, errors), code_dir)
+    serve(rfile, wfile, StudentCode(modules, errors, names[0].partition(".")[0] if names else ""), code_dir)

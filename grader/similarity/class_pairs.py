@@ -20,6 +20,7 @@ from grader.course.config import Assignment, Course
 from grader.course.handouts import notebook_code_cells
 from grader.errors import GraderError
 from grader.intake.notebook import assemble
+from grader.intake.notebook_imports import OwnCode
 from grader.similarity.fingerprints import Fingerprint, Tokens, boilerplate, fingerprint, join, tokenise_all
 from grader.similarity.ranking import Pair, Settings, Stats, across, rank, within
 from grader.similarity.sources import CLASS, Document, Note, read_folder
@@ -105,8 +106,9 @@ def template_texts(course: Course, assignment: Assignment) -> list[list[str]]:
         sources = {f: (course.template_dir / f).read_text(encoding="utf-8") for f in assignment.files}
     except (OSError, UnicodeDecodeError):
         return []
-    cells = notebook_code_cells(assignment.files, sources, assignment.id)
-    notebook = assemble([(n, n, code) for n, code in enumerate(cells, start=1)], f"{assignment.id}.ipynb").code
+    cells = notebook_code_cells(assignment.files, sources, assignment.id, assignment.own_modules)
+    notebook = assemble([(n, n, code) for n, code in enumerate(cells, start=1)], f"{assignment.id}.ipynb",
+                        OwnCode.of(assignment)).code
     return [[sources[f] if sources[f].endswith("\n") else sources[f] + "\n" for f in assignment.files], [notebook]]
 
 
@@ -156,7 +158,7 @@ def score_class(course: Course, submissions: Path, *, deadline: datetime | None 
     settings = settings or Settings()
     assignments = course.assignments(assignment_ids)
     named = corpora_of(corpora)
-    template = course.template_dir if (course.template_dir / "micrograd").is_dir() else None
+    template = course.template_dir if course.template_package.is_dir() else None
     source = read_folder(Path(submissions), CLASS, assignments, template, deadline, commits)
     if not source.entries:
         raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")

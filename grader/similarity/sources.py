@@ -179,7 +179,8 @@ def _loose(folder: Path, source: Source) -> list[tuple[str, str]]:
 
 
 def _document(origin: str, sub: Submission, assignment: Assignment, template: Path | None) -> Document:
-    resolved = choose(sub, assignment.files, assignment.id, template)
+    resolved = choose(sub, assignment.files, assignment.id, template, own=assignment.own_modules,
+                      classes=assignment.defines)
     if resolved.line_map is not None:  # a notebook: its code cells, as one module
         name = find_notebook(sub, assignment.id) or resolved.line_map["notebook"]
         label = f"{cap(name, 80)} (code cells)"

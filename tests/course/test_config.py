@@ -366,7 +366,7 @@ def region_lines(source: str) -> set[str]:
 def test_generated_template_compiles_and_holds_no_solution_line() -> None:
     reference = COURSE_ROOT / "reference"
 
-    generated = template.generate(reference)
+    generated = template.generate(reference, "micrograd")
 
     assert {"micrograd/engine.py", "micrograd/nn.py"} <= set(generated)
     for rel, text in generated.items():
@@ -379,14 +379,14 @@ def test_generated_template_compiles_and_holds_no_solution_line() -> None:
 def test_generated_template_has_one_stub_per_region() -> None:
     reference = COURSE_ROOT / "reference"
 
-    for rel, text in template.generate(reference).items():
+    for rel, text in template.generate(reference, "micrograd").items():
         markers = (reference / rel).read_text(encoding="utf-8").count("# BEGIN SOLUTION")
         assert text.count("raise NotImplementedError(") == markers, rel
 
 
 def test_generate_without_reference_package_is_a_grader_error(tmp_path: Path) -> None:
     with pytest.raises(GraderError, match="no reference package"):
-        template.generate(tmp_path)
+        template.generate(tmp_path, "micrograd")
 
 
 def test_differences_reports_changed_missing_and_extra_files(tmp_path: Path) -> None:

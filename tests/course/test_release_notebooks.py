@@ -18,8 +18,11 @@ from checkout import ROOT
 from grader.course.config import Course
 from grader.course.handouts import check_cell, notebook_code_cells, setup_cell
 from grader.intake.notebook import notebook_code
+from grader.intake.notebook_imports import OwnCode
 
 REFERENCE = ROOT / "reference" / "micrograd"
+OWN = OwnCode("micrograd/engine.py", frozenset({"engine", "nn"}))
+"""What a notebook of the course stands for: its code is staged as the engine, and nn imports it."""
 IMPORTS = """\
 from .engine import Value as relative
 from micrograd.engine import Value as absolute
@@ -104,7 +107,7 @@ def test_the_self_check_finds_the_course_and_the_notebook_wherever_the_notebook_
 
 def test_the_grader_skips_the_set_up_and_self_check_cells(release):
     raw = (release / "notebooks" / "mlp.ipynb").read_bytes()
-    code = notebook_code(raw, "mlp.ipynb")
+    code = notebook_code(raw, "mlp.ipynb", OWN)
     before = {name: sys.modules.get(name) for name in ("micrograd", "micrograd.engine", "micrograd.nn", "engine", "nn")}
 
     namespace = {"__name__": "micrograd.engine"}  # how the grader's sandbox imports the notebook's module
@@ -123,11 +126,11 @@ def test_the_cells_name_the_assignment_only_on_the_shell_line():
     """The template's notebook code, which a student's notebook is compared with, is built without an id."""
     mlp = Course(ROOT).assignment("mlp")
     sources = {f: (ROOT / "student_template" / f).read_text(encoding="utf-8") for f in mlp.files}
-    cells = notebook_code_cells(mlp.files, sources, "mlp")
-    anonymous = notebook_code_cells(mlp.files, sources, "")
+    cells = notebook_code_cells(mlp.files, sources, "mlp", mlp.own_modules)
+    anonymous = notebook_code_cells(mlp.files, sources, "", mlp.own_modules)
 
-    assert cells[1] == setup_cell(mlp.files) and '("engine", "nn")' in cells[1]
-    assert cells[-1] == check_cell("mlp")
+    assert cells[1] == setup_cell(mlp.files, mlp.own_modules) and '("engine", "nn")' in cells[1]
+    assert cells[-1] == check_cell("mlp", "micrograd") and '(p / "micrograd").is_dir()' in cells[-1]
     differ = [(a, b) for a, b in zip(cells[-1].splitlines(), anonymous[-1].splitlines()) if a != b]
     assert len(differ) == 1 and differ[0][0].lstrip().startswith("!") and differ[0][0].endswith("-a mlp")
     single = [a for a in Course(ROOT).assignments() if len(a.files) == 1]

@@ -47,14 +47,15 @@ def fill_notebook(path: Path, engine: str, set_mtime: float | None = None) -> No
     """Replace the engine cell of the notebook at ``path`` by ``engine`` (as the release would put it)."""
     nb = nbformat.read(path, as_version=4)
     cell = next(c for c in nb.cells if c.cell_type == "code" and "class Value" in c.source)
-    cell.source = cell_code(engine, first=True)
+    cell.source = cell_code(engine, True, "micrograd")
     nbformat.write(nb, path)
     if set_mtime is not None:
         os.utime(path, (set_mtime, set_mtime))
 
 
 def choose_for(folder: Path, aid: str, template: Path | None = TEMPLATE):
-    return choose(read_submission(folder), ASSIGNMENTS[aid].files, aid, template)
+    a = ASSIGNMENTS[aid]
+    return choose(read_submission(folder), a.files, aid, template, own=a.own_modules, classes=a.defines)
 
 
 def test_untouched_release_grades_the_template_files_without_a_note(tmp_path: Path) -> None:

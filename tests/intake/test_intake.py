@@ -19,7 +19,12 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from grader.errors import GraderError, SubmissionError
 from grader.intake import submission
 from grader.intake.notebook import notebook_code
+from grader.intake.notebook_imports import OwnCode
 from grader.intake.submission import discover, read_submission, resolve, stage, student_id
+
+OWN = OwnCode("micrograd/engine.py", frozenset({"engine", "nn"}))
+"""What a notebook of the course stands for: its code is staged as the engine, and nn imports it."""
+
 
 ENGINE = "class Value:\n    pass\n"
 NN = "from .engine import Value\n"
@@ -62,7 +67,7 @@ def write_notebook(path: Path, *cells: object) -> Path:
 
 def code_lines(*sources: str) -> list[str]:
     """The lines of ``notebook_code`` for a notebook of one code cell per source."""
-    return notebook_code(notebook_bytes(*(new_code_cell(s) for s in sources)), "nb.ipynb").splitlines()
+    return notebook_code(notebook_bytes(*(new_code_cell(s) for s in sources)), "nb.ipynb", OWN).splitlines()
 
 
 # discover() ------------------------------------------------------------------
@@ -432,7 +437,7 @@ def test_notebook_code_joins_code_cells_in_order_and_skips_markdown() -> None:
         new_code_cell("c = b * 10"),
     )
 
-    code = notebook_code(raw, "nb.ipynb")
+    code = notebook_code(raw, "nb.ipynb", OWN)
     namespace: dict[str, object] = {}
     exec(compile(code, "nb.py", "exec"), namespace)
 
@@ -516,14 +521,14 @@ def test_notebook_code_keeps_continuation_lines_starting_with_an_operator(source
 )
 def test_notebook_code_rejects_an_invalid_notebook(raw: bytes) -> None:
     with pytest.raises(SubmissionError, match="nb.ipynb is not a valid Jupyter notebook"):
-        notebook_code(raw, "nb.ipynb")
+        notebook_code(raw, "nb.ipynb", OWN)
 
 
 def test_notebook_code_rejects_non_utf8_bytes() -> None:
     raw = notebook_bytes(new_code_cell("name = 'Zoe'")).replace(b"Zoe", b"Zo\xeb")
 
     with pytest.raises(SubmissionError, match="UTF-8"):
-        notebook_code(raw, "nb.ipynb")
+        notebook_code(raw, "nb.ipynb", OWN)
 
 
 def test_invalid_notebook_submission_gives_a_submission_error(tmp_path: Path) -> None:

@@ -18,7 +18,12 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from grader.intake.cellmap import NOTEBOOK_DURING, failed_import, locate, locate_imports, where_text
 from grader.intake.notebook import read_notebook
+from grader.intake.notebook_imports import OwnCode
 from grader.testing import describe_error
+
+OWN = OwnCode("micrograd/engine.py", frozenset({"engine", "nn"}))
+"""What a notebook of the course stands for: its code is staged as the engine, and nn imports it."""
+
 
 ENGINE = "class Value:\n    def __init__(self, data):\n        self.data = data\n"
 
@@ -26,7 +31,7 @@ ENGINE = "class Value:\n    def __init__(self, data):\n        self.data = data\
 def generate(*cells: object) -> tuple[str, dict]:
     """The generated module's code and line map of a notebook holding ``cells``."""
     raw = nbformat.writes(new_notebook(cells=list(cells))).encode("utf-8")
-    generated = read_notebook(raw, "notebooks/work.ipynb")
+    generated = read_notebook(raw, "notebooks/work.ipynb", OWN)
     return generated.code, dict(generated.line_map)
 
 
@@ -221,6 +226,6 @@ def test_hostile_or_malformed_errors_are_passed_through_unchanged() -> None:
 def test_a_long_notebook_name_is_capped_in_the_line_map() -> None:
     raw = nbformat.writes(new_notebook(cells=[new_code_cell("a = 1")])).encode("utf-8")
 
-    line_map = read_notebook(raw, "x" * 5000 + "\n.ipynb").line_map
+    line_map = read_notebook(raw, "x" * 5000 + "\n.ipynb", OWN).line_map
 
     assert len(line_map["notebook"]) <= 120 and "\n" not in line_map["notebook"]

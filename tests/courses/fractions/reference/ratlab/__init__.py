@@ -1,0 +1,1 @@
+"""ratlab: exact fractions."""
