@@ -144,3 +144,16 @@ def test_the_grader_names_no_class_or_file_of_either_course() -> None:
              for line, text in code_tokens(path) if word.search(text)]
 
     assert found == []
+
+
+def test_a_new_assignment_is_scaffolded_in_the_courses_package(course: Path, tmp_path: Path) -> None:
+    root = tmp_path / "fractions"
+    shutil.copytree(course, root)
+
+    assert grader(root, "new-assignment", "powers").returncode == 0
+    assert grader(root, "template").returncode == 0
+    done = grader(root, "validate", "-a", "powers")
+
+    assert "files: [ratlab/powers.py]" in (root / "assignments" / "powers" / "assignment.yaml").read_text()
+    assert (root / "student_template" / "ratlab" / "powers.py").is_file()
+    assert done.returncode == 0 and "No misses" in done.stdout, done.stdout + done.stderr
