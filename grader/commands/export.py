@@ -15,7 +15,8 @@ from pathlib import Path
 
 from grader.commands import CourseArgs, ExitCode, course_of
 from grader.course.config import Assignment, Course
-from grader.course.roster import Student, decode_text, read_bytes, read_roster
+from grader.course.csv_file import decode_text, read_bytes
+from grader.course.roster import Student, read_roster
 from grader.course.term import COURSE_FILE
 from grader.errors import GraderError
 from grader.files import write_atomic
