@@ -436,10 +436,6 @@ class Course:
             raise GraderError("no assignment is released yet (released: in each assignment.yaml): name one with -a ID")
         return out
 
-    def unreleased_ids(self, now: datetime | None = None) -> list[str]:
-        """Ids of the assignments not handed out at ``now`` (None: this moment), in course order."""
-        return [a.id for a in self.assignments() if not a.is_released(now)]
-
     def _unknown(self, assignment_id: str, ids: Sequence[str]) -> GraderError:
         return GraderError(f"no assignment {assignment_id!r} in {self.assignments_dir}; available: "
                            f"{', '.join(ids) or 'none'}")

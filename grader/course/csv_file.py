@@ -8,8 +8,8 @@ checked: an unknown, repeated or missing column is an error naming line 1 (or th
 
 Cells are data: nothing here runs, converts or changes one (``=1+1`` is read as the five characters it is). A file
 type that must refuse what a spreadsheet would run when the instructor opens the file again asks for it
-(:func:`check_cell`, :meth:`CsvFile.records`). Every error is a :class:`~grader.errors.ConfigError` naming the file
-and, where there is one, the line and the column; no file is ever changed.
+(:meth:`CsvFile.records`). Every error is a :class:`~grader.errors.ConfigError` naming the file and, where there is
+one, the line and the column (:meth:`CourseFile.error`); no file is ever changed.
 """
 
 from __future__ import annotations
@@ -26,7 +26,85 @@ from grader.errors import ConfigError
 MAX_BYTES = 10 * 1024 * 1024
 """Largest course file read, in bytes (a course of 10,000 students needs about 1 MB for its roster)."""
 MAX_CELL = 200
-"""Most characters in one (stripped) cell of a roster or an extensions file (:func:`check_cell`)."""
+"""Most characters in one (stripped) cell of a roster or an extensions file (:meth:`CsvFile.records`)."""
+
+
+@dataclass(frozen=True)
+class CourseFile:
+    """A file the course gives the grader, before it is read: what every error about it names.
+
+    Attributes:
+        path: The file (a symbolic link is followed: the instructor names the file).
+        what: The file for a message (``the roster``).
+    """
+
+    path: Path
+    what: str
+
+    def error(self, where: str, message: str) -> ConfigError:
+        """The error naming this file, ``where`` in it (``line 3, due``, ``byte 7``; "" for the whole file) and
+        ``message``."""
+        return ConfigError(self.path, where, message)
+
+    def read_bytes(self, limit: int = MAX_BYTES) -> bytes:
+        """The file's bytes, at most ``limit`` of them: a folder, a FIFO or a device is refused before it is opened,
+        and no more than one byte past the limit is ever read (a file that grows while it is read included).
+
+        Raises:
+            ConfigError: If it is missing, not a regular file, cannot be read, or is larger than ``limit`` bytes.
+        """
+        what = self.what
+        try:
+            info = self.path.stat()
+            if stat.S_ISDIR(info.st_mode):
+                raise self.error("", f"{what} is a folder: give the file itself")
+            if not stat.S_ISREG(info.st_mode):
+                raise self.error("", f"{what} is not a regular file")
+            if info.st_size > limit:
+                raise self.error("", f"{what} is {info.st_size} bytes, more than the {limit} read")
+            with open(self.path, "rb") as f:
+                data = f.read(limit + 1)
+        except OSError as exc:
+            raise self.error("", f"cannot read {what} ({exc.strerror or exc})") from None
+        if len(data) > limit:
+            raise self.error("", f"{what} is more than the {limit} bytes read")
+        return data
+
+    def decode(self, data: bytes) -> str:
+        """The file's text from its bytes ``data``: UTF-8 with an optional byte-order mark (removed).
+
+        Raises:
+            ConfigError: If it is UTF-16 (with or without a byte-order mark: any NUL byte) or not UTF-8, naming the
+                byte and saying how to save it.
+        """
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise self.error("", f"{self.what} is UTF-16: save it as CSV UTF-8")
+        nul = data.find(b"\x00")
+        if nul >= 0:  # UTF-16 without a byte-order mark (or not text at all): no CSV UTF-8 file holds one
+            raise self.error(f"byte {nul}", f"{self.what} holds NUL bytes, as UTF-16 does: save it as CSV UTF-8")
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise self.error(f"byte {exc.start}", f"{self.what} is not UTF-8: save it as CSV UTF-8") from None
+
+    def rows(self, text: str) -> list[CsvRow]:
+        """The non-blank records of the file's CSV ``text`` (strict RFC 4180 quoting), each with the line it starts
+        on.
+
+        Raises:
+            ConfigError: Naming the line of a record that is not CSV (an unclosed quote, a stray one).
+        """
+        reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+        rows: list[CsvRow] = []
+        start = 1
+        try:
+            for cells in reader:
+                if any(c.strip() for c in cells):
+                    rows.append(CsvRow(start, tuple(cells)))
+                start = reader.line_num + 1
+        except csv.Error as exc:
+            raise self.error(f"line {start}", f"not a CSV file ({exc})") from None
+        return rows
 
 
 @dataclass(frozen=True)
@@ -47,21 +125,25 @@ class CsvFile:
     """A CSV file, read and parsed (:func:`read_csv`).
 
     Attributes:
-        path: The file (named by every error).
+        source: The file read.
         header: The header row's column names: stripped and in lower case when the file's columns were given to
             :func:`read_csv`, as written otherwise; empty for a file with no row at all.
         header_line: The line of the header row (0 without one).
         rows: The records after the header, blank lines left out.
     """
 
-    path: Path
+    source: CourseFile
     header: tuple[str, ...]
     header_line: int
     rows: tuple[CsvRow, ...]
 
+    @property
+    def path(self) -> Path:
+        return self.source.path
+
     def error(self, where: str, message: str) -> ConfigError:
         """The error naming this file, ``where`` in it (``line 3, due``; "" for the whole file) and ``message``."""
-        return ConfigError(self.path, where, message)
+        return self.source.error(where, message)
 
     def records(self, columns: Sequence[str], *, inert: bool = True) -> Iterator[tuple[int, dict[str, str]]]:
         """Each row as (its line, column name to its stripped cell), every one of ``columns`` present ("" when the
@@ -70,11 +152,13 @@ class CsvFile:
 
         Args:
             columns: Every column the file type knows.
-            inert: Refuse a cell a spreadsheet would run, or one over :data:`MAX_CELL` characters (:func:`check_cell`).
+            inert: Refuse a cell over :data:`MAX_CELL` characters, or one a spreadsheet would run as a formula when
+                the file is opened: it starts with ``=``, ``+`` or ``@``, or ``-`` not followed by a number (for the
+                files an instructor keeps editing in a spreadsheet: the roster, the extensions).
 
         Raises:
             ConfigError: Naming the line, for a row of more or fewer cells than the header; with ``inert``, naming
-                the line and the column, for a cell :func:`check_cell` refuses.
+                the line, the column and the value, for a cell refused.
         """
         for row in self.rows:
             if len(row.cells) != len(self.header):
@@ -82,86 +166,13 @@ class CsvFile:
             values = dict.fromkeys(columns, "")
             for name, cell in zip(self.header, row.cells):
                 value = cell.strip()
-                if inert:
-                    check_cell(self.path, f"line {row.line}, {name}", value)
+                if inert and len(value) > MAX_CELL:
+                    raise self.error(f"line {row.line}, {name}", f"longer than {MAX_CELL} characters")
+                if inert and (value[:1] in ("=", "+", "@") or value[:1] == "-"
+                              and not value[1:].replace(".", "").isdigit()):
+                    raise self.error(f"line {row.line}, {name}", f"{value[:40]!r} would run as a spreadsheet formula")
                 values[name] = value
             yield row.line, values
-
-
-def read_bytes(path: Path, what: str, limit: int = MAX_BYTES) -> bytes:
-    """A course file's bytes, at most ``limit`` of them: a folder, a FIFO or a device is refused before it is
-    opened, and no more than one byte past the limit is ever read (a file that grows while it is read included).
-
-    Args:
-        path: The file (a symbolic link is followed: the instructor names the file).
-        what: The file for a message (``the roster``).
-        limit: The most bytes read (default :data:`MAX_BYTES`).
-
-    Raises:
-        ConfigError: If it is missing, not a regular file, cannot be read, or is larger than ``limit``.
-    """
-    try:
-        info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise ConfigError(path, "", f"{what} is a folder: give the file itself")
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigError(path, "", f"{what} is not a regular file")
-        if info.st_size > limit:
-            raise ConfigError(path, "", f"{what} is {info.st_size} bytes, more than the {limit} read")
-        with open(path, "rb") as f:
-            data = f.read(limit + 1)
-    except OSError as exc:
-        raise ConfigError(path, "", f"cannot read {what} ({exc.strerror or exc})") from None
-    if len(data) > limit:
-        raise ConfigError(path, "", f"{what} is more than the {limit} bytes read")
-    return data
-
-
-def decode_text(path: Path, what: str, data: bytes) -> str:
-    """A course CSV file's text from its bytes ``data``: UTF-8 with an optional byte-order mark (removed).
-
-    Raises:
-        ConfigError: If it is UTF-16 (with or without a byte-order mark: any NUL byte) or not UTF-8, naming the byte
-            and saying how to save it.
-    """
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise ConfigError(path, "", f"{what} is UTF-16: save it as CSV UTF-8")
-    nul = data.find(b"\x00")
-    if nul >= 0:  # UTF-16 without a byte-order mark (or not text at all): no CSV UTF-8 file holds one
-        raise ConfigError(path, f"byte {nul}", f"{what} holds NUL bytes, as UTF-16 does: save it as CSV UTF-8")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(path, f"byte {exc.start}", f"{what} is not UTF-8: save it as CSV UTF-8") from None
-
-
-def read_text(path: Path, what: str, limit: int = MAX_BYTES) -> str:
-    """A course CSV file's text: at most ``limit`` bytes (:func:`read_bytes`), UTF-8 with an optional byte-order
-    mark (:func:`decode_text`).
-
-    Raises:
-        ConfigError: If it cannot be read, is not a file, is too large, or is not UTF-8 (saying how to save it).
-    """
-    return decode_text(path, what, read_bytes(path, what, limit))
-
-
-def parse_rows(path: Path, text: str) -> list[CsvRow]:
-    """The non-blank records of CSV ``text`` (strict RFC 4180 quoting), each with the line it starts on.
-
-    Raises:
-        ConfigError: Naming ``path`` and the line of a record that is not CSV (an unclosed quote, a stray one).
-    """
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    rows: list[CsvRow] = []
-    start = 1
-    try:
-        for cells in reader:
-            if any(c.strip() for c in cells):
-                rows.append(CsvRow(start, tuple(cells)))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise ConfigError(path, f"line {start}", f"not a CSV file ({exc})") from None
-    return rows
 
 
 def read_csv(path: Path, what: str, columns: Sequence[str] | None = None, required: Mapping[str, str] | None = None,
@@ -184,33 +195,21 @@ def read_csv(path: Path, what: str, columns: Sequence[str] | None = None, requir
         ConfigError: If the file cannot be read, is too large, is not UTF-8 or not CSV; with ``columns``, naming the
             header's line and the column, for an unknown or repeated column or a required one missing.
     """
-    rows = parse_rows(path, read_text(path, what, limit))
+    source = CourseFile(path, what)
+    rows = source.rows(source.decode(source.read_bytes(limit)))
     if not rows:
-        return CsvFile(path, (), 0, ())
+        return CsvFile(source, (), 0, ())
     first = rows[0]
     if columns is None:
-        return CsvFile(path, first.cells, first.line, tuple(rows[1:]))
+        return CsvFile(source, first.cells, first.line, tuple(rows[1:]))
     header = tuple(h.strip().lower() for h in first.cells)
     for i, name in enumerate(header):
         if name not in columns:
-            raise ConfigError(path, f"line {first.line}, column {i + 1}",
-                              f"unknown column {name[:60]!r}; known: {', '.join(columns)}")
+            raise source.error(f"line {first.line}, column {i + 1}",
+                               f"unknown column {name[:60]!r}; known: {', '.join(columns)}")
         if header.index(name) != i:
-            raise ConfigError(path, f"line {first.line}, column {i + 1}", f"the column {name!r} appears twice")
+            raise source.error(f"line {first.line}, column {i + 1}", f"the column {name!r} appears twice")
     for name, meaning in (required or {}).items():
         if name not in header:
-            raise ConfigError(path, f"line {first.line}", f"no {name} column ({meaning})")
-    return CsvFile(path, header, first.line, tuple(rows[1:]))
-
-
-def check_cell(path: Path, where: str, value: str) -> None:
-    """Refuse a (stripped) cell of a course CSV file over :data:`MAX_CELL` characters, or one a spreadsheet would run
-    as a formula when the file is opened: it starts with ``=``, ``+`` or ``@``, or ``-`` not followed by a number.
-
-    Raises:
-        ConfigError: Naming ``path``, ``where`` (``line 3, name``) and, for a formula, the value.
-    """
-    if len(value) > MAX_CELL:
-        raise ConfigError(path, where, f"longer than {MAX_CELL} characters")
-    if value[:1] in ("=", "+", "@") or value[:1] == "-" and not value[1:].replace(".", "").isdigit():
-        raise ConfigError(path, where, f"{value[:40]!r} would run as a spreadsheet formula")
+            raise source.error(f"line {first.line}", f"no {name} column ({meaning})")
+    return CsvFile(source, header, first.line, tuple(rows[1:]))

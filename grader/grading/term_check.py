@@ -31,7 +31,6 @@ from grader.course.config import Course
 from grader.course.extensions import EVERY, extension_for, read_extensions
 from grader.course.late_policy import parse_deadline
 from grader.course.roster import read_roster
-from grader.course.term import load_term
 from grader.errors import ConfigError
 from grader.grading.term_inputs import TermInputs
 from grader.inert import terminal
@@ -67,7 +66,7 @@ def load_term_inputs(course: Course, submissions: Path, *, assignment_ids: Seque
         ConfigError: If ``course.yaml``, an ``assignment.yaml``, the extensions, the roster or a push record is
             invalid, or the files disagree (:func:`check_term`), naming the file, the line and the column, or record.
     """
-    term = load_term(course.assignments_dir)
+    term = course.term
     override = parse_deadline(deadline, term.time_zone) if deadline else None
     every = course.assignments(term=term)
     graded = course.released_assignments(list(assignment_ids) if assignment_ids else None, now, every)
