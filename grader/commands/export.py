@@ -15,7 +15,8 @@ from pathlib import Path
 
 from grader.commands import CourseArgs, ExitCode, course_of
 from grader.course.config import Assignment, Course
-from grader.course.roster import Student, decode_text, read_bytes, read_roster
+from grader.course.csv_file import CourseFile
+from grader.course.roster import Student, read_roster
 from grader.course.term import COURSE_FILE
 from grader.errors import GraderError
 from grader.files import write_atomic
@@ -115,7 +116,8 @@ def _canvas(args: Args, book: Gradebook, chosen: list[str], known: dict[str, Ass
     if not args.canvas:
         raise GraderError("grader export canvas needs --canvas FILE: the gradebook exported from Canvas")
     source = Path(args.canvas)
-    data = read_bytes(source, "the Canvas gradebook")  # bounded, read once: its byte-order mark is kept
+    canvas = CourseFile(source, "the Canvas gradebook")
+    data = canvas.read_bytes()  # bounded, read once: its byte-order mark is kept
     columns: dict[str, list[str]] = {aid: [known[aid].title, aid] if aid in known else [aid] for aid in chosen}
     for item in args.column or []:
         aid, sep, title = item.partition("=")
@@ -128,7 +130,7 @@ def _canvas(args: Args, book: Gradebook, chosen: list[str], known: dict[str, Ass
     named = set(args.assignment or ()) | {item.partition("=")[0] for item in args.column or ()}
     points = {aid: a.points for aid, a in known.items()}
     recorded, disagreeing = recorded_points(Path(args.graded), [aid for aid in chosen if aid not in points])
-    text = decode_text(source, "the Canvas gradebook", data)
+    text = canvas.decode(data)
     try:
         done = fill_canvas(text, book.only(chosen), roster, columns, set(chosen) - named, {**recorded, **points})
     except GraderError as exc:  # fill_canvas sees only the text: name the file

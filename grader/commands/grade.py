@@ -9,15 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.commands import CourseArgs, ExitCode, course_of, jobs_option, sandbox_option
-from grader.course.late_policy import parse_deadline
-from grader.course.roster import match
 from grader.grading.batch import grade
-from grader.grading.due_work import due_lines, term_rules
 from grader.grading.progress import Progress
 from grader.grading.shard import parse_shard
-from grader.grading.term_check import check_term
+from grader.grading.term_check import load_term_inputs
 from grader.inert import terminal
-from grader.intake.submission import discover
 from grader.judge.backends import PORTABLE_WARNING, choose
 from grader.outputs.class_outputs import late_lines, summary_text, withheld_message
 
@@ -82,21 +78,19 @@ def run(args: Args) -> ExitCode:
     if choice.kind == "portable":
         print(f"{PORTABLE_WARNING}\n({choice.describe()})", file=sys.stderr)
 
-    deadline = parse_deadline(args.deadline, course.term.time_zone) if args.deadline else None
-    # the released assignments unless -a names others; a wrong due date or late policy: nothing graded
-    assignments = course.released_assignments(args.assignment or None)
-    rules = term_rules(course, deadline, Path(args.roster) if args.roster else None,
-                       Path(args.extensions) if args.extensions else None, Path(args.pushes) if args.pushes else None)
-    warnings = check_term(rules, assignments, discover(Path(args.submissions)))  # a row matching nothing: stop here
-    if not args.assignment and (later := course.unreleased_ids()):
-        print(f"Not released yet, so not graded: {', '.join(later)} (released: in their assignment.yaml; "
+    # the term's inputs, read once and checked together: a wrong due date, late policy or term file, or an
+    # extension row matching nothing, and nothing is graded
+    term = load_term_inputs(course, Path(args.submissions), assignment_ids=args.assignment, deadline=args.deadline,
+                            roster=_path(args.roster), extensions=_path(args.extensions), pushes=_path(args.pushes))
+    if not args.assignment and term.unreleased:
+        print(f"Not released yet, so not graded: {', '.join(term.unreleased)} (released: in their assignment.yaml; "
               "-a ID grades one anyway)", file=sys.stderr)
-    for line in due_lines(assignments, rules) + warnings:
+    for line in [*term.due_lines(), *term.warnings]:
         print(line, file=sys.stderr)
     with Progress(sys.stderr) as progress:
-        run = grade(course, Path(args.submissions), [a.id for a in assignments], out, args.jobs, progress,
-                    force=args.force, shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind,
-                    rules=rules, junit=args.format == "junit")
+        run = grade(course, Path(args.submissions), None, out, args.jobs, progress, force=args.force,
+                    shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind, term=term,
+                    junit=args.format == "junit")
     assert run.outputs is not None
     print(summary_text(run.assignments, run.outputs, out, graded=len(run.graded), kept=len(run.skipped),
                        course_changed=run.course_changed, seconds=time.monotonic() - started, jobs=args.jobs,
@@ -105,10 +99,13 @@ def run(args: Args) -> ExitCode:
     for line in [run.copied.warning(), *late_lines(run.store, run.assignments, [g.student for g in run.grades])]:
         if line:
             print(line, file=sys.stderr)
-    if rules.roster:
-        for line in match(rules.roster, [g.student for g in run.grades]).problems():
-            print(f"Roster: {terminal(line, keep='')}", file=sys.stderr)
+    for line in term.roster_problems(g.student for g in run.grades):
+        print(f"Roster: {terminal(line, keep='')}", file=sys.stderr)
     if run.withheld:
         print(withheld_message(run.withheld), file=sys.stderr)
         return ExitCode.GRADER_FAULT
     return ExitCode.OK
+
+
+def _path(value: str | None) -> Path | None:
+    return Path(value) if value else None

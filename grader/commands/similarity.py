@@ -9,7 +9,6 @@ rewrites ``OUT/report.html`` so its "Similar submissions" section shows the run.
 from __future__ import annotations
 
 import argparse
-import csv
 import importlib.util
 import sys
 from dataclasses import dataclass
@@ -18,7 +17,7 @@ from pathlib import Path
 from grader.commands import CourseArgs, ExitCode, course_of, jobs_option, percentage, positive_float
 from grader.errors import GraderError
 from grader.inert import terminal
-from grader.outputs.gradebook import origin_of
+from grader.outputs.gradebook import origin_of, read_gradebook
 from grader.outputs.store import ResultStore
 from grader.similarity.graded_class import CLASS_FILE, GradedClass, recorded_class
 from grader.similarity.ranking import FLOOR, IDENTICAL, THRESHOLD, Settings
@@ -121,9 +120,8 @@ def graded_commits(out: Path) -> dict[str, dict[str, str]]:
 def graded_assignments(out: Path, known: list[str]) -> list[str] | None:
     """The assignments ``out/grades.csv`` has a column for (None: no gradebook, or none known)."""
     try:
-        with open(out / "grades.csv", encoding="utf-8", newline="") as f:
-            header = next(csv.reader(f), [])
-    except (OSError, UnicodeDecodeError, csv.Error):
+        header, _ = read_gradebook(out)
+    except GraderError:  # a ConfigError too: too large, not UTF-8, not CSV
         return None
     return [a for a in known if a in header] or None
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -431,8 +432,8 @@ class Course:
             return []
         return sorted(p.name for p in self.assignments_dir.iterdir() if (p / "assignment.yaml").is_file())
 
-    def assignment(self, assignment_id: str) -> Assignment:
-        """Load one assignment by id.
+    def assignment(self, assignment_id: str, term: Term | None = None) -> Assignment:
+        """Load one assignment by id (``term``: the course's ``course.yaml`` already read; None reads it).
 
         Raises:
             GraderError: If there is no such assignment.
@@ -440,43 +441,64 @@ class Course:
         """
         ids = self.assignment_ids()
         if assignment_id not in ids:
-            raise GraderError(
-                f"no assignment {assignment_id!r} in {self.assignments_dir}; available: {', '.join(ids) or 'none'}"
-            )
-        return load_assignment(self.assignments_dir / assignment_id)
+            raise self._unknown(assignment_id, ids)
+        return load_assignment(self.assignments_dir / assignment_id, term)
 
-    def assignments(self, ids: list[str] | None = None) -> list[Assignment]:
-        """Load the given assignments (default: all), in the given order or by (order, id).
+    def assignments(self, ids: list[str] | None = None, term: Term | None = None) -> list[Assignment]:
+        """Load the given assignments (default: all), in the given order or by (order, id) (``term``: the course's
+        ``course.yaml`` already read; None reads it for each assignment).
 
         Raises:
             GraderError: If an id is unknown or repeated.
         """
         if ids:
-            repeated = sorted({i for i in ids if ids.count(i) > 1})
-            if repeated:
-                raise GraderError(f"assignment {repeated[0]!r} given more than once")
-            return [self.assignment(i) for i in ids]
-        return sorted((self.assignment(i) for i in self.assignment_ids()), key=lambda a: (a.order, a.id))
+            _refuse_repeated(ids)
+            return [self.assignment(i, term) for i in ids]
+        return sorted((self.assignment(i, term) for i in self.assignment_ids()), key=lambda a: (a.order, a.id))
 
-    def released_assignments(self, ids: list[str] | None = None, now: datetime | None = None) -> list[Assignment]:
+    def released_assignments(self, ids: list[str] | None = None, now: datetime | None = None,
+                             every: Sequence[Assignment] | None = None) -> list[Assignment]:
         """The given assignments (:meth:`assignments`), or, without ``ids``, those handed out at ``now`` (None: this
         moment; :attr:`Assignment.released`), in course order: what a command works on by default.
+
+        Args:
+            ids: The assignments named (``-a``), or None.
+            now: The moment that decides what is released (aware; None: this moment).
+            every: The course's assignments, already loaded (:meth:`assignments`): chosen from, never read again.
 
         Raises:
             GraderError: If an id is unknown or repeated, or, without ``ids``, if no assignment is released yet.
             ConfigError: If an ``assignment.yaml`` is invalid.
         """
-        if ids:
+        if ids and every is None:
             return self.assignments(ids)
-        every = self.assignments()
+        every = self.assignments() if every is None else every
+        if ids:
+            _refuse_repeated(ids)
+            by_id = {a.id: a for a in every}
+            for i in ids:
+                if i not in by_id:
+                    raise self._unknown(i, sorted(by_id))
+            return [by_id[i] for i in ids]
         out = [a for a in every if a.is_released(now)]
         if every and not out:
             raise GraderError("no assignment is released yet (released: in each assignment.yaml): name one with -a ID")
         return out
 
-    def unreleased_ids(self, now: datetime | None = None) -> list[str]:
-        """Ids of the assignments not handed out at ``now`` (None: this moment), in course order."""
-        return [a.id for a in self.assignments() if not a.is_released(now)]
+    def _unknown(self, assignment_id: str, ids: Sequence[str]) -> GraderError:
+        return GraderError(f"no assignment {assignment_id!r} in {self.assignments_dir}; available: "
+                           f"{', '.join(ids) or 'none'}")
+
+
+def _refuse_repeated(ids: Sequence[str]) -> None:
+    """Refuse an assignment named twice (``-a mlp -a mlp``).
+
+    Raises:
+        GraderError: Naming the first id repeated.
+    """
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise GraderError(f"assignment {repeated[0]!r} given more than once")
 
 
 def find_course(start: Path | None = None) -> Course:

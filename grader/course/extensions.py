@@ -28,15 +28,13 @@ cells, a value over 200 characters, a file that is too large or not UTF-8. The f
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
+from grader.course.csv_file import CsvFile, read_csv
 from grader.course.late_policy import LATEST, duration_seconds, duration_text, parse_due
-from grader.course.roster import check_cell, read_text
 from grader.errors import ConfigError
 
 COLUMNS = ("student", "assignment", "due", "extra", "reason")
@@ -119,40 +117,20 @@ def read_extensions(path: Path, zone: tzinfo | None, assignments: Collection[str
     Raises:
         ConfigError: Naming the file, the line and the column (``line 3, due``) and the value.
     """
-    text = read_text(path, "the extensions file")
-    rows = _rows(path, text)
-    if not rows:
+    table = read_csv(path, "the extensions file", COLUMNS, REQUIRED)
+    if not table.header:
         return []
-    first, cells = rows[0]
-    header = [h.strip().lower() for h in cells]
-    for i, name in enumerate(header):
-        if name not in COLUMNS:
-            raise ConfigError(path, f"line {first}, column {i + 1}",
-                              f"unknown column {name[:60]!r}; known: {', '.join(COLUMNS)}")
-        if header.index(name) != i:
-            raise ConfigError(path, f"line {first}, column {i + 1}", f"the column {name!r} appears twice")
-    for name, meaning in REQUIRED.items():
-        if name not in header:
-            raise ConfigError(path, f"line {first}", f"no {name} column ({meaning})")
-    if "due" not in header and "extra" not in header:
-        raise ConfigError(path, f"line {first}", "no due or extra column (a new due date, or more time)")
+    if "due" not in table.header and "extra" not in table.header:
+        raise table.error(f"line {table.header_line}", "no due or extra column (a new due date, or more time)")
     known = set(assignments)
     seen: dict[tuple[str, str], int] = {}
     extensions: list[Extension] = []
-    for number, row in rows[1:]:
-        if len(row) != len(header):
-            raise ConfigError(path, f"line {number}", f"{len(row)} cells for {len(header)} columns")
-        values = dict.fromkeys(COLUMNS, "")
-        for name, cell in zip(header, row):
-            value = cell.strip()
-            check_cell(path, f"line {number}, {name}", value)
-            values[name] = value
-        extension = _extension(path, number, values, zone, known)
+    for number, values in table.records(COLUMNS):
+        extension = _extension(table, number, values, zone, known)
         pair = (extension.student, extension.assignment)
         if pair in seen:
-            raise ConfigError(path, f"line {number}, student",
-                              f"{extension.student[:60]!r} already has an extension for "
-                              f"{extension.assignment[:60]!r}, on line {seen[pair]}")
+            raise table.error(f"line {number}, student", f"{extension.student[:60]!r} already has an extension for "
+                                                         f"{extension.assignment[:60]!r}, on line {seen[pair]}")
         seen[pair] = number
         extensions.append(extension)
     return extensions
@@ -180,41 +158,27 @@ def extension_for(extensions: Sequence[Extension], student_ids: Sequence[str], a
     return None
 
 
-def _rows(path: Path, text: str) -> list[tuple[int, list[str]]]:
-    """The file's non-blank rows, each with the line it starts on (a quoted cell may span lines)."""
-    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
-    rows: list[tuple[int, list[str]]] = []
-    start = 1
-    try:
-        for row in reader:
-            if any(c.strip() for c in row):
-                rows.append((start, row))
-            start = reader.line_num + 1
-    except csv.Error as exc:
-        raise ConfigError(path, f"line {start}", f"not a CSV file ({exc})") from None
-    return rows
-
-
-def _extension(path: Path, number: int, values: dict[str, str], zone: tzinfo | None,
+def _extension(table: CsvFile, number: int, values: dict[str, str], zone: tzinfo | None,
                known: Collection[str]) -> Extension:
-    """One row's extension (``values``: each column's stripped cell, "" when absent)."""
+    """The extension of the row on line ``number`` of ``table`` (``values``: each column's stripped cell, "" when
+    absent)."""
     student, assignment, due, extra = values["student"], values["assignment"], values["due"], values["extra"]
     if not student:
-        raise ConfigError(path, f"line {number}, student", "empty student id")
+        raise table.error(f"line {number}, student", "empty student id")
     if not assignment:
-        raise ConfigError(path, f"line {number}, assignment", "empty: an assignment id, or * for every assignment")
+        raise table.error(f"line {number}, assignment", "empty: an assignment id, or * for every assignment")
     if assignment != EVERY and assignment not in known:
-        raise ConfigError(path, f"line {number}, assignment", f"{assignment[:60]!r} is not an assignment; known: "
-                                                              f"{', '.join(sorted(known)) or 'none'} (or * for all)")
+        raise table.error(f"line {number}, assignment", f"{assignment[:60]!r} is not an assignment; known: "
+                                                        f"{', '.join(sorted(known)) or 'none'} (or * for all)")
     if due and extra:
-        raise ConfigError(path, f"line {number}, extra",
+        raise table.error(f"line {number}, extra",
                           f"{extra[:60]!r} as well as a due date ({due[:60]!r}): give one of due and extra")
     if not due and not extra:
-        raise ConfigError(path, f"line {number}, due", "neither a due date nor extra time: give one of due and extra")
+        raise table.error(f"line {number}, due", "neither a due date nor extra time: give one of due and extra")
     if due:
-        return Extension(student, assignment, parse_due(due, zone, str(path), f"line {number}, due"), None,
+        return Extension(student, assignment, parse_due(due, zone, str(table.path), f"line {number}, due"), None,
                          values["reason"], number)
-    seconds = duration_seconds(extra, str(path), f"line {number}, extra")
+    seconds = duration_seconds(extra, str(table.path), f"line {number}, extra")
     if seconds == 0:
-        raise ConfigError(path, f"line {number}, extra", f"{extra[:60]!r} is no time: give more than 0")
+        raise table.error(f"line {number}, extra", f"{extra[:60]!r} is no time: give more than 0")
     return Extension(student, assignment, None, seconds, values["reason"], number)

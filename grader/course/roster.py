@@ -16,19 +16,14 @@ UTF-16 (with or without a byte-order mark) or another encoding is refused, sayin
 
 from __future__ import annotations
 
-import csv
-import io
-import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.errors import ConfigError
+from grader.course.csv_file import read_csv
 
 COLUMNS = ("student", "github", "email", "sis_id", "section", "name")
-MAX_BYTES = 10 * 1024 * 1024
-"""Largest roster read, in bytes (a course of 10,000 students needs about 1 MB)."""
-MAX_CELL = 200
+REQUIRED = {"student": "the course's id of each student"}
 LABELS = {"student": "student id", "github": "GitHub name"}
 
 
@@ -71,71 +66,6 @@ class Matching:
         return lines
 
 
-def read_bytes(path: Path, what: str) -> bytes:
-    """A course file's bytes, at most :data:`MAX_BYTES` of them: a folder, a FIFO or a device is refused before it is
-    opened, and no more than one byte past the limit is ever read (a file that grows while it is read included).
-
-    Raises:
-        ConfigError: If it is missing, not a regular file, cannot be read, or is too large.
-    """
-    try:
-        info = path.stat()
-        if stat.S_ISDIR(info.st_mode):
-            raise ConfigError(path, "", f"{what} is a folder: give the file itself")
-        if not stat.S_ISREG(info.st_mode):
-            raise ConfigError(path, "", f"{what} is not a regular file")
-        if info.st_size > MAX_BYTES:
-            raise ConfigError(path, "", f"{what} is {info.st_size} bytes, more than the {MAX_BYTES} read")
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise ConfigError(path, "", f"cannot read {what} ({exc.strerror or exc})") from None
-    if len(data) > MAX_BYTES:
-        raise ConfigError(path, "", f"{what} is more than the {MAX_BYTES} bytes read")
-    return data
-
-
-def decode_text(path: Path, what: str, data: bytes) -> str:
-    """A course CSV file's text from its bytes ``data``: UTF-8 with an optional byte-order mark (removed).
-
-    Raises:
-        ConfigError: If it is UTF-16 (with or without a byte-order mark: any NUL byte) or not UTF-8, saying how to
-            save it.
-    """
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise ConfigError(path, "", f"{what} is UTF-16: save it as CSV UTF-8")
-    nul = data.find(b"\x00")
-    if nul >= 0:  # UTF-16 without a byte-order mark (or not text at all): no CSV UTF-8 file holds one
-        raise ConfigError(path, f"byte {nul}", f"{what} holds NUL bytes, as UTF-16 does: save it as CSV UTF-8")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(path, f"byte {exc.start}", f"{what} is not UTF-8: save it as CSV UTF-8") from None
-
-
-def read_text(path: Path, what: str) -> str:
-    """A course CSV file's text: at most :data:`MAX_BYTES` (:func:`read_bytes`), UTF-8 with an optional byte-order
-    mark (:func:`decode_text`).
-
-    Raises:
-        ConfigError: If it cannot be read, is not a file, is too large, or is not UTF-8 (saying how to save it).
-    """
-    return decode_text(path, what, read_bytes(path, what))
-
-
-def check_cell(path: Path, where: str, value: str) -> None:
-    """Refuse a (stripped) cell of a course CSV file over :data:`MAX_CELL` characters, or one a spreadsheet would run
-    as a formula when the file is opened: it starts with ``=``, ``+`` or ``@``, or ``-`` not followed by a number.
-
-    Raises:
-        ConfigError: Naming ``path``, ``where`` (``line 3, name``) and, for a formula, the value.
-    """
-    if len(value) > MAX_CELL:
-        raise ConfigError(path, where, f"longer than {MAX_CELL} characters")
-    if value[:1] in ("=", "+", "@") or value[:1] == "-" and not value[1:].replace(".", "").isdigit():
-        raise ConfigError(path, where, f"{value[:40]!r} would run as a spreadsheet formula")
-
-
 def read_roster(path: Path) -> list[Student]:
     """Read ``roster.csv`` (see the module docstring).
 
@@ -145,48 +75,27 @@ def read_roster(path: Path) -> list[Student]:
             that is another row's GitHub name (without regard to case: a submission of that name would match both), a
             cell a spreadsheet would run as a formula, or a value over 200 characters.
     """
-    text = read_text(path, "the roster")
-    try:
-        rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
-    except csv.Error as exc:
-        raise ConfigError(path, "", f"not a CSV file ({exc})") from None
-    if not rows:
-        raise ConfigError(path, "line 1", "empty: expected a header row with a student column")
-    header = [h.strip().lower() for h in rows[0]]
-    for i, name in enumerate(header):
-        if name not in COLUMNS:
-            raise ConfigError(path, f"line 1, column {i + 1}", f"unknown column {name[:40]!r}; known: {', '.join(COLUMNS)}")
-        if header.index(name) != i:
-            raise ConfigError(path, f"line 1, column {i + 1}", f"the column {name!r} appears twice")
-    if "student" not in header:
-        raise ConfigError(path, "line 1", "no student column (the course's id of each student)")
+    table = read_csv(path, "the roster", COLUMNS, REQUIRED)
+    if not table.header:
+        raise table.error("line 1", "empty: expected a header row with a student column")
     students: list[Student] = []
     seen: dict[tuple[str, str], int] = {}
     ids: dict[tuple[str, str], int] = {}  # (student or github, its value in lower case): its first line
-    for number, row in enumerate(rows[1:], start=2):
-        if not any(c.strip() for c in row):
-            continue
-        if len(row) != len(header):
-            raise ConfigError(path, f"line {number}", f"{len(row)} cells for {len(header)} columns")
-        values = {}
-        for name, cell in zip(header, row):
-            value = cell.strip()
-            check_cell(path, f"line {number}, {name}", value)
-            values[name] = value
+    for number, values in table.records(COLUMNS):
         if not values["student"]:
-            raise ConfigError(path, f"line {number}, student", "empty student id")
+            raise table.error(f"line {number}, student", "empty student id")
         for name in ("student", "github", "email", "sis_id"):
             key = values.get(name, "").lower() if name in ("github", "email") else values.get(name, "")
             if key:
                 if (name, key) in seen:
-                    raise ConfigError(path, f"line {number}, {name}",
+                    raise table.error(f"line {number}, {name}",
                                       f"{values[name][:60]!r} is also on line {seen[(name, key)]}")
                 seen[(name, key)] = number
         for name, other in (("student", "github"), ("github", "student")):  # match finds a submission by either
             key = values.get(name, "").lower()
             line = ids.get((other, key), number) if key else number
             if line != number:
-                raise ConfigError(path, f"line {number}, {name}",
+                raise table.error(f"line {number}, {name}",
                                   f"{values[name][:60]!r} is also the {LABELS[other]} on line {line} (without regard "
                                   "to case): a submission of that name would match both rows; give each row its own")
         for name in ("student", "github"):

@@ -35,9 +35,10 @@ from grader.course.due_dates import DueDate
 from grader.errors import GraderError, SubmissionError
 from grader.files import remove_tree
 from grader.grading.copied_times import CopiedTimes, withhold_copied_times
-from grader.grading.due_work import DueWork, TermRules, read_due_work
+from grader.grading.due_work import DueWork, read_due_work
 from grader.grading.freshness import course_fingerprints, stale
 from grader.grading.shard import shard_of
+from grader.grading.term_inputs import TermInputs
 from grader.intake.candidates import choose
 from grader.intake.submission import discover, stage, student_id
 from grader.judge.backends import choose as choose_backend
@@ -196,15 +197,16 @@ class Plan:
 
 
 def plan(course: Course, submissions: Path, assignments: list[Assignment], store: ResultStore, force: bool,
-         shard: tuple[int, int] | None, sandbox: str, rules: TermRules | None = None) -> Plan:
+         shard: tuple[int, int] | None, sandbox: str, term: TermInputs | None = None) -> Plan:
     """Read every submission (never running it), keep the results that still stand, stage the rest into a working
     folder: a submission is graded again on the assignments whose result is missing, withheld, or made from other
-    content (the submission's, or the course's: :mod:`grader.grading.freshness`).
+    content (the submission's, or the course's: :mod:`grader.grading.freshness`). The entries are ``term``'s (those
+    its inputs were checked against) when it has them, else the folder's.
 
     Raises:
         GraderError: If there is no submission.
     """
-    entries = discover(submissions)
+    entries = list(term.entries) if term is not None and term.entries else discover(submissions)
     if not entries:
         raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
     if shard is not None:
@@ -229,10 +231,10 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
         read: dict[str, dict[str, DueWork]] = {}
         for entry in entries:  # every submission read first: whether its time can be trusted depends on the class
             student = student_id(entry)
-            dues[student] = rules.dues(student, assignments) if rules is not None else \
+            dues[student] = term.dues(student, assignments) if term is not None else \
                 dict.fromkeys(a.id for a in assignments)
-            read[student] = read_due_work(entry, dues[student], rules.zone if rules is not None else None,
-                                          rules.pushes_of(student) if rules is not None else None)
+            read[student] = read_due_work(entry, dues[student], term.zone if term is not None else None,
+                                          term.pushes_of(student) if term is not None else None)
         read, copied = withhold_copied_times(read, dues, started)
         for index, entry in enumerate(entries):
             student = student_id(entry)
@@ -332,10 +334,11 @@ class JudgePool:
         self.report_written()
 
 
-def _in_course_order(course: Course, graded: list[Assignment]) -> list[Assignment]:
-    """Every assignment of ``course`` in course order, ``graded`` (this run's, as loaded) among them."""
+def _in_course_order(course: Course, graded: list[Assignment], term: TermInputs | None) -> list[Assignment]:
+    """Every assignment of ``course`` in course order (``term``'s when it has them), ``graded`` (this run's, as
+    loaded) among them."""
     mine = {a.id: a for a in graded}
-    return [mine.get(a.id, a) for a in course.assignments()]
+    return [mine.get(a.id, a) for a in (term.every if term is not None and term.every else course.assignments())]
 
 
 def grade(
@@ -348,7 +351,7 @@ def grade(
     force: bool = False,
     shard: tuple[int, int] | None = None,
     sandbox: str | None = None,
-    rules: TermRules | None = None,
+    term: TermInputs | None = None,
     junit: bool = False,
 ) -> GradeRun:
     """Grade every submission in ``submissions`` on the chosen assignments: plan, run the judges, collect.
@@ -356,7 +359,7 @@ def grade(
     Args:
         course: The course (assignments, reference).
         submissions: Folder of submission entries (see :mod:`grader.intake.submission`).
-        assignment_ids: Assignments to grade; None for all.
+        assignment_ids: Assignments to grade; None for all (``term``'s, when it has them).
         out: Output folder: ``<assignment>/<student>/results.json``,
             ``feedback.md``, ``grades.csv``; logs and working files in ``_instructor/``.
         jobs: Judge processes run in parallel.
@@ -364,9 +367,10 @@ def grade(
         force: Re-grade submissions that already have complete results.
         shard: ``(K, N)``: grade only the students of shard K of N (see :mod:`grader.grading.shard`).
         sandbox: The sandbox backend, ``"linux"`` or ``"portable"``; None picks it (:func:`grader.judge.backends.choose`).
-        rules: Each student's due dates (the assignments' ``due``, ``--deadline``, extensions, the roster) and the
-            course's time zone (:func:`grader.grading.due_work.term_rules`): a git repository is graded, per
-            assignment, at its latest ``submit/*`` tag (or commit) at or before the student's due date, and late
+        term: The term's inputs, read and checked once (:func:`grader.grading.term_check.load_term_inputs`): the
+            assignments graded, each student's due dates (the assignments' ``due``, ``--deadline``, extensions, the
+            roster), the course's time zone, the push records and the class's entries: a git repository is graded,
+            per assignment, at its latest ``submit/*`` tag (or commit) at or before the student's due date, and late
             work pays the policy (:mod:`grader.grading.due_work`). None applies no due date (``grader validate``,
             benchmarks): every entry is graded as it is.
         junit: Also write ``grades.junit.xml`` (for CI systems that read JUnit).
@@ -379,13 +383,13 @@ def grade(
             a judge that failed).
     """
     out, submissions = out.resolve(), submissions.resolve()  # workers run elsewhere: no relative paths
-    assignments = course.assignments(assignment_ids)
+    assignments = list(term.assignments) if term is not None and term.assignments else course.assignments(assignment_ids)
     work: Path | None = None
     store = ResultStore(out)
     run = GradeRun(assignments, store=store)
     try:
         the_plan = plan(course, submissions, assignments, store, force, shard, sandbox or choose_backend("auto").kind,
-                        rules)
+                        term)
         work = the_plan.work
         run.skipped = the_plan.skipped
         run.course_changed = the_plan.course_changed
@@ -396,7 +400,7 @@ def grade(
     finally:
         if work is not None:
             remove_tree(work)
-    book, students = folder_class(store, _in_course_order(course, assignments),
+    book, students = folder_class(store, _in_course_order(course, assignments, term),
                                   [student_id(e) for e in the_plan.entries])
     run.book = book
     run.outputs = write_class_outputs(store, book, students, junit)
@@ -405,5 +409,5 @@ def grade(
         log = the_plan.instructor / "logs" / f"judge-{k}.log"
         tail = "\n".join(log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
         raise GraderError(f"{len(pool.failed)} judge process(es) failed (status {status}); see {log}:\n{tail}")
-    record_class(out, submissions, rules.override if rules else None)  # for `grader similarity OUT`; not in any result or gradebook
+    record_class(out, submissions, term.override if term else None)  # for `grader similarity OUT`; not in any result or gradebook
     return run

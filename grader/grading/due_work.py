@@ -24,14 +24,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 
-from grader.course.config import Assignment, Course
-from grader.course.due_dates import DueDate, LateTerms, due_date
-from grader.course.extensions import Extension, read_extensions
-from grader.course.roster import Student, match, read_roster
+from grader.course.due_dates import DueDate, LateTerms
 from grader.grading.freshness import part_fingerprint
 from grader.intake.entry import Submission
 from grader.intake.git_history import is_repository, read_at_deadlines
-from grader.intake.pushes import Push, read_push_folder
+from grader.intake.pushes import Push
 from grader.intake.submission import read_submission
 
 FILE_TIMES = "the latest modification time of its files"
@@ -39,64 +36,6 @@ FILE_TIMES = "the latest modification time of its files"
 (:mod:`grader.grading.copied_times`)."""
 ZIP_EPOCH = calendar.timegm((1980, 1, 1, 0, 0, 0))
 """The earliest date a zip member records: a zip written without dates holds it."""
-
-
-@dataclass
-class TermRules:
-    """What decides each student's due dates in one run.
-
-    Attributes:
-        extensions: The course's extensions (``extensions.csv``).
-        roster: The course roster: a submission named by a GitHub user name finds the extensions keyed by the
-            course's student id through it (:func:`grader.course.roster.match`).
-        override: ``--deadline``: every assignment's due date for this run (None: each assignment's ``due``).
-        zone: The course's time zone (a zip's dates are read in it; this machine's without one).
-        pushes: The server's push records by submission name (``--pushes``; None: none given).
-        extensions_file: Where the extensions were read from (for errors naming its lines), or None.
-        roster_file: Where the roster was read from, or None.
-        pushes_dir: The folder of push records, or None.
-    """
-
-    extensions: Sequence[Extension] = ()
-    roster: Sequence[Student] = ()
-    override: datetime | None = None
-    zone: tzinfo | None = None
-    pushes: Mapping[str, Sequence[Push]] | None = None
-    extensions_file: Path | None = None
-    roster_file: Path | None = None
-    pushes_dir: Path | None = None
-
-    def pushes_of(self, student: str) -> Sequence[Push] | None:
-        """The push record of the submission named ``student`` (an empty one when records were given but not its:
-        its repository is then dated by committer dates, with a note)."""
-        return None if self.pushes is None else self.pushes.get(student, ())
-
-    def dues(self, student: str, assignments: Sequence[Assignment]) -> dict[str, DueDate | None]:
-        """Each assignment's due date for the submission named ``student`` (None: no due date)."""
-        row = match(self.roster, [student]).matched.get(student) if self.roster else None
-        # the submission's name, the roster's id and GitHub name: an extension row may give any of them
-        ids = [i for i in dict.fromkeys([student, *((row.student, row.github) if row is not None else ())]) if i]
-        return {a.id: due_date(a, ids, self.extensions, self.override) for a in assignments}
-
-
-def term_rules(course: Course, override: datetime | None = None,
-               roster: Path | None = None, extensions: Path | None = None, pushes: Path | None = None) -> TermRules:
-    """The rules of a run: the course's time zone, its roster and extensions (``roster`` and ``extensions`` name other
-    files than ``assignments/course.yaml`` does), ``--deadline`` and the folder of push records (``--pushes``).
-
-    Raises:
-        ConfigError: If ``course.yaml``, the roster, the extensions or a push record are invalid (naming the file,
-            line and column, or record).
-    """
-    term = course.term
-    roster = roster or term.roster
-    extensions = extensions or term.extensions
-    return TermRules(
-        extensions=read_extensions(extensions, term.time_zone, course.assignment_ids())
-        if extensions is not None else (),
-        roster=read_roster(roster) if roster is not None else (), override=override, zone=term.time_zone,
-        pushes=read_push_folder(pushes) if pushes is not None else None, extensions_file=extensions,
-        roster_file=roster, pushes_dir=pushes)
 
 
 @dataclass(frozen=True)
@@ -166,18 +105,3 @@ def submitted_at(sub: Submission, zone: tzinfo | None) -> tuple[datetime | None,
         return datetime.fromtimestamp(latest, timezone.utc), FILE_TIMES
     except (OverflowError, OSError, ValueError):
         return None, "its files' times could not be read"
-
-
-def due_lines(assignments: Sequence[Assignment], rules: TermRules) -> list[str]:
-    """What a run's due dates are, for the terminal: one line per assignment with one, and the extensions."""
-    lines = []
-    for a in assignments:
-        due = rules.override or a.due
-        if due is not None:
-            where = "--deadline" if rules.override else "assignment.yaml"
-            lines.append(f"Due: {a.id} {due.isoformat(timespec='seconds')} "
-                         f"({due.astimezone(timezone.utc):%Y-%m-%dT%H:%M:%SZ}, {where}); {a.late.describe()}")
-    ids = {a.id for a in assignments}
-    if count := sum(1 for e in rules.extensions if e.assignment in ids or e.assignment == "*"):
-        lines.append(f"Extensions: {count} row(s) of the extensions file apply to these assignments")
-    return lines

@@ -31,12 +31,16 @@ from pathlib import Path
 from typing import Any
 
 from grader.course.config import Assignment
+from grader.course.csv_file import read_csv
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell, terminal
 from grader.outputs.attention import finding
 from grader.outputs.store import LateWork, ResultStore
 
+GRADEBOOK_BYTES = 256 * 1024 * 1024
+"""Largest ``grades.csv`` read back (:func:`read_gradebook`), in bytes: the grader writes it, so the bound is only
+against a file that is not one (the course's own CSV files are read up to 10 MB)."""
 
 def points(x: float) -> str:
     """Points for display: at most two decimals, no trailing zeros (``35.71``, ``40``)."""
@@ -194,21 +198,23 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
 
 
 def read_gradebook(out: Path) -> tuple[list[str], list[dict[str, str]]]:
-    """The header and rows of ``out/grades.csv`` (as :func:`write_csv` wrote it).
+    """The header and rows of ``out/grades.csv`` (as :func:`write_csv` wrote it), read by the course's CSV reader
+    (:func:`grader.course.csv_file.read_csv`: at most :data:`GRADEBOOK_BYTES`, UTF-8, strict CSV).
 
     Raises:
         GraderError: If the file is missing or not a gradebook.
+        ConfigError: If it is too large, not UTF-8 or not CSV (naming the file and the line).
     """
+    path = out / "grades.csv"
     try:
-        with open(out / "grades.csv", encoding="utf-8", newline="") as f:
-            reader = csv.DictReader(f)
-            rows = list(reader)
-            header = list(reader.fieldnames or [])
+        path.stat()
     except OSError as exc:
-        raise GraderError(f"cannot read {out / 'grades.csv'} ({exc.strerror}): run `grader grade` first") from None
+        raise GraderError(f"cannot read {path} ({exc.strerror}): run `grader grade` first") from None
+    table = read_csv(path, "the gradebook", limit=GRADEBOOK_BYTES)
+    header = list(table.header)
     if header[:1] != ["student"] or "total" not in header:
-        raise GraderError(f"{out / 'grades.csv'} is not a gradebook written by `grader grade`")
-    return header, rows
+        raise GraderError(f"{path} is not a gradebook written by `grader grade`")
+    return header, [dict(zip(header, row.cells)) for row in table.rows]
 
 
 def student_id(cell: str, out: Path, assignment_ids: Sequence[str]) -> str:

@@ -22,11 +22,9 @@ from test_term import commit_at
 
 from grader.cli import main
 from grader.course.config import Course
-from grader.course.extensions import read_extensions
-from grader.course.roster import read_roster
 from grader.errors import ConfigError
-from grader.grading.due_work import TermRules
-from grader.grading.term_check import check_term
+from grader.grading.term_check import load_term_inputs
+from grader.grading.term_inputs import TermInputs
 
 EXAMPLES = ROOT / "examples" / "submissions"
 LATER = ("mlp", "forward_mode", "graph", "classifier", "gradcheck")
@@ -143,23 +141,18 @@ def test_a_class_copied_without_its_file_times_is_graded_without_the_due_date_an
     assert "Late work: value_ops: 1 late (1 by file modification times)" in err
 
 
-def term_rules(course_root: Path, tmp: Path, extensions: str, roster: str | None = None,
-               override: datetime | None = None) -> TermRules:
+def term_inputs(course_root: Path, tmp: Path, extensions: str, roster: str | None, names: tuple[str, ...]) -> TermInputs:
+    """The term's inputs as ``grader grade -a value_ops --deadline DUE`` reads them: these extensions and roster, a
+    class of ``names``."""
     path = tmp / "extensions.csv"
     path.write_text(extensions, encoding="utf-8")
-    c = Course(course_root)
-    people = None
     if roster is not None:
         (tmp / "roster.csv").write_text(roster, encoding="utf-8")
-        people = read_roster(tmp / "roster.csv")
-    return TermRules(extensions=read_extensions(path, timezone.utc, c.assignment_ids()), roster=people or (),
-                     override=override, extensions_file=path)
-
-
-def entries(tmp: Path, *names: str) -> list[Path]:
     for n in names:
         (tmp / "subs" / n).mkdir(parents=True, exist_ok=True)
-    return [tmp / "subs" / n for n in names]
+    return load_term_inputs(Course(course_root), tmp / "subs", assignment_ids=["value_ops"],
+                            deadline="2026-11-30T23:59Z", extensions=path,
+                            roster=tmp / "roster.csv" if roster is not None else None)
 
 
 ROSTER = "student,github,email\nalice,alice-gh,alice@example.edu\nbob,,bob@example.edu\n"
@@ -167,36 +160,31 @@ DUE = datetime(2026, 11, 30, 23, 59, tzinfo=timezone.utc)
 
 
 def test_an_extension_for_a_student_nobody_knows_is_an_error_with_a_roster_and_a_warning_without(course, tmp_path):
-    value_ops = Course(course).assignment("value_ops")
-    rules = term_rules(course, tmp_path, "student,assignment,due,extra,reason\nalcie,value_ops,,2d,\n", ROSTER, DUE)
     with pytest.raises(ConfigError, match=r"extensions.csv: line 2, student: 'alcie' is neither on the roster nor the "
                                           r"name of a submission.*did you mean 'alice'\?"):
-        check_term(rules, [value_ops], entries(tmp_path, "alice", "bob"))
-    rules = term_rules(course, tmp_path, "student,assignment,due,extra,reason\nalcie,value_ops,,2d,\n", None, DUE)
-    warnings = check_term(rules, [value_ops], entries(tmp_path, "alice", "bob"))
+        term_inputs(course, tmp_path, "student,assignment,due,extra,reason\nalcie,value_ops,,2d,\n", ROSTER,
+                    ("alice", "bob"))
+    warnings = term_inputs(course, tmp_path, "student,assignment,due,extra,reason\nalcie,value_ops,,2d,\n", None,
+                           ("alice", "bob")).warnings
     assert len(warnings) == 1 and "line 2: 'alcie' names no submission" in warnings[0]
     # by the roster's id, its GitHub name or the submission's name: every one is known, and applies
-    good = term_rules(course, tmp_path, "student,assignment,due,extra,reason\nalice-gh,value_ops,,2d,\nbob,*,,1h,\n",
-                      ROSTER, DUE)
-    assert check_term(good, [value_ops], entries(tmp_path, "alice", "bob")) == []
-    assert good.dues("alice", [value_ops])["value_ops"].due == DUE + timedelta(days=2)
+    good = term_inputs(course, tmp_path, "student,assignment,due,extra,reason\nalice-gh,value_ops,,2d,\nbob,*,,1h,\n",
+                       ROSTER, ("alice", "bob"))
+    assert good.warnings == ()
+    assert good.dues("alice")["value_ops"].due == DUE + timedelta(days=2)
 
 
 def test_an_extension_that_moves_a_due_date_earlier_is_an_error_naming_the_line_and_the_assignment(course, tmp_path):
-    value_ops = Course(course).assignment("value_ops")
-    rules = term_rules(course, tmp_path, "student,assignment,due,extra,reason\nbob,*,2026-11-20T23:59Z,,\n", ROSTER,
-                       DUE)
     with pytest.raises(ConfigError, match=r"line 2, due: 2026-11-20T23:59:00\+00:00 is before value_ops's due date "
                                           r"2026-11-30T23:59:00\+00:00"):
-        check_term(rules, [value_ops], entries(tmp_path, "alice", "bob"))
+        term_inputs(course, tmp_path, "student,assignment,due,extra,reason\nbob,*,2026-11-20T23:59Z,,\n", ROSTER,
+                    ("alice", "bob"))
 
 
 def test_two_extensions_for_one_student_under_two_of_their_names_is_an_error_before_grading(course, tmp_path):
-    value_ops = Course(course).assignment("value_ops")
-    rules = term_rules(course, tmp_path, "student,assignment,due,extra,reason\nalice,value_ops,,1d,\n"
-                                         "alice-gh,value_ops,,2d,\n", ROSTER, DUE)
     with pytest.raises(ConfigError, match="line 3, student.*are one student, given two extensions"):
-        check_term(rules, [value_ops], entries(tmp_path, "alice"))
+        term_inputs(course, tmp_path, "student,assignment,due,extra,reason\nalice,value_ops,,1d,\n"
+                                      "alice-gh,value_ops,,2d,\n", ROSTER, ("alice",))
 
 
 def test_a_placeholder_due_date_with_an_extension_stays_at_the_end_of_9999_and_says_so(course, tmp_path, capsys):
