@@ -12,7 +12,8 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Course, Limits
+from grader.course.config import Limits
+from grader.course.course import Course
 from grader.judge.backends import Sandbox, WorkerSpec
 from grader.judge.linux_handle import SandboxWorker, prepare_runtime
 from grader.judge.portable_handle import PortableWorker

@@ -29,7 +29,7 @@ from checkout import CHECKOUT, ROOT
 
 from grader.cli import main
 from grader.course.catalogue import load_bugs
-from grader.course.config import Course
+from grader.course.course import Course
 
 DUE = datetime(2026, 12, 11, 23, 59, tzinfo=ZoneInfo("America/New_York"))
 LATE = "{grace: 15m, penalty: 10%, per: day, cap: 50%, cutoff: 3d}"

@@ -29,7 +29,7 @@ from evidence_pages import Page, package
 
 from grader.cli import main
 from grader.commands.similarity import summary
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.due_dates import DueDate
 from grader.course.late_policy import LatePolicy
 from grader.course.roster import read_roster
@@ -204,7 +204,7 @@ def test_a_fifo_named_like_a_notebook_or_zip_in_a_corpus_does_not_hang_the_run(t
     os.mkfifo(corpus / "pipe2.zip")
     code = f"""
         from pathlib import Path
-        from grader.course.config import Course
+        from grader.course.course import Course
         from grader.similarity.sources import read_folder
         source = read_folder(Path({str(corpus)!r}), "c", Course(Path({str(ROOT)!r})).assignments(["value_ops"]), None)
         print(len(source.documents["value_ops"]), [n.owner for n in source.notes])
@@ -225,7 +225,7 @@ def test_a_device_file_named_zip_in_a_corpus_is_not_read_without_end(tmp_path):
     os.mknod(corpus / "zero.ipynb", stat.S_IFCHR | 0o644, os.makedev(1, 5))
     code = f"""
         from pathlib import Path
-        from grader.course.config import Course
+        from grader.course.course import Course
         from grader.similarity.sources import read_folder
         source = read_folder(Path({str(corpus)!r}), "c", Course(Path({str(ROOT)!r})).assignments(["value_ops"]), None)
         print(len(source.documents["value_ops"]), [n.owner for n in source.notes])
@@ -254,7 +254,7 @@ def test_an_unreadable_file_or_folder_is_that_submissions_note_not_a_crash(tmp_p
         code = f"""
             import json
             from pathlib import Path
-            from grader.course.config import Course
+            from grader.course.course import Course
             from grader.grading.due_work import read_due_work
             from grader.similarity.sources import read_folder
             assignments = Course(Path({str(ROOT)!r})).assignments(["value_ops", "mlp"])

@@ -17,7 +17,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import TypeVar
 
-from grader.course.config import Course, find_course
+from grader.course.course import Course, find_course
 from grader.errors import GraderError
 from grader.judge.backends import CHOICES
 

@@ -6,7 +6,7 @@ sandbox as ``grader grade``. It needs neither the hidden tests nor the
 reference solution, so it runs in a student's copy of the release, in
 classroom CI, or in Colab.
 
-By default it checks the released assignments (:meth:`grader.course.config.Course.released_assignments`) and the
+By default it checks the released assignments (:meth:`grader.course.course.Course.released_assignments`) and the
 text report shows the first one not passing yet in detail and one line for each other; ``-v`` (or naming assignments
 with ``-a``) shows each in detail. While it runs, stderr gets a line per assignment with a mark per test as it ends
 (with ``-v`` or ``-a``, a line per test): :class:`grader.grading.follow.CheckProgress`. An error that stops several

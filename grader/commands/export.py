@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.commands import CourseArgs, ExitCode, course_of
-from grader.course.config import Assignment, Course
+from grader.course.config import Assignment
+from grader.course.course import Course
 from grader.course.csv_file import CourseFile
 from grader.course.roster import Student, read_roster
 from grader.course.term import COURSE_FILE

@@ -40,7 +40,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.course.public import copy_assignment, copy_shared
 from grader.errors import GraderError

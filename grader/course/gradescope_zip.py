@@ -36,7 +36,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.course.config import SHARED, Course
+from grader.course.config import SHARED
+from grader.course.course import Course
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.course.public import public_term
 from grader.course.term import COURSE_FILE

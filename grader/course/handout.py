@@ -3,7 +3,7 @@ method at fault: the classes and methods students write, the files they live in,
 set, the labels of a graph node's closures, and a hint about each method.
 
 The grader knows no course: :mod:`grader.testing.attribution` reads these tables (:class:`Handout`), which the judge
-loads from the course in use (:attr:`grader.course.config.Course.handout`). A course without the file gets an empty
+loads from the course in use (:attr:`grader.course.course.Course.handout`). A course without the file gets an empty
 handout: each failure is then reported under the method its case declares.
 """
 

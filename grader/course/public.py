@@ -22,7 +22,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from grader.course.config import PARTS, SHARED, Assignment, Course
+from grader.course.config import PARTS, SHARED, Assignment
+from grader.course.course import Course
 from grader.course.term import COURSE_FILE
 
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.errors import GraderError
 
 ID = re.compile(r"^[a-z][a-z0-9_]{0,39}$")

@@ -56,7 +56,7 @@ from pathlib import Path
 
 import nbformat
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.handouts import build_notebook
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.course.public import copy_assignment, copy_shared

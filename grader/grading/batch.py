@@ -30,7 +30,8 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader.course.config import Assignment, Course
+from grader.course.config import Assignment
+from grader.course.course import Course
 from grader.course.due_dates import DueDate
 from grader.errors import GraderError, SubmissionError
 from grader.files import remove_tree

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.errors import GraderError
 from grader.grading.batch import judge_environment as batch_environment
 from grader.inert import terminal

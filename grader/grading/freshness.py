@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from grader import __version__
-from grader.course.config import Assignment, Course
+from grader.course.config import Assignment
+from grader.course.course import Course
 from grader.intake.entry import Submission
 from grader.outputs.store import Result
 

@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.course.config import Assignment, Course
+from grader.course.config import Assignment
+from grader.course.course import Course
 from grader.errors import GraderError, WithheldError
 from grader.files import temporary_folder, write_atomic
 from grader.grading.batch import intake, run_judge

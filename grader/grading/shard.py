@@ -17,7 +17,8 @@ import re
 import shutil
 from pathlib import Path
 
-from grader.course.config import Assignment, Course
+from grader.course.config import Assignment
+from grader.course.course import Course
 from grader.errors import GraderError
 from grader.outputs.class_outputs import write_class_outputs
 from grader.outputs.gradebook import StudentGrade

@@ -27,7 +27,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.extensions import EVERY, extension_for, read_extensions
 from grader.course.late_policy import parse_deadline
 from grader.course.roster import read_roster

@@ -34,7 +34,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.course.catalogue import Bug, load_bugs, max_cascade, write_mutant
-from grader.course.config import Assignment, Course
+from grader.course.config import Assignment
+from grader.course.course import Course
 from grader.course.stubs import missing_method_mutants
 from grader.files import temporary_folder
 from grader.grading.batch import grade

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.judge.manifest import Manifest
 from grader.sandbox.isolation import die_with_parent
 

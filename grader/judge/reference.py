@@ -30,7 +30,7 @@ def load_reference(reference_dir: Path, package: str | None = None) -> SimpleNam
 
     Args:
         reference_dir: The folder holding the reference solution's package.
-        package: The student's package (:attr:`~grader.course.config.Course.package`); None: the one folder of
+        package: The student's package (:attr:`~grader.course.course.Course.package`); None: the one folder of
             ``reference_dir`` that is a package (holds ``__init__.py``).
 
     Returns:

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from grader.course.config import Assignment, Course
+from grader.course.config import Assignment
+from grader.course.course import Course
 from grader.errors import GraderError
 from grader.judge.backends import Sandbox
 from grader.judge.claims import ClaimQueue

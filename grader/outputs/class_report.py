@@ -55,7 +55,8 @@ import jinja2
 
 from grader import __version__
 from grader.course.catalogue import Bug, load_bugs
-from grader.course.config import Assignment, Course
+from grader.course.config import Assignment
+from grader.course.course import Course
 from grader.course.roster import read_roster
 from grader.files import write_atomic
 from grader.inert import terminal
@@ -249,7 +250,7 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None, ids:
         course: The course whose assignments and bug catalogues were used.
         store: The folder's results store, when the caller has one (its results are not parsed again).
         ids: The assignments to report on, of those the gradebook holds (None: its released ones:
-            :meth:`grader.course.config.Course.released_assignments`).
+            :meth:`grader.course.course.Course.released_assignments`).
 
     Returns:
         The report's content.

@@ -16,7 +16,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from grader.course.config import Assignment, Course
+from grader.course.config import Assignment
+from grader.course.course import Course
 from grader.course.handouts import notebook_code_cells
 from grader.errors import GraderError
 from grader.intake.notebook import assemble

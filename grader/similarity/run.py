@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.errors import GraderError
 from grader.similarity import similarity_json as R
 from grader.similarity.class_pairs import score_class

@@ -12,7 +12,7 @@ from checkout import ROOT
 
 from grader.cli import main
 from grader.commands import check as check_command
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.outputs.classroom50 import validate
 from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import GradedTest, empty_record

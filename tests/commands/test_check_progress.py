@@ -17,7 +17,7 @@ from pathlib import Path
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.grading import follow
 from grader.grading.follow import CheckProgress
 from grader.grading.one import self_check

@@ -12,7 +12,8 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import VISIBILITIES, Course
+from grader.course.config import VISIBILITIES
+from grader.course.course import Course
 
 ASSIGNMENTS = ["value_ops", "backward", "mlp"]
 

@@ -16,7 +16,7 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.outputs.formats import github
 from grader.outputs.self_check import CheckResult
 

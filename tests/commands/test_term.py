@@ -193,7 +193,7 @@ def test_an_override_moves_the_due_date_for_one_run(term, tmp_path, capsys):
 def test_grading_without_the_terms_rules_applies_no_due_date(term, tmp_path):
     """What `grader validate` and the benchmarks do: the reference and correct variants, copied today, after the
     course's due date, are never late."""
-    from grader.course.config import Course
+    from grader.course.course import Course
     from grader.grading.batch import grade
 
     course, _ = term

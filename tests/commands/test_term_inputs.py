@@ -21,7 +21,7 @@ from checkout import ROOT
 from test_term import commit_at
 
 from grader.cli import main
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.errors import ConfigError
 from grader.grading.term_check import load_term_inputs
 from grader.grading.term_inputs import TermInputs

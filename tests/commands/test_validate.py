@@ -12,7 +12,7 @@ from checkout import ROOT
 
 from grader.cli import main
 from grader.course.catalogue import load_bugs
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.stubs import missing_method_mutants
 from grader.errors import ConfigError
 

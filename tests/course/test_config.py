@@ -8,7 +8,8 @@ import pytest
 from checkout import ROOT
 
 from grader.course import student_template as template
-from grader.course.config import FILE, VISIBILITIES, Course, Limits, find_course, load_assignment
+from grader.course.config import FILE, VISIBILITIES, Limits, load_assignment
+from grader.course.course import Course, find_course
 from grader.errors import ConfigError, GraderError
 
 COURSE_ROOT = ROOT

@@ -16,7 +16,7 @@ from assignments.forward_mode import checks, domains
 from assignments.forward_mode.probes import ANSWERS, PROBES
 from grader.cli import main
 from grader.course.catalogue import load_bugs, write_mutant
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.judge.reference import complete_request, load_reference, run_probe
 from grader.sandbox.probekit import Context
 from grader.sandbox.schema import MalformedAnswer

@@ -18,7 +18,7 @@ from checkout import ROOT
 from hidden_tests import load_hidden
 
 from grader.course.catalogue import load_bugs, write_mutant
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.judge.answers import parse
 from grader.judge.reference import complete_request, load_reference, run_probe
 

@@ -18,7 +18,7 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.handouts import build_notebook
 from grader.intake.notebook import notebook_code
 from grader.intake.notebook_imports import OwnCode

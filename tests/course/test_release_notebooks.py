@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.handouts import check_cell, notebook_code_cells, setup_cell
 from grader.intake.notebook import notebook_code
 from grader.intake.notebook_imports import OwnCode

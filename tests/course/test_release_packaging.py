@@ -19,7 +19,7 @@ from checkout import ROOT
 from packaging.requirements import Requirement
 
 from grader.course import release_pyproject as rp
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.pins import LOCK_NAME, Lock, Pin, read_lock
 from grader.course.student_release import build_release, min_python
 from grader.errors import GraderError

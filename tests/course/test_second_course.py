@@ -25,7 +25,7 @@ import nbformat
 import pytest
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 
 SECOND = Path(__file__).resolve().parents[1] / "courses" / "fractions"
 """The second course as committed (no student template: ``grader template`` writes it)."""

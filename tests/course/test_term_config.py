@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from checkout import ROOT
 
-from grader.course.config import Course, find_course
+from grader.course.course import Course, find_course
 from grader.course.gradescope_zip import build_zip
 from grader.course.student_release import build_release
 from grader.errors import ConfigError

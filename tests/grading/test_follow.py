@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.grading import batch, follow
 from grader.grading.follow import CheckProgress, judge_environment, run_followed_judge
 from grader.judge.manifest import Manifest

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.errors import ConfigError, GraderError
 from grader.grading.term_check import load_term_inputs
 

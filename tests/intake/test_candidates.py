@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.handouts import build_notebook, cell_code
 from grader.errors import SubmissionError
 from grader.intake.candidates import choose

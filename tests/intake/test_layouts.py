@@ -19,7 +19,7 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.due_dates import DueDate
 from grader.course.late_policy import LatePolicy
 from grader.errors import GraderError

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.errors import GraderError
 from grader.judge.state import use_course_parts
 from grader.sandbox import own_parts

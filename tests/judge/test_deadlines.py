@@ -12,7 +12,8 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Course, Limits
+from grader.course.config import Limits
+from grader.course.course import Course
 from grader.errors import ConfigError
 from grader.judge.deadlines import ProbeLimit, probe_limit, request_key
 

@@ -14,7 +14,7 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Course
+from grader.course.course import Course
 
 FIRST = ("value_ops", "backward", "mlp")
 LATER = [a.id for a in Course(ROOT).assignments() if a.id not in FIRST]

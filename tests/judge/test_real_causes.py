@@ -22,7 +22,7 @@ from checkout import ROOT
 
 from grader.cli import main
 from grader.course.catalogue import write_mutant
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.stubs import missing_method_mutants
 
 REFERENCE = ROOT / "reference" / "micrograd"

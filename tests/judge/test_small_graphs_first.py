@@ -17,7 +17,7 @@ from checkout import ROOT
 
 from grader.cli import main
 from grader.course.catalogue import load_bugs, write_mutant
-from grader.course.config import Course
+from grader.course.course import Course
 
 
 def test_a_common_backward_bug_is_shown_on_a_small_graph_in_both_random_graph_tests(tmp_path, capsys):

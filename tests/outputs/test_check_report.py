@@ -9,7 +9,7 @@ from pathlib import Path
 
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.outputs import formats
 from grader.outputs.classroom50 import release_body, result_document, validate
 from grader.outputs.failures import NOT_RUN

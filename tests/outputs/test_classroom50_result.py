@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.errors import WithheldError
 from grader.outputs import classroom50
 from grader.outputs.classroom50 import MAX_BODY, Scale, integer_points, release_body, result_document, validate

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.outputs import formats
 from grader.outputs.failures import NOT_RUN
 from grader.outputs.feedback import feedback_markdown

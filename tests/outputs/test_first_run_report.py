@@ -14,7 +14,7 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.outputs.class_report import ClassReport, class_data, render_report
 from grader.outputs.entries import entries
 from grader.outputs.gradebook import StudentGrade, table, write_csv

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.due_dates import DueDate
 from grader.course.late_policy import LatePolicy
 from grader.outputs.gradebook import grade_from_results, write_csv

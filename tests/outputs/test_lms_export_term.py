@@ -14,7 +14,7 @@ from checkout import ROOT
 from test_lms_export import ROSTER  # the same four students
 
 from grader.cli import main
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.roster import read_roster
 from grader.outputs.lms_export import Gradebook, fill_canvas
 

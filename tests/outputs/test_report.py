@@ -18,7 +18,7 @@ from browser import CHROMEDRIVER, CHROMIUM, chromium
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.errors import GraderError
 from grader.outputs.class_report import first_hint, write_report
 from grader.outputs.entries import entry

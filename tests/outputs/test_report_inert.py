@@ -18,7 +18,8 @@ from checkout import ROOT
 
 from grader.commands.report import summary as report_summary
 from grader.course.catalogue import Bug
-from grader.course.config import Assignment, Course
+from grader.course.config import Assignment
+from grader.course.course import Course
 from grader.course.term import Term
 from grader.outputs.class_report import ClassReport, class_data, save_report
 from grader.outputs.gradebook import grade_from_results, write_csv

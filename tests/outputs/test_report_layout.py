@@ -22,7 +22,7 @@ import pytest
 from browser import chromium, open_at_width
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.course.due_dates import DueDate, final_score
 from grader.course.late_policy import LatePolicy
 from grader.outputs.attention import finding

@@ -5,7 +5,7 @@ from __future__ import annotations
 from checkout import ROOT
 
 from grader.course.catalogue import Bug
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.outputs.attention import MAX_REASON, Finding, attention_list, finding
 from grader.outputs.breakdown import task_key, task_table
 from grader.outputs.entries import TestEntry, entries, is_public

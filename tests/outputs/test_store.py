@@ -8,7 +8,7 @@ import shutil
 
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.grading.batch import grade
 from grader.outputs import store as store_module
 from grader.outputs.records import empty_record

@@ -21,7 +21,7 @@ from assignments.shared.checks import graphs
 from assignments.shared.probes.engine_probes import Children, order_children
 from grader.cli import main
 from grader.course.catalogue import load_bugs, write_mutant
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.judge.reference import load_reference, run_probe
 
 COURSE = Course(ROOT)

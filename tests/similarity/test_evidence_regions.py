@@ -15,7 +15,7 @@ import pytest
 from checkout import ROOT
 from evidence_pages import Page
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.similarity import fingerprints
 from grader.similarity.class_pairs import template_texts
 from grader.similarity.evidence import Evidence, render

@@ -12,7 +12,7 @@ import pytest
 from checkout import ROOT
 
 from grader.commands.similarity import graded_commits
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.outputs.records import Stamp, empty_record
 from grader.outputs.store import ResultStore
 from grader.similarity.sources import read_folder

@@ -17,7 +17,7 @@ import pytest
 from checkout import ROOT
 from evidence_pages import Page, package
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.similarity.class_pairs import score_class, template_texts
 from grader.similarity.evidence import Evidence, render
 from grader.similarity.fingerprints import boilerplate, fingerprint, tokenise

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from checkout import ROOT
 
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.outputs.class_report import write_report
 from grader.outputs.similarity_section import similarity_section
 from grader.similarity import similarity_json as R

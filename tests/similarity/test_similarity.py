@@ -235,7 +235,7 @@ def test_the_recorded_folder_is_checked_and_submissions_overrides_it(compared, t
 def test_scores_are_the_same_in_every_process_whatever_its_string_hashes():
     """copydetect hashes with Python's string hash, which differs between processes: every k-gram is kept (no
     winnowing choice), so only which are shared counts, and that does not depend on the hash."""
-    code = ("import json, sys; from pathlib import Path; from grader.course.config import Course; "
+    code = ("import json, sys; from pathlib import Path; from grader.course.course import Course; "
             "from grader.similarity.class_pairs import score_class; "
             "s = score_class(Course(Path(sys.argv[1])), Path(sys.argv[2]), assignment_ids=['value_ops']); "
             "print(json.dumps([(p.a, p.b, p.shared) for p in s.distributions[0].pairs]))")
@@ -346,7 +346,7 @@ def test_a_corpus_folder_that_cannot_be_opened_is_a_note_not_a_crash_or_an_empty
             import json, os, sys
             sys.path.insert(0, {str(ROOT)!r})
             from pathlib import Path
-            from grader.course.config import Course
+            from grader.course.course import Course
             from grader.similarity.sources import read_folder
             assignments = Course(Path({str(ROOT)!r})).assignments(["value_ops", "mlp"])
             import codecs; codecs.lookup("utf-8-sig")  # imported while this interpreter's files can be read

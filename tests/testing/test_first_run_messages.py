@@ -20,7 +20,7 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.config import Course
+from grader.course.course import Course
 from grader.judge.submission_run import startup_message
 from grader.judge.worker_handle import WorkerTimeout
 from grader.sandbox.returns import ReturnedNone, watched
