@@ -36,7 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from grader.course.catalogue import Bug, load_bugs, write_mutant  # noqa: E402
-from grader.course.config import Assignment, Course  # noqa: E402
+from grader.course.config import Assignment  # noqa: E402
+from grader.course.course import Course  # noqa: E402
 
 
 def build(subs: Path, course: Course, per: int, seed: int) -> dict[str, Bug]:

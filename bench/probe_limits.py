@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.course.config import Course  # noqa: E402
+from grader.course.course import Course  # noqa: E402
 
 CORRECT_EXAMPLES = ("correct_recursive", "flat_layout", "notebook.ipynb")
 

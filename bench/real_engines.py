@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINES = ROOT / "bench" / "engines"
 sys.path.insert(0, str(ROOT))
 
-from grader.course.config import Course  # noqa: E402
+from grader.course.course import Course  # noqa: E402
 from grader.grading.batch import grade  # noqa: E402
 from grader.outputs.failures import not_run  # noqa: E402
 from grader.outputs.feedback import likely_causes  # noqa: E402

@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import hostile_submissions as H  # noqa: E402
 
 from grader.course.catalogue import load_bugs, write_mutant  # noqa: E402
-from grader.course.config import Course  # noqa: E402
+from grader.course.course import Course  # noqa: E402
 from grader.course.stubs import missing_method_mutants  # noqa: E402
 
 BACKWARD_LOOP = H.CORRECT.replace("    def backward(self) -> None:\n",

@@ -56,7 +56,8 @@ import nbformat
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from grader.course.config import Assignment, Course  # noqa: E402
+from grader.course.config import Assignment  # noqa: E402
+from grader.course.course import Course  # noqa: E402
 from grader.course.handouts import build_notebook  # noqa: E402
 from grader.similarity.ranking import FLOOR, IDENTICAL, THRESHOLD  # noqa: E402
 
