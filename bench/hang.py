@@ -56,7 +56,7 @@ def grade(subs: Path, out: Path, jobs: int) -> float:
 def timed_out(out: Path, student: str) -> tuple[int, float, float]:
     """(tests of ``student`` that reached a time limit, the sum of their durations in seconds, the sum of their
     assignments' ``test_seconds``: what they waited before issue 16's probe limits, the old bound)."""
-    from grader.course.config import Course
+    from grader.course.course import Course
 
     course = Course(ROOT)
     count, total, old = 0, 0.0, 0.0

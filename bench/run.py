@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from grader.course.catalogue import Bug, load_bugs, write_mutant  # noqa: E402
-from grader.course.config import Course  # noqa: E402
+from grader.course.course import Course  # noqa: E402
 
 BASELINE_TEST = textwrap.dedent(
     """
