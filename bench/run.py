@@ -1,6 +1,8 @@
 """The grading benchmark: one command, every figure measured in the same run.
 
     python bench/run.py [--size 200] [--jobs N]
+    python bench/run.py --course [--size 300] [--jobs 2] ...   # every assignment against its floor:
+                                                               # bench/course_class.py
 
 Builds a class of ``--size`` submissions (correct variants, catalogued bugs,
 template copies, a few hangs and crashes), grades all three assignments at
@@ -50,6 +52,7 @@ import psutil
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from grader.course.catalogue import Bug, load_bugs, write_mutant  # noqa: E402
 from grader.course.course import Course  # noqa: E402
@@ -204,12 +207,22 @@ def floor(subs_correct: int, cores: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if "--course" in args:  # every assignment, against its floor: bench/course_class.py
+        import course_class
+
+        parser = argparse.ArgumentParser(description=course_class.__doc__.splitlines()[0])
+        parser.add_argument("--course", action="store_true", help="a class on every assignment against its floor")
+        course_class.add_arguments(parser)
+        return course_class.run(parser.parse_args(args))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--course", action="store_true", help="instead: a class of --size (default 300) on every "
+                        "assignment, each against its compute floor (bench/course_class.py; its options)")
     parser.add_argument("--size", type=int, default=200, help="submissions in the class (default: 200)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel jobs (default: cores)")
     parser.add_argument("--memory-sizes", default="100,1000",
                         help="template-copy class sizes for the memory figures (default: 100,1000)")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(args)
     sizes = [int(x) for x in args.memory_sizes.split(",") if x]
     with tempfile.TemporaryDirectory(prefix="grader-bench-") as tmp_name:
         tmp = Path(tmp_name)
