@@ -49,10 +49,9 @@ from typing import Any
 
 import yaml
 
-from grader.course.handout import load_handout
+from grader.course.handout import load_handout, parse_uses
 from grader.course.late_policy import LatePolicy, parse_due, parse_policy
 from grader.course.term import Term, load_term
-from grader.course.yaml_file import load_yaml
 from grader.errors import ConfigError
 from grader.sandbox.own_parts import NAME as PART_NAME
 
@@ -238,19 +237,7 @@ def _limits(path: Path, raw: Any) -> Limits:
 
 
 HANDOUT = "handout.yaml"
-"""The file of :data:`SHARED` holding the handout's tables the whole course shares (``uses`` here, the rest:
-:mod:`grader.course.handout`)."""
-
-
-def _uses(path: Path, raw: Any) -> dict[str, tuple[str, ...]]:
-    """A ``uses`` table: method name to the list of methods it is built from."""
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict) or not all(
-            isinstance(k, str) and isinstance(v, list) and all(isinstance(m, str) for m in v) for k, v in raw.items()):
-        raise ConfigError(path, "uses", "expected a mapping of method names to lists of method names, e.g. "
-                                        "{Class.__sub__: [Class.__add__, Class.__neg__]}")
-    return {k: tuple(v) for k, v in raw.items()}
+"""The file of :data:`SHARED` holding the handout's tables the whole course shares (:mod:`grader.course.handout`)."""
 
 
 def load_assignment(root: Path, term: Term | None = None) -> Assignment:
@@ -307,8 +294,7 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
         if not isinstance(names, list) or not all(isinstance(n, str) and PART_NAME.match(n) for n in names):
             raise ConfigError(path, key, f"expected a list of module names of assignments/{SHARED}/{PARTS}/ "
                                          f"(lower case, e.g. [stand_ins]), got {names!r}")
-    uses = {**_uses(root.parent / SHARED / HANDOUT, load_yaml(root.parent / SHARED / HANDOUT).get("uses")),
-            **_uses(path, raw.get("uses"))}
+    uses = {**handout.uses, **parse_uses(path, raw.get("uses"))}
     due = None
     if raw.get("due") is not None:
         zone = (term if term is not None else load_term(root.parent)).time_zone

@@ -22,7 +22,7 @@ MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
 
 KEYS = ("title", "package", "uses", "classes", "bases", "attributes", "parameters", "closures", "hints", "overflow_hints",
         "overflow_callees")
-"""The keys of ``handout.yaml`` (``uses`` is read by :func:`grader.course.config.load_assignment`)."""
+"""The keys of ``handout.yaml``."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,8 @@ class Handout:
             the course does not say (then its package's name).
         package: The student's package: the folder students hand in, whose modules the assignments name
             (``files: [PACKAGE/NAME.py]``); "" when the course does not say (then any one package will do).
+        uses: What each method is built from (``Value.__sub__`` -> ``Value.__add__``, ``Value.__neg__``): a case
+            about a method counts for these too (an assignment's own ``uses`` adds to it).
         classes: Each class of the handout to the methods students write or may call (``Value`` -> ``__add__``...).
         files: Each student file's name to the classes it holds (``engine.py`` -> ``Value``), to tell
             ``Value.__init__`` from ``Neuron.__init__`` by where a frame is.
@@ -52,6 +54,7 @@ class Handout:
 
     title: str = ""
     package: str = ""
+    uses: dict[str, tuple[str, ...]] = field(default_factory=dict)
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
     files: dict[str, tuple[str, ...]] = field(default_factory=dict)
     bases: dict[str, str] = field(default_factory=dict)
@@ -88,6 +91,21 @@ def _texts(path: Path, key: str, raw: Any) -> dict[str, str]:
     if not isinstance(raw, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in raw.items()):
         raise ConfigError(path, key, "expected a mapping of names to texts")
     return dict(raw)
+
+
+def parse_uses(path: Path, raw: Any) -> dict[str, tuple[str, ...]]:
+    """A ``uses`` table (``handout.yaml``'s or an ``assignment.yaml``'s): method name to the methods it is built from.
+
+    Raises:
+        ConfigError: If it is not a mapping of method names to lists of method names.
+    """
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict) or not all(
+            isinstance(k, str) and isinstance(v, list) and all(isinstance(m, str) for m in v) for k, v in raw.items()):
+        raise ConfigError(path, "uses", "expected a mapping of method names to lists of method names, e.g. "
+                                        "{Class.__sub__: [Class.__add__, Class.__neg__]}")
+    return {k: tuple(v) for k, v in raw.items()}
 
 
 def load_handout(path: Path) -> Handout:
@@ -127,7 +145,7 @@ def load_handout(path: Path) -> Handout:
     node_class = closures.get("class", "")
     if not isinstance(node_class, str) or (closures and node_class not in classes):
         raise ConfigError(path, "closures.class", "expected one of the classes of classes")
-    return Handout(title=title.strip(), package=package, classes=classes, files=files, bases=bases,
+    return Handout(title=title.strip(), package=package, uses=parse_uses(path, raw.get("uses")), classes=classes, files=files, bases=bases,
                    attributes=frozenset(_strings(path, "attributes", raw.get("attributes") or [])),
                    parameters=frozenset(_strings(path, "parameters", raw.get("parameters") or [])),
                    node_class=node_class, closures=_texts(path, "closures.labels", closures.get("labels")),

@@ -60,8 +60,7 @@ class OwnCode:
     @classmethod
     def of(cls, assignment: Assignment) -> OwnCode:
         """What a notebook graded for ``assignment`` stands for."""
-        return cls(assignment.files[0], frozenset(assignment.own_modules) |
-                   {f.rsplit("/", 1)[-1].removesuffix(".py") for f in assignment.files})
+        return cls(assignment.files[0], frozenset(assignment.own_modules))
 
 
 MAX_STATEMENT_LINES = 100

@@ -25,25 +25,23 @@ def test_lowest_terms(student, check):
                 raise Failure(f"Frac({pair[0]}, {pair[1]}) is {frac[0]}/{frac[1]}, expected {want[0]}/{want[1]}")
 
 
+def _operation(student, check, op: str, method: str, cases: list[tuple[list[list[int]], list[int]]]) -> None:
+    got = student("frac_op", op, [pair for pair, _ in cases])["fracs"]
+    for ((a, b), want), frac in zip(cases, got):
+        with check.case(f"Frac({a[0]}, {a[1]}) {op} Frac({b[0]}, {b[1]})", method=method, hint=HINTS[method]):
+            if frac != want:
+                raise Failure(f"got {frac[0]}/{frac[1]}, expected {want[0]}/{want[1]}")
+
+
 @pytest.mark.points(1)
 @pytest.mark.task("1.2")
 def test_add(student, check):
     """Frac(1, 2) + Frac(1, 3) is 5/6"""
-    cases = [([[1, 2], [1, 3]], [5, 6]), ([[1, 4], [1, 4]], [1, 2])]
-    got = student("frac_op", "+", [pair for pair, _ in cases])["fracs"]
-    for (pair, want), frac in zip(cases, got):
-        with check.case(f"Frac({pair[0][0]}, {pair[0][1]}) + Frac({pair[1][0]}, {pair[1][1]})", method="Frac.__add__", hint=HINTS["Frac.__add__"]):
-            if frac != want:
-                raise Failure(f"got {frac[0]}/{frac[1]}, expected {want[0]}/{want[1]}")
+    _operation(student, check, "+", "Frac.__add__", [([[1, 2], [1, 3]], [5, 6]), ([[1, 4], [1, 4]], [1, 2])])
 
 
 @pytest.mark.points(1)
 @pytest.mark.task("1.3")
 def test_mul(student, check):
     """Frac(2, 3) * Frac(3, 4) is 1/2"""
-    cases = [([[2, 3], [3, 4]], [1, 2]), ([[-1, 2], [2, 5]], [-1, 5])]
-    got = student("frac_op", "*", [pair for pair, _ in cases])["fracs"]
-    for (pair, want), frac in zip(cases, got):
-        with check.case(f"Frac({pair[0][0]}, {pair[0][1]}) * Frac({pair[1][0]}, {pair[1][1]})", method="Frac.__mul__", hint=HINTS["Frac.__mul__"]):
-            if frac != want:
-                raise Failure(f"got {frac[0]}/{frac[1]}, expected {want[0]}/{want[1]}")
+    _operation(student, check, "*", "Frac.__mul__", [([[2, 3], [3, 4]], [1, 2]), ([[-1, 2], [2, 5]], [-1, 5])])
