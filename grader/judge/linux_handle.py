@@ -18,6 +18,7 @@ shared with the portable backend (:mod:`grader.judge.worker_handle`).
 from __future__ import annotations
 
 import compileall
+import fcntl
 import os
 import select
 import shutil
@@ -34,6 +35,13 @@ from grader.sandbox.own_parts import RUNTIME_FOLDER as PARTS_FOLDER
 from grader.sandbox.protocol import WorkerConfig
 
 RUNTIME_PACKAGE = "_grader_sandbox"
+PIPE_BYTES = 1 << 20
+"""The capacity asked for the request and response pipes (bytes): Linux's default 64 KiB is less than one training
+step's tape of the classifier (56 KB on average, up to 110 KB), so the worker would block in mid-message until the
+judge has read the first part; 1 MiB is the largest an unprivileged process may ask by default
+(``/proc/sys/fs/pipe-max-size``, see ``pipe(7)``)."""
+READ_BYTES = 1 << 20
+"""The most one read of the response pipe takes (bytes)."""
 HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
 """Shared folders each worker gets a private, empty copy of (the judge's home is hidden too): writable
 places other processes use, and ``/run``, where the host's UNIX sockets live (a service listening there
@@ -83,6 +91,15 @@ def prepare_runtime(dest: Path, parts: Path | None = None, course: Path | None =
     return dest
 
 
+def widen(fd: int) -> None:
+    """Ask for a pipe of :data:`PIPE_BYTES` (never raises: a host that refuses, e.g. a user over
+    ``pipe-user-pages-soft``, keeps the default and messages travel in more pieces)."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (OSError, AttributeError):  # AttributeError: F_SETPIPE_SZ is Linux's (Python 3.10+)
+        pass
+
+
 class SandboxWorker(Worker):
     """One worker of the Linux backend (see :class:`grader.judge.worker_handle.Worker` for the arguments).
 
@@ -118,6 +135,8 @@ class SandboxWorker(Worker):
     def _launch(self, config: WorkerConfig) -> None:
         req_r, req_w = os.pipe()
         resp_r, resp_w = os.pipe()
+        for fd in (req_w, resp_w):
+            widen(fd)
         status_r, status_w = os.pipe()
         server = self.forkserver
         if server is None:
@@ -157,7 +176,7 @@ class SandboxWorker(Worker):
             _, ready, _ = select.select([], [self._wfd], [], remaining)
             if ready:
                 try:
-                    view = view[os.write(self._wfd, view[: 65536]) :]
+                    view = view[os.write(self._wfd, view[:PIPE_BYTES]) :]
                 except BrokenPipeError:
                     self._crashed(during)
 
@@ -169,7 +188,7 @@ class SandboxWorker(Worker):
             ready, _, _ = select.select([self._rfd], [], [], remaining)
             if not ready:
                 continue
-            chunk = os.read(self._rfd, 1 << 16)
+            chunk = os.read(self._rfd, READ_BYTES)
             if not chunk:
                 self._crashed(during)
             self._buf += chunk
