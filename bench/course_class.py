@@ -33,8 +33,9 @@ What it measures, in the same run:
 * each assignment graded alone (``grader grade -a ID -j N``; ``--no-separate``
   skips it): wall seconds, total / floor, judges, inside and outside the tests;
 * with ``--slots N``, the one run again with N work units of each assignment
-  per judge (``grader.grading.batch.MAX_SLOTS``, 25) and with the default,
-  twice each in turn: what fewer judge start-ups save.
+  per judge and with the default (``grader.grading.batch.slots_for``: the
+  largest assignment's units / jobs), twice each in turn: what the number of
+  judge start-ups costs.
 
 Every ``grader grade`` runs the grader's own command in a process that only
 notes when each judge starts and ends. ``--size 12 --hangs 0 --no-separate``
@@ -320,7 +321,8 @@ def timed_grade(timing: str, argv: list[str]) -> int:
     spans: list[list[float]] = []
     run_judge = batch.run_judge
     if os.environ.get("BENCH_MAX_SLOTS"):  # an experiment: more (or fewer) work units per judge
-        batch.MAX_SLOTS = int(os.environ["BENCH_MAX_SLOTS"])
+        forced = int(os.environ["BENCH_MAX_SLOTS"])
+        batch.slots_for = lambda todo, jobs: forced
 
     def timed(*args: Any) -> int:
         started = time.monotonic() - t0
@@ -359,7 +361,7 @@ def timed_grade(timing: str, argv: list[str]) -> int:
 def grade(subs: Path, out: Path, jobs: int, assignments: list[str] | None = None, slots: int | None = None
           ) -> dict[str, Any]:
     """``grader grade`` on ``subs`` (``--force``; all assignments unless ``assignments``; ``slots``: work units of
-    each assignment per judge, instead of ``grader.grading.batch.MAX_SLOTS``): ``wall`` seconds (of the whole
+    each assignment per judge, instead of ``grader.grading.batch.slots_for``): ``wall`` seconds (of the whole
     process), the judges' ``spans``, and per assignment the sum of its ``tests``' durations."""
     only = [arg for a in assignments or [] for arg in ("-a", a)]
     timing = out.with_name(out.name + "-timing.json")
@@ -412,14 +414,11 @@ def measure(size: int, jobs: int, cores: int, hangs: int | None, separate: bool,
         if combined:
             figures["combined"] = grade(tmp / "class", tmp / "out-all", jobs, ids if len(ids) < 7 else None)
             shutil.rmtree(tmp / "out-all")
-        if slots:  # the experiment: the one run with another MAX_SLOTS, and with the default again, in turn
-            from grader.grading.batch import MAX_SLOTS
-
-            figures["slots"] = {"default": MAX_SLOTS, "other": slots, "runs": []}
+        if slots:  # the experiment: the one run with other slots per judge, and with the default again, in turn
+            figures["slots"] = {"other": slots, "runs": []}
             for _ in range(2):
                 for k in (slots, None):
-                    figures["slots"]["runs"].append([k or MAX_SLOTS, grade(tmp / "class", tmp / "out-slots", jobs,
-                                                                           None, k)])
+                    figures["slots"]["runs"].append([k or 0, grade(tmp / "class", tmp / "out-slots", jobs, None, k)])
                     shutil.rmtree(tmp / "out-slots")
         if separate:
             figures["separate"] = {}
@@ -502,7 +501,7 @@ def report(f: dict[str, Any]) -> None:
         for k, run in f["slots"]["runs"]:
             busy, _before, _after, n = judge_seconds(run)
             tests = sum(run["tests"].get(a, 0.0) for a in ids)
-            print(f"  MAX_SLOTS {k:4d}: {run['wall']:6.1f} s, {n} judges, {busy:.1f} s of judges, {tests:.1f} s in "
+            print(f"  slots {str(k) if k else 'default':>7s}: {run['wall']:6.1f} s, {n} judges, {busy:.1f} s of judges, {tests:.1f} s in "
                   f"tests, {busy - tests:.1f} s outside")
     print(f"\none judge grading {fl['copies']} copies of the reference, seconds per copy (the first left out: it pays "
           "the reference's answers):")
@@ -558,7 +557,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--copies", type=int, default=4, help="copies of the reference one judge grades for the "
                         "per-student breakdown (default: 4)")
     parser.add_argument("--slots", type=int, metavar="N", help="also grade the class in one run with N work units of "
-                        "each assignment per judge (grader.grading.batch.MAX_SLOTS), and with the default, twice "
+                        "each assignment per judge, and with the default (grader.grading.batch.slots_for), twice "
                         "each in turn")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
 

@@ -19,11 +19,13 @@ completes; ``grades.csv`` is rebuilt from the results files at the end.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field, replace
@@ -55,9 +57,22 @@ from grader.similarity.graded_class import record_class
 Progress = Callable[[int, int, str], None]
 PROGRESS_POLL_SECONDS = 0.5
 """How often the batch looks for newly written results, to report progress."""
-MAX_SLOTS = 25
+MAX_SLOTS = 200
 """Most work units of each assignment (one assignment of one submission) one judge process grades before the next
-judge takes over (its pytest session stays small): about 25 submissions."""
+judge takes over: its pytest session holds this many copies of each test (about 200 submissions)."""
+
+
+def slots_for(todo: list[Job], jobs: int) -> int:
+    """Work units of each assignment one judge takes: the most any assignment has, shared by the ``jobs`` judges
+    that run at once, at most :data:`MAX_SLOTS`.
+
+    A judge pays its start-up and the reference's answers once (about 1.3 s of a core), so ``jobs`` judges for
+    the whole class cost less than one judge per 25 submissions (a class of 100 on all seven assignments at
+    ``-j 2``: 115 s instead of 127 s, ``bench/run.py --course --slots``). Slots claim their unit when their
+    first test starts, so a judge that is held up takes no more than it grades, and the others take the rest.
+    """
+    most = max(Counter(aid for job in todo for aid in job.parts).values(), default=1)
+    return max(1, min(MAX_SLOTS, math.ceil(most / max(1, jobs))))
 
 
 @dataclass
@@ -280,13 +295,14 @@ class JudgePool:
         self.failed: list[tuple[int, int]] = []  # (judge number, status) of each judge that failed
         self.reported: dict[str, None] = {}  # student ids in the order they were reported
         self.started = time.time()
+        self.slots = self.plan.base.slots  # the work units of each assignment a judge takes (set by run)
 
     def judges(self) -> None:
         """Start judges one after another while work units are left unclaimed (one thread of the pool)."""
         while not self.stop.is_set() and self.queue.unclaimed():
             k = next(self.names)
             name = f"judge-{k}"
-            status = run_judge(replace(self.plan.base, claimant=name), self.plan.work / f"manifest-{k}.json",
+            status = run_judge(replace(self.plan.base, claimant=name, slots=self.slots), self.plan.work / f"manifest-{k}.json",
                                self.plan.instructor / "logs" / f"{name}.log")
             claimed = self.queue.claimed_by(name)
             with self.lock:
@@ -319,6 +335,7 @@ class JudgePool:
 
     def run(self, jobs: int) -> None:
         """Grade every submission of the plan with up to ``jobs`` judges at a time."""
+        self.slots = slots_for(self.plan.todo, jobs)
         parallel = max(1, min(jobs, len(self.plan.todo)))
         with ThreadPoolExecutor(max_workers=parallel) as pool:
             pending = {pool.submit(self.judges) for _ in range(parallel)}

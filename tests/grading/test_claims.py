@@ -95,3 +95,16 @@ def test_a_judges_slots_are_per_assignment_and_no_more_than_its_units(tmp_path: 
     sample = state.sample_params()  # every test once, for the points check: one slot of each assignment
     assert sorted(state.slot_assignment[p] for p in sample) == ["backward", "value_ops"]
     assert sample <= {value_ops[0], backward[0]}
+
+
+def test_the_judges_share_the_largest_assignment_between_them_up_to_the_cap() -> None:
+    """Each judge pays its start-up and the reference's answers once: `-j` judges take the class between them
+    (the largest assignment's units / jobs per judge), never more than MAX_SLOTS each, and never 0."""
+    from grader.grading.batch import MAX_SLOTS, slots_for
+
+    seven = tuple(f"a{i}" for i in range(7))
+    assert slots_for(jobs(300, seven), 2) == 150
+    assert slots_for(jobs(301, seven), 2) == 151  # rounded up: two judges, not a third for one unit
+    assert slots_for(jobs(10, ("a",)) + jobs(3, ("b",)), 4) == 3  # by the assignment with the most units
+    assert slots_for(jobs(5000, ("a",)), 2) == MAX_SLOTS
+    assert slots_for([], 2) == 1 and slots_for(jobs(3), 0) == 3

@@ -46,7 +46,7 @@ from assignments.gradcheck.checks import (
 from assignments.gradcheck.probes import expression
 from assignments.shared.checks.graphs import const
 from assignments.shared.probes.engine_probes import forward_value
-from grader.testing import Failure
+from grader.testing import Failure, made_once
 
 SEED = ""
 """Mixed into every seed of the functions the checker's tests draw: change it (each term, say) to draw others;
@@ -434,6 +434,7 @@ BROKEN: dict[str, tuple[str, Callable[[random.Random], Callable[[], dict[str, An
 
 # --- tests --------------------------------------------------------------------------------------------------------
 
+@made_once
 def false_alarm_cases(seed: str = SEED) -> list[tuple[str, random.Random, list[Item]]]:
     """The cases of :func:`test_no_false_alarms`: what each exercises, its order's generator, its functions."""
     cases = []
@@ -452,6 +453,7 @@ def false_alarm_cases(seed: str = SEED) -> list[tuple[str, random.Random, list[I
     return cases
 
 
+@made_once
 def broken_cases(seed: str = SEED) -> list[tuple[str, random.Random, list[Item]]]:
     """The cases of :func:`test_catches_broken_operations`: the broken operation, its order's generator, its
     functions."""
@@ -491,6 +493,7 @@ TOLERANCES = ((1e-3, 5e-2, 0.3), (1e-7, 1e-5, 0.0))
 that must pass are off (loose tolerances: a change the default ones flag; tight ones: none)."""
 
 
+@made_once
 def tolerance_cases(seed: str = SEED) -> list[tuple[float, float, random.Random, list[Item]]]:
     """The cases of :func:`test_tolerance_arguments`."""
     cases = []
