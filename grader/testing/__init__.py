@@ -25,7 +25,8 @@ Modules: :mod:`~grader.testing.outcomes` (failures and faults),
 :mod:`~grader.testing.attribution` (the method a failure belongs to: the one whose own code failed),
 :mod:`~grader.testing.comparisons` (numbers within a tolerance), :mod:`~grader.testing.contracts`
 (a contract test that blocks the tests built on it), :mod:`~grader.testing.made_once` (seeded cases built once per
-judge, a fresh copy for each student).
+judge, a fresh copy for each student), :mod:`~grader.testing.drawn_once` (a hypothesis test's examples drawn once
+per judge; hypothesis itself runs only to shrink a failure).
 
 What belongs to the course (graph and model specs, what math says they compute, hypothesis strategies, the
 handout's tables) lives with it, in ``assignments/shared/checks`` and each assignment's folder, imported as
@@ -34,10 +35,11 @@ handout's tables) lives with it, in ``assignments/shared/checks`` and each assig
 
 from grader.testing.cases import CaseResult, Check
 from grader.testing.comparisons import ABS_TOL, REL_TOL, close, field_list, is_number, relative_error, show
+from grader.testing.drawn_once import drawn_once
 from grader.testing.made_once import made_once
 from grader.testing.outcomes import Failure, GraderFault, StudentFault, describe_error
 
 __all__ = [
     "ABS_TOL", "REL_TOL", "CaseResult", "Check", "Failure", "GraderFault", "StudentFault", "close",
-    "describe_error", "field_list", "is_number", "made_once", "relative_error", "show",
+    "describe_error", "drawn_once", "field_list", "is_number", "made_once", "relative_error", "show",
 ]

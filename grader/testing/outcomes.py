@@ -56,6 +56,13 @@ class StudentFault(Failure):
         """Whether the student's code raised an exception of one of ``types`` (by name, e.g. ``"ValueError"``)."""
         return self.kind == "raised" and self.error.get("type") in types
 
+    @property
+    def input_independent(self) -> bool:
+        """Whether the fault would happen whatever the inputs: a method not written (``NotImplementedError``),
+        code that cannot be imported, a time limit used up, an answer that does not fit its probe. Shrinking such a
+        failure would call the student's code again and again for a "smallest" input that does not exist."""
+        return self.kind in ("import", "unavailable", "timeout", "malformed") or self.error.get("type") == "NotImplementedError"
+
 
 class GraderFault(BaseException):
     """The grader's own machinery failed (e.g. the sandbox could not be set up): never the student's fault.

@@ -22,7 +22,7 @@ from assignments.shared.checks import graphs
 from assignments.shared.checks.graphs import const
 from assignments.shared.checks.strategies import expression_graphs
 from assignments.shared.checks.graph_checks import compare_graph, expect_error, expression
-from grader.testing import Failure, relative_error
+from grader.testing import Failure, drawn_once, relative_error
 
 pytestmark = [pytest.mark.contract(VALUE), pytest.mark.base_of.with_args(BaseCalls)]
 
@@ -195,6 +195,7 @@ def small_graphs_first(test):
 @pytest.mark.points(5)
 @pytest.mark.task("2.6")
 @pytest.mark.methods("Value.backward")
+@drawn_once
 @settings(max_examples=40)
 @given(spec=expression_graphs().map(graphs.built))
 @small_graphs_first
@@ -206,6 +207,7 @@ def test_random_graphs_match_finite_differences(student, check, spec):
 @pytest.mark.points(5)
 @pytest.mark.task("2.6")
 @pytest.mark.methods("Value.backward")
+@drawn_once
 @settings(max_examples=40)
 @given(spec=expression_graphs().map(graphs.built))
 @small_graphs_first
