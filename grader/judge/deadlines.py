@@ -27,6 +27,17 @@ full limit, so the score is the same; only the wait is shorter.
 A probe limit is never above the test's own limit or what is left of the
 assignment's budget. Without a reference (a student's ``grader check``)
 there is nothing to derive a limit from, and the test's limit holds.
+
+A limit this short measures the machine as much as the code: on a machine
+busy with other work, a call the reference makes in a millisecond has been
+seen to wait more than 0.5 s for a core (5 of 35,501 scores of
+``bench/same_scores.py`` at a load of 6 to 7 on 2 cores). So where the
+backend can read the worker's CPU time (Linux), a call that reaches its
+probe limit having had the CPU less than half of the second half of that
+time was held up, not computing: it waits as long again, up to
+:data:`STARVED_MULTIPLE` times its limit (never past the test's or the
+assignment's time). A loop that computes uses its core and times out as
+before.
 """
 
 from __future__ import annotations
@@ -36,6 +47,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.course.config import Limits
+
+STARVED_MULTIPLE = 4
+"""How long a call held up by the machine may wait, in multiples of its probe limit."""
 
 
 @dataclass(frozen=True)

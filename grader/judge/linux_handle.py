@@ -40,6 +40,11 @@ PIPE_BYTES = 1 << 20
 step's tape of the classifier (56 KB on average, up to 110 KB), so the worker would block in mid-message until the
 judge has read the first part; 1 MiB is the largest an unprivileged process may ask by default
 (``/proc/sys/fs/pipe-max-size``, see ``pipe(7)``)."""
+STARVED_SHARE = 0.5
+"""The least share of the CPU a worker must have had in the second half of a call's time for a timeout to stand
+(see :meth:`SandboxWorker._starved`)."""
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+"""Units of ``/proc/PID/stat``'s CPU times per second."""
 READ_BYTES = 1 << 20
 """The most one read of the response pipe takes (bytes)."""
 HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
@@ -122,6 +127,8 @@ class SandboxWorker(Worker):
         self._wfd = -1
         self._status_fd = -1
         self._launcher_fd = -1
+        self._worker_pid = 0
+        """The worker's process (or its PID namespace's first process) as this judge sees it; 0 before it runs."""
 
     @property
     def alive(self) -> bool:
@@ -161,6 +168,7 @@ class SandboxWorker(Worker):
             self.kill()
             raise WorkerProtocolError("no launcher message")
         self.pid = launcher["self"]
+        self._worker_pid = launcher["pid"]
         for name, pid in (("_pidfd", launcher["pid"]), ("_launcher_fd", launcher["self"])):
             try:
                 setattr(self, name, os.pidfd_open(pid))
@@ -181,12 +189,24 @@ class SandboxWorker(Worker):
                     self._crashed(during)
 
     def _read(self, deadline: float, during: str) -> dict[str, Any]:
+        started = time.monotonic()
+        mark: tuple[float, float | None] | None = None  # (when, the worker's CPU seconds) half-way to the deadline
         while b"\n" not in self._buf:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self._timeout(during)
-            ready, _, _ = select.select([self._rfd], [], [], remaining)
+            now = time.monotonic()
+            halfway = started + (deadline - started) / 2
+            watch = mark is None and self.starved_until is not None and self.starved_until > deadline
+            until = halfway if watch and now < halfway else deadline
+            ready, _, _ = select.select([self._rfd], [], [], max(until - now, 0.0))
             if not ready:
+                now = time.monotonic()
+                if now < deadline:
+                    if watch and now >= halfway:
+                        mark = (now, self.cpu_seconds())
+                    continue
+                later = self._starved(mark, now, deadline - started)
+                if later is None:  # (a response already waiting was read above, however late this judge woke)
+                    self._timeout(during)
+                started, deadline, mark, self.extended_to = now, later, None, later
                 continue
             chunk = os.read(self._rfd, READ_BYTES)
             if not chunk:
@@ -196,6 +216,40 @@ class SandboxWorker(Worker):
                 self._oversized(during)
         line, _, self._buf = self._buf.partition(b"\n")
         return self._decode(line, during)
+
+    def _starved(self, mark: tuple[float, float | None] | None, now: float, waited: float) -> float | None:
+        """A new deadline when the wait that ends ``now`` found the worker held up, else None.
+
+        Held up: since ``mark`` (half-way through the wait) its processes had the CPU less than half of the time
+        (:data:`STARVED_SHARE`): the machine was busy with other work, or the code was blocked, rather than computing.
+        The wait then goes on as long again, up to :attr:`starved_until`. A loop computing on a machine with a core
+        for it uses nearly all of its time, and times out as before.
+        """
+        if mark is None or mark[1] is None or self.starved_until is None or self.starved_until <= now:
+            return None
+        used = self.cpu_seconds()
+        if used is None or used - mark[1] >= STARVED_SHARE * (now - mark[0]):
+            return None
+        return min(self.starved_until, now + waited)
+
+    def cpu_seconds(self) -> float | None:
+        """User and system CPU seconds of the worker's process and its children (every thread's), from
+        ``/proc/PID/stat`` (fields 14 and 15, see ``proc(5)``); None if they cannot be read."""
+        pid = self._worker_pid
+        if pid <= 0:
+            return None
+        try:
+            with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+                pids = [pid, *(int(p) for p in f.read().split())]
+            ticks = 0
+            for one in pids:
+                with open(f"/proc/{one}/stat", "rb") as f:
+                    data = f.read()
+                fields = data[data.rindex(b")") + 2:].split()  # after "pid (comm) ": the state is field 3
+                ticks += int(fields[11]) + int(fields[12])
+            return ticks / CLOCK_TICKS
+        except (OSError, ValueError, IndexError):
+            return None
 
     def _returncode(self, timeout: float) -> int | None:
         """The returncode the launcher reports once the worker has ended (None if it has not within ``timeout``)."""
@@ -211,6 +265,7 @@ class SandboxWorker(Worker):
         """Kill the worker with everything it started, and release its pipes. Idempotent."""
         running, launcher = self.alive, self.pid
         self.pid = None
+        self._worker_pid = 0
         if self._pidfd >= 0:  # the namespace's init (all its processes die) or the worker itself
             try:
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)

@@ -23,7 +23,7 @@ from grader.intake.cellmap import LineMap, failed_import, locate, locate_imports
 from grader.judge.answers import MalformedAnswer, with_record
 from grader.judge.answers import parse as parse_answer
 from grader.judge.backends import Sandbox, WorkerSpec, choose
-from grader.judge.deadlines import ProbeLimit, probe_limit, request_key
+from grader.judge.deadlines import STARVED_MULTIPLE, ProbeLimit, probe_limit, request_key
 from grader.judge.manifest import Job, Part
 from grader.judge.worker_handle import (
     SandboxSetupError,
@@ -195,9 +195,13 @@ class SubmissionRun:
         now = time.monotonic()  # the worker may have been (re)started: its import is not this probe's time
         own_deadline = now + own.seconds if own else float("inf")
         until = min(test_deadline, state.deadline, own_deadline)
+        # a probe's own limit may stretch while the machine, not the student's code, holds the call up (never past
+        # the test's or the assignment's time)
+        starved = min(test_deadline, state.deadline, now + STARVED_MULTIPLE * own.seconds) \
+            if own is not None and until == own_deadline else None
         try:
             response = worker.request(probe, judged.public(args) if judged is not None else args, until - now,
-                                      "running your code", judged)
+                                      "running your code", judged, starved_until=starved)
         except WorkerFault as exc:
             fault = self._fault(state, exc, test_deadline, test_seconds, own if until == own_deadline else None)
             if state.crash_test != test_id:

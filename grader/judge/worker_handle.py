@@ -33,7 +33,7 @@ import signal
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from grader.course.config import Limits
 from grader.judge.forkserver_client import ENV as POSIX_ENV
@@ -145,6 +145,10 @@ class Worker:
         self._output = -1
         """The capture file of what the program prints: a descriptor only the judge opened (no path)."""
         self._next_id = 0
+        self.starved_until: float | None = None
+        """The latest the current request may wait while its worker is held up (see :meth:`request`)."""
+        self.extended_to = 0.0
+        """How far a backend's read pushed the current request's deadline (``time.monotonic()``; 0: not at all)."""
 
     # --- what a backend provides ---------------------------------------------------
 
@@ -170,6 +174,11 @@ class Worker:
     def _returncode(self, timeout: float) -> int | None:
         """The worker's returncode once it has ended (None if it has not within ``timeout`` seconds)."""
         raise NotImplementedError
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU seconds the worker's processes have used so far, or None where the backend cannot tell (then a
+        request's time limit is wall-clock time alone)."""
+        return None
 
     def kill(self) -> None:
         """Kill the worker with everything it started, and release its pipes. Idempotent."""
@@ -198,6 +207,7 @@ class Worker:
         self.scratch.mkdir(parents=True, exist_ok=True)
         self._launch(self.config())
         deadline = time.monotonic() + self.limits.startup_seconds
+        self.starved_until = None  # start-up has its own, generous limit
         try:
             self._launched(deadline)
             report = self._setup_message(self._read(deadline, "starting the sandbox")).get("isolation")
@@ -242,8 +252,8 @@ class Worker:
             raise SandboxSetupError("", "the sandbox reported a setup failure")
         raise SandboxSetupError(str(failed.get("layer") or "")[:40], str(failed.get("reason") or "")[:MAX_REASON])
 
-    def request(self, probe: str, args: list[Any], timeout: float, during: str, judged: Judged | None = None
-                ) -> dict[str, Any]:
+    def request(self, probe: str, args: list[Any], timeout: float, during: str, judged: Judged | None = None,
+                starved_until: float | None = None) -> dict[str, Any]:
         """Send one probe request and return the worker's response, answering the questions the probe asks on the
         way (``judged``: the probe's judge side, :mod:`grader.testing.judged`).
 
@@ -253,6 +263,10 @@ class Worker:
             timeout: Seconds to wait for the answer, the questions' answers included.
             during: Student-facing description of the call, for error messages.
             judged: Answers the probe's questions (None: the probe may ask none).
+            starved_until: The latest the wait may go on (``time.monotonic()``) while the worker is not computing:
+                where the backend can tell (:meth:`cpu_seconds`), a call that reaches ``timeout`` having had the CPU
+                less than half of the second half of its time was held up by the machine, not by its code, and
+                waits again as long, up to this. None: ``timeout`` is final.
 
         Returns:
             The response: ``{"ok": True, "value": ...}`` or ``{"ok": False, "error": {...}}``.
@@ -268,10 +282,12 @@ class Worker:
         self._next_id += 1
         rid = self._next_id
         deadline = time.monotonic() + max(timeout, 0.0)
+        self.starved_until, self.extended_to = starved_until, 0.0
         self._write(protocol.encode({"id": rid, "probe": probe, "args": args}), deadline, during)
         asked = 0
         while True:
             response = self._read(deadline, during)
+            deadline = max(deadline, self.extended_to)  # a wait the machine held up went on: so do the questions
             if "ask" not in response:
                 break
             asked += 1
@@ -303,7 +319,7 @@ class Worker:
             self.kill()
             raise WorkerProtocolError(f"the sandbox sent an invalid answer while {during} ({exc})") from None
 
-    def _timeout(self, during: str) -> None:
+    def _timeout(self, during: str) -> NoReturn:
         self.kill()
         raise WorkerTimeout(f"timed out while {during}")
 

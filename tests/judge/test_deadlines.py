@@ -153,3 +153,43 @@ def test_the_reference_time_is_measured_once_and_a_failing_reference_gives_no_li
     assert state.reference_seconds("no_such_probe", []) is None
     assert GradingState(replace(manifest, include_hidden=False)).reference_seconds(
         "graph", [spec]) is None
+
+
+def original_pow() -> str:
+    """The reference's own body of ``__pow__`` (between its solution markers)."""
+    region = H.POW_REGION.search(H.CORRECT)
+    assert region is not None
+    return textwrap.dedent("".join(region.group(0).splitlines(keepends=True)[1:-1]))
+
+
+@pytest.mark.linux_only
+def test_a_call_held_up_rather_than_computing_waits_longer_and_a_computing_loop_does_not(tmp_path):
+    """A probe's limit (0.5 s here: a floor plus 20 times the reference's time) measures the machine too: a call
+    that has not had the CPU when its limit is reached was held up (here by a sleep, as a busy machine holds it up),
+    and waits as long again, up to 4 times its limit; a loop that computes times out at its limit. Emulated: this
+    machine is not busy on purpose, so the code itself stops computing for 0.9 s (the CPU time it used is read from
+    /proc, as for a starved worker)."""
+    course = H.copy_course(tmp_path / "course", [], test_seconds=10)
+    folder = course / "assignments" / "value_ops"
+    for old in (folder / "tests").rglob("test_*.py"):
+        old.unlink()
+    (folder / "tests" / "hidden" / "test_hang.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
+    yaml = folder / "assignment.yaml"
+    yaml.write_text(yaml.read_text().replace("points: 40", "points: 5"), encoding="utf-8")
+    held_up = "import time\nif not getattr(Value, 'slept', False):\n    Value.slept = True\n    time.sleep(0.9)\n"
+    H.write(tmp_path / "subs" / "held_up", H.with_pow(held_up + original_pow()))
+    H.write(tmp_path / "subs" / "asleep", H.with_pow("import time\ntime.sleep(1000)"))
+    out = tmp_path / "out"
+    assert main(["--course", str(course), "grade", str(tmp_path / "subs"), "-o", str(out), "-a", "value_ops",
+                 "-j", "1"]) == 0
+
+    def tests(student):
+        return {t["extra_data"]["key"].rsplit("::", 1)[-1]: t
+                for t in json.loads((out / "value_ops" / student / "results.json").read_text())["tests"]}
+
+    held = tests("held_up")["test_a_pow_first"]
+    assert held["score"] == 1, held["output"]  # its 0.9 s were longer than its limit: it was waited for
+    assert held["extra_data"]["slowest_call"]["seconds"] > held["extra_data"]["slowest_call"]["limit"]
+    asleep = tests("asleep")["test_a_pow_first"]
+    assert asleep["score"] == 0 and "did not finish within" in asleep["output"]
+    assert asleep["extra_data"]["duration"] < 4 * 0.6 + 1.5  # at most 4 times its limit, never the test's 10 s
