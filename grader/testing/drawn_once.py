@@ -20,9 +20,9 @@ hypothesis whose internals moved), the test runs under hypothesis alone, as with
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
-import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -50,17 +50,16 @@ def _seed_of(test: Any) -> int | None:
     return seed
 
 
-def _record(test: Any, fixtures: list[str]) -> list[bytes] | None:
-    """The drawn arguments of each example hypothesis runs ``test`` on when every one passes (pickled), or None."""
+def _record(test: Any, fixtures: list[str]) -> list[dict[str, Any]] | None:
+    """The drawn arguments of each example hypothesis runs ``test`` on when every one passes (copies), or None."""
     seed = _seed_of(test)
     if seed is None:
         return None
     inner = test.hypothesis.inner_test
-    seen: list[bytes] = []
+    seen: list[dict[str, Any]] = []
 
     def recorder(*args: Any, **kwargs: Any) -> None:
-        seen.append(pickle.dumps({k: v for k, v in kwargs.items() if k not in fixtures},
-                                 protocol=pickle.HIGHEST_PROTOCOL))
+        seen.append(copy.deepcopy({k: v for k, v in kwargs.items() if k not in fixtures}))
 
     test.hypothesis.inner_test = recorder
     test._hypothesis_internal_use_seed = seed  # what derandomize gives `inner`, now that `recorder` is run
@@ -79,7 +78,7 @@ def drawn_once(test: Test) -> Test:
     process and replayed for each call; hypothesis runs the test itself only when an example fails (see the
     module's docstring for what each outcome does).
 
-    The drawn arguments must be picklable; each call gets its own copy, so a test may change them.
+    The drawn arguments must be deep-copyable; each call gets its own copy, so a test may change them.
 
     Raises:
         TypeError: If ``test`` is not a hypothesis test.
@@ -88,7 +87,7 @@ def drawn_once(test: Test) -> Test:
     if handle is None or not hasattr(handle, "inner_test"):
         raise TypeError(f"@drawn_once goes above @given: {getattr(test, '__name__', test)!r} is not a hypothesis test")
     fixtures = list(inspect.signature(test).parameters)
-    recorded: list[list[bytes] | None] = []
+    recorded: list[list[dict[str, Any]] | None] = []
 
     @functools.wraps(test)
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -99,7 +98,7 @@ def drawn_once(test: Test) -> Test:
             inner = handle.inner_test
             try:
                 for drawn in examples:
-                    inner(*args, **kwargs, **pickle.loads(drawn))
+                    inner(*args, **kwargs, **copy.deepcopy(drawn))
                 return None
             except StudentFault as fault:
                 if fault.input_independent:
