@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import textwrap
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -110,12 +112,44 @@ def worker_factory(request: pytest.FixtureRequest, tmp_path: Path):
         worker.kill()
 
 
+def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """The folder where ``make(folder)`` wrote, made once for the whole run rather than once per test process.
+
+    Under pytest-xdist the first worker to ask makes it in a folder all the run's workers share (the parent of their
+    temporary folders), holding a lock meanwhile; the others wait for the lock and read what it made. A ``make`` that
+    failed leaves no mark of completion, so the next worker to ask makes the folder again (and fails in its turn).
+    Without xdist, or without ``fcntl`` (Windows), each test process makes its own. Tests only read the folder.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    try:
+        import fcntl
+    except ImportError:  # Windows: one per test process
+        worker = None
+    if worker is None:
+        folder = tmp_path_factory.mktemp(name)
+        make(folder)
+        return folder
+    shared = tmp_path_factory.getbasetemp().parent  # this run's, beside popen-gw0, popen-gw1, ...
+    folder, done = shared / name, shared / f"{name}.done"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            make(folder)
+            done.write_text(worker)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def built_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The student release (``grader release``), built once per test process: read it through :func:`release`."""
-    dest = tmp_path_factory.mktemp("built-release") / "micrograd-course"
-    assert main(["--course", str(ROOT), "release", "-o", str(dest)]) == 0
-    return dest
+    """The student release (``grader release``), built once per run (:func:`once_per_run`): read it through
+    :func:`release`."""
+
+    def build(folder: Path) -> None:
+        assert main(["--course", str(ROOT), "release", "-o", str(folder / "micrograd-course")]) == 0
+
+    return once_per_run(tmp_path_factory, "built-release", build) / "micrograd-course"
 
 
 @pytest.fixture(scope="module")
@@ -146,15 +180,18 @@ def course_copy(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def graded_class(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Grade the examples plus the reference solution and a zipped correct solution, once."""
-    subs = tmp_path_factory.mktemp("class") / "submissions"
-    shutil.copytree(EXAMPLES, subs, ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(ROOT / "reference", subs / "reference_solution", ignore=shutil.ignore_patterns("__pycache__"))
-    zip_folder(EXAMPLES / "correct_recursive", subs / "zipped_correct.zip")
-    out = subs.parent / "out"
-    status = main(["--course", str(ROOT), "grade", str(subs), "-o", str(out), "-j", "2"])
-    assert status == 0
-    return out
+    """Grade the examples plus the reference solution and a zipped correct solution, once per run
+    (:func:`once_per_run`)."""
+
+    def grade(folder: Path) -> None:
+        subs = folder / "submissions"
+        shutil.copytree(EXAMPLES, subs, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / "reference", subs / "reference_solution", ignore=shutil.ignore_patterns("__pycache__"))
+        zip_folder(EXAMPLES / "correct_recursive", subs / "zipped_correct.zip")
+        status = main(["--course", str(ROOT), "grade", str(subs), "-o", str(folder / "out"), "-j", "2"])
+        assert status == 0
+
+    return once_per_run(tmp_path_factory, "class", grade) / "out"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
