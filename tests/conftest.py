@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 from checkout import ROOT
 
+import grader
 from grader.cli import main
 from grader.course.config import Limits
 from grader.course.course import Course
@@ -43,6 +45,11 @@ def use_course_parts() -> None:
 
 
 use_course_parts()
+
+# Every judge and `python -m grader` process the suite starts imports the grader package. Where
+# PYTHONDONTWRITEBYTECODE is set, no process ever writes its bytecode, so each of them compiled the whole package
+# from source: it is written once here, where Python keeps it (__pycache__; files already up to date are skipped).
+compileall.compile_dir(Path(grader.__file__).parent, quiet=2)
 
 
 @pytest.fixture(autouse=True)
