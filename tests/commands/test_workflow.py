@@ -26,7 +26,9 @@ def workflow() -> dict:
 
 
 def collected(*args: str) -> list[str]:
-    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", *args], cwd=ROOT,
+    """The test ids ``pytest ARGS`` runs. Collected without assertion rewriting (``--assert=plain``), which changes no
+    id and is most of the cost of collecting when no bytecode may be written (``PYTHONDONTWRITEBYTECODE``)."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "--assert=plain", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=300, check=True)
     return [line for line in done.stdout.splitlines() if "::" in line]
 
