@@ -57,18 +57,20 @@ from grader.similarity.graded_class import record_class
 Progress = Callable[[int, int, str], None]
 PROGRESS_POLL_SECONDS = 0.5
 """How often the batch looks for newly written results, to report progress."""
-MAX_SLOTS = 200
+MAX_SLOTS = 50
 """Most work units of each assignment (one assignment of one submission) one judge process grades before the next
-judge takes over: its pytest session holds this many copies of each test (about 200 submissions)."""
+judge takes over: its pytest session holds this many copies of each test. 50 against 25 graded a class of 100 in
+10% less time (``bench/run.py --course --size 100 --slots 50``, 2 cores, 2 runs each); more per judge was not
+measured apart from other changes on a quiet machine (a judge's pytest session and its garbage grow with it)."""
 
 
 def slots_for(todo: list[Job], jobs: int) -> int:
     """Work units of each assignment one judge takes: the most any assignment has, shared by the ``jobs`` judges
     that run at once, at most :data:`MAX_SLOTS`.
 
-    A judge pays its start-up and the reference's answers once (about 1.3 s of a core), so ``jobs`` judges for
-    the whole class cost less than one judge per 25 submissions (a class of 100 on all seven assignments at
-    ``-j 2``: 115 s instead of 127 s, ``bench/run.py --course --slots``). Slots claim their unit when their
+    A judge pays its start-up and the reference's answers once (about 1.3 s of a core), so fewer, longer judges
+    cost less (a class of 100 on all seven assignments at ``-j 2``: 115 s with 50 slots instead of 127 s with 25,
+    ``bench/run.py --course --slots``). Slots claim their unit when their
     first test starts, so a judge that is held up takes no more than it grades, and the others take the rest.
     """
     most = max(Counter(aid for job in todo for aid in job.parts).values(), default=1)
