@@ -28,6 +28,7 @@ assignment's ``visibility``.
 
 from __future__ import annotations
 
+import gc
 import json
 import time
 import traceback
@@ -149,6 +150,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if state is not None and SUBMISSION in metafunc.fixturenames:
         params = state.params_for(Path(str(metafunc.definition.path)))
         metafunc.parametrize(SUBMISSION, params, ids=params, scope="session")
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Exempt what collection made (the items of every slot, the test modules) from the garbage collector: they live
+    until the session ends, and walking them again in every full collection paused the judge mid-call, on its time
+    but inside a student's call's limit."""
+    if session.config.stash.get(STATE, None) is not None:
+        gc.collect()
+        gc.freeze()
 
 
 @pytest.hookimpl(trylast=True)

@@ -266,7 +266,8 @@ class Worker:
             starved_until: The latest the wait may go on (``time.monotonic()``) while the worker is not computing:
                 where the backend can tell (:meth:`cpu_seconds`), a call that reaches ``timeout`` having had the CPU
                 less than half of the second half of its time was held up by the machine, not by its code, and
-                waits again as long, up to this. None: ``timeout`` is final.
+                waits again as long, up to this; and the time the judge spends answering the probe's questions is
+                added to ``timeout``, up to this. None: ``timeout`` is final.
 
         Returns:
             The response: ``{"ok": True, "value": ...}`` or ``{"ok": False, "error": {...}}``.
@@ -295,7 +296,11 @@ class Worker:
                     or not isinstance(response["ask"], str):
                 self.kill()
                 raise WorkerProtocolError(f"the sandbox asked the grader a question it does not answer while {during}")
-            self._write(protocol.encode(self._answer(judged, response["ask"], response["payload"])), deadline, during)
+            answering = time.monotonic()
+            answer = self._answer(judged, response["ask"], response["payload"])
+            if self.starved_until is not None:  # the judge's own time answering is not the student's code's
+                deadline = min(deadline + time.monotonic() - answering, max(deadline, self.starved_until))
+            self._write(protocol.encode(answer), deadline, during)
         if response.get("id") != rid or not isinstance(response.get("ok"), bool):
             self.kill()
             raise WorkerProtocolError(f"the sandbox sent an invalid answer while {during}")

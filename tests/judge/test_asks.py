@@ -160,3 +160,39 @@ def test_forged_questions_earn_nothing_and_withhold_nothing(asked, student):
     for aid in ("value_ops", "gradcheck"):
         results = json.loads((asked["out"] / aid / student / "results.json").read_text(encoding="utf-8"))
         assert "grader error" not in json.dumps(results).lower()
+
+
+class Deadlines(Scripted):
+    """A scripted worker that notes the deadline of every read."""
+
+    def __init__(self, messages: list[dict[str, Any]]) -> None:
+        super().__init__(messages)
+        self.deadlines: list[float] = []
+
+    def _read(self, deadline: float, during: str) -> dict[str, Any]:
+        self.deadlines.append(deadline)
+        return super()._read(deadline, during)
+
+
+class Slow(Counter):
+    """A judge's side that takes 0.3 s to answer (as when the judge's own process is held up)."""
+
+    def answer(self, topic: str, payload: Any) -> Any:
+        import time
+
+        time.sleep(0.3)
+        return super().answer(topic, payload)
+
+
+def test_the_judges_time_answering_a_question_is_not_the_students_up_to_the_limit_for_a_held_up_call():
+    import time
+
+    worker = Deadlines([ask(), ask(), DONE])
+    start = time.monotonic()
+    assert worker.request("p", [], 0.5, "testing", Slow(), starved_until=start + 0.8) == DONE
+    first, second, third = worker.deadlines
+    assert 0.25 < second - first < 0.45  # the 0.3 s of the first answer was given back to the call
+    assert third == pytest.approx(start + 0.8, abs=0.05)  # the second is given back only up to the cap
+    plain = Deadlines([ask(), ask(), DONE])
+    assert plain.request("p", [], 0.5, "testing", Slow()) == DONE
+    assert plain.deadlines[0] == plain.deadlines[1] == plain.deadlines[2]  # without a cap the limit is final
