@@ -33,7 +33,7 @@ busy with other work, a call the reference makes in a millisecond has been
 seen to wait more than 0.5 s for a core (5 of 35,501 scores of
 ``bench/same_scores.py`` at a load of 6 to 7 on 2 cores). So where the
 backend can read the worker's CPU time (Linux), a call that reaches its
-probe limit having had the CPU less than half of the second half of that
+probe limit having had the CPU less than a quarter of the second half of that
 time was held up, not computing: it waits as long again, up to
 :data:`STARVED_MULTIPLE` times its limit (never past the test's or the
 assignment's time). A loop that computes uses its core and times out as

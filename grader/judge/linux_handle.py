@@ -40,9 +40,11 @@ PIPE_BYTES = 1 << 20
 step's tape of the classifier (56 KB on average, up to 110 KB), so the worker would block in mid-message until the
 judge has read the first part; 1 MiB is the largest an unprivileged process may ask by default
 (``/proc/sys/fs/pipe-max-size``, see ``pipe(7)``)."""
-STARVED_SHARE = 0.5
+STARVED_SHARE = 0.25
 """The least share of the CPU a worker must have had in the second half of a call's time for a timeout to stand
-(see :meth:`SandboxWorker._starved`)."""
+(see :meth:`SandboxWorker._starved`). A quarter: the held-up calls seen had almost none, while a loop on a 2-core
+machine running the test suite gets about half a core (at 0.5 such loops waited 4 times their limit, and the suite
+took 575 s instead of about 490 s)."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 """Units of ``/proc/PID/stat``'s CPU times per second."""
 READ_BYTES = 1 << 20
@@ -220,8 +222,8 @@ class SandboxWorker(Worker):
     def _starved(self, mark: tuple[float, float | None] | None, now: float, waited: float) -> float | None:
         """A new deadline when the wait that ends ``now`` found the worker held up, else None.
 
-        Held up: since ``mark`` (half-way through the wait) its processes had the CPU less than half of the time
-        (:data:`STARVED_SHARE`): the machine was busy with other work, or the code was blocked, rather than computing.
+        Held up: since ``mark`` (half-way through the wait) its processes had the CPU less than a quarter of the time
+        (:data:`STARVED_SHARE`, a quarter): the machine was busy with other work, or the code was blocked, rather than computing.
         The wait then goes on as long again, up to :attr:`starved_until`. A loop computing on a machine with a core
         for it uses nearly all of its time, and times out as before.
         """

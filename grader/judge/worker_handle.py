@@ -265,7 +265,7 @@ class Worker:
             judged: Answers the probe's questions (None: the probe may ask none).
             starved_until: The latest the wait may go on (``time.monotonic()``) while the worker is not computing:
                 where the backend can tell (:meth:`cpu_seconds`), a call that reaches ``timeout`` having had the CPU
-                less than half of the second half of its time was held up by the machine, not by its code, and
+                less than a quarter of the second half of its time was held up by the machine, not by its code, and
                 waits again as long, up to this; and the time the judge spends answering the probe's questions is
                 added to ``timeout``, up to this. None: ``timeout`` is final.
 
