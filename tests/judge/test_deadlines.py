@@ -95,9 +95,9 @@ def test_e_add_again(student, reference):
 '''
 
 
-def test_a_hanging_submission_stops_waiting_in_full_after_its_first_timeout(tmp_path):
-    """The first hang waits the reference-derived limit, a later one the shortened limit, the same request none;
-    the tests that do not reach the loop still pass: the score is what waiting the full 10 s per test gave."""
+
+def five_call_course(tmp_path):
+    """A copy of the course whose value_ops has only the five tests of :data:`TESTS` (1 point each), 10 s per test."""
     course = H.copy_course(tmp_path / "course", [], test_seconds=10)
     folder = course / "assignments" / "value_ops"
     for old in (folder / "tests").rglob("test_*.py"):
@@ -105,6 +105,12 @@ def test_a_hanging_submission_stops_waiting_in_full_after_its_first_timeout(tmp_
     (folder / "tests" / "hidden" / "test_hang.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
     yaml = folder / "assignment.yaml"
     yaml.write_text(yaml.read_text().replace("points: 40", "points: 5"), encoding="utf-8")
+    return course
+
+def test_a_hanging_submission_stops_waiting_in_full_after_its_first_timeout(tmp_path):
+    """The first hang waits the reference-derived limit, a later one the shortened limit, the same request none;
+    the tests that do not reach the loop still pass: the score is what waiting the full 10 s per test gave."""
+    course = five_call_course(tmp_path)
     H.write(tmp_path / "subs" / "hang", H.with_pow(H.LOOP))
     out = tmp_path / "out"
     assert main(["--course", str(course), "grade", str(tmp_path / "subs"), "-o", str(out), "-a", "value_ops",
@@ -169,13 +175,7 @@ def test_a_call_held_up_rather_than_computing_waits_longer_and_a_computing_loop_
     and waits as long again, up to 4 times its limit; a loop that computes times out at its limit. Emulated: this
     machine is not busy on purpose, so the code itself stops computing for 0.9 s (the CPU time it used is read from
     /proc, as for a starved worker)."""
-    course = H.copy_course(tmp_path / "course", [], test_seconds=10)
-    folder = course / "assignments" / "value_ops"
-    for old in (folder / "tests").rglob("test_*.py"):
-        old.unlink()
-    (folder / "tests" / "hidden" / "test_hang.py").write_text(textwrap.dedent(TESTS), encoding="utf-8")
-    yaml = folder / "assignment.yaml"
-    yaml.write_text(yaml.read_text().replace("points: 40", "points: 5"), encoding="utf-8")
+    course = five_call_course(tmp_path)
     held_up = "import time\nif not getattr(Value, 'slept', False):\n    Value.slept = True\n    time.sleep(0.9)\n"
     H.write(tmp_path / "subs" / "held_up", H.with_pow(held_up + original_pow()))
     H.write(tmp_path / "subs" / "asleep", H.with_pow("import time\ntime.sleep(1000)"))
