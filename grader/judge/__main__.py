@@ -21,6 +21,10 @@ from grader.judge.manifest import Manifest
 from grader.sandbox.isolation import die_with_parent
 
 INI = "[pytest]\naddopts =\npython_files = test_*.py\n"
+PLUGINS = ("-p", "pytest_timeout", "-p", "_hypothesis_pytestplugin")
+"""The installed pytest plugins a judge's session uses, by module (the judge's environment loads no other:
+:func:`grader.grading.batch.judge_environment`): pytest-timeout for each test's backstop, hypothesis's for its
+tests."""
 
 
 def pytest_args(manifest_path: Path, manifest: Manifest) -> list[str]:
@@ -41,8 +45,9 @@ def pytest_args(manifest_path: Path, manifest: Manifest) -> list[str]:
         "--rootdir", str(course.root),
         "-p", "grader.judge.plugin",
         "--grader-manifest", str(manifest_path),
+        *PLUGINS,
         "-p", "no:cacheprovider",
-        "-p", "no:randomly",
+        "-p", "no:randomly",  # (should the judge be started with plugins autoloading after all)
         "-p", "no:unraisableexception",  # student code never runs here; its gc passes cost 0.4 s a session
         "--import-mode=importlib",
         "--assert=plain",  # course tests report through `check`; rewriting re-parsed hypothesis at every start
