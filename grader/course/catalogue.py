@@ -36,6 +36,7 @@ from typing import Any
 import yaml
 
 from grader.course.config import FILE, Assignment
+from grader.course.yaml_file import parse_yaml
 from grader.errors import ConfigError
 
 ID = re.compile(r"^[a-z0-9_]+$")
@@ -87,7 +88,7 @@ def _limit(path: Path, where: str, value: object) -> float:
 def _read(path: Path) -> tuple[list[Any], float]:
     """The entries of ``bugs.yaml`` (a list, or a mapping with ``bugs`` and ``max_cascade``) and its limit."""
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        raw = parse_yaml(path.read_text(encoding="utf-8")) or []
     except yaml.YAMLError as exc:
         raise ConfigError(path, "", f"not valid YAML: {exc}") from None
     limit = DEFAULT_MAX_CASCADE

@@ -52,6 +52,7 @@ import yaml
 from grader.course.handout import load_handout, parse_uses
 from grader.course.late_policy import LatePolicy, parse_due, parse_policy
 from grader.course.term import Term, load_term
+from grader.course.yaml_file import parse_yaml
 from grader.errors import ConfigError
 from grader.sandbox.own_parts import NAME as PART_NAME
 
@@ -250,7 +251,7 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
     """
     path = root / "assignment.yaml"
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = parse_yaml(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(path, "", "file not found") from None
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
