@@ -10,7 +10,7 @@ first time the walk reaches it; later calls to it are entered and left without e
 The trace is the sequence of files the walk is in, in execution order (a call enters the callee's file; its return
 comes back to the caller's file when the caller does more). Consecutive entries in one file are one *stay*; the
 *rooms* are the distinct files; a *climb* is a move back into a file already visited whose folder is above the
-current one (``commands > grading > judge > outputs > similarity > testing > intake > course > sandbox``).
+current one (``commands > grading > judge > outputs > similarity > testing > questions > intake > course > sandbox``).
 It also counts the *call tree*: the calls that cross into another file the first time a function is reached, and
 those of them that run upward (a lower folder calling a higher one).
 
@@ -31,7 +31,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-LAYERS = ("commands", "grading", "judge", "outputs", "similarity", "testing", "intake", "course", "sandbox")
+LAYERS = ("commands", "grading", "judge", "outputs", "similarity", "testing", "questions", "intake", "course", "sandbox")
 
 
 @dataclass

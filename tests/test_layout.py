@@ -121,7 +121,7 @@ def test_probe_modules_use_the_sandbox_only_through_probekit():
     assert offenders == []
 
 
-LAYERS = ("commands", "grading", "judge", "outputs", "similarity", "testing", "intake", "course", "sandbox")
+LAYERS = ("commands", "grading", "judge", "outputs", "similarity", "testing", "questions", "intake", "course", "sandbox")
 """The folders of grader/, top to bottom: a folder imports only folders below it (and the top-level modules
 ``errors``, ``files``, ``inert``, which import no folder). ``cli`` sits above them all."""
 

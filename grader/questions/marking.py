@@ -1,0 +1,151 @@
+"""Marking one answer to one question against the answer key, for one student.
+
+- **choice**: one right letter; or, with ``multiple``, a share of the points for each right letter chosen, less
+  one share for each wrong one, never below 0 (the "right minus wrong" partial credit of Canvas's multiple-answers
+  questions). Each wrong letter chosen shows its feedback.
+- **number**: right when ``|answer - key| <= max(abs, rel * |key|)``, the key computed at the student's own
+  parameters (:mod:`grader.questions.params`); an answer may be arithmetic (``3/4``).
+- **expression**: compared with the key's formula at :data:`POINTS` points drawn in the variables' intervals
+  (from a seed of the assignment, question and student), with the same tolerance; points where the key has no
+  value are drawn again.
+
+The student's text is evaluated by :mod:`grader.questions.expressions` (a tree walk, never Python's ``eval``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from grader.questions.answer_sheet import Answer
+from grader.questions.expressions import ExpressionError, parse_expression
+from grader.questions.params import draw, fill, seed_of
+from grader.questions.questions import KeyEntry, Question, key_value
+
+POINTS = 8
+"""Points an expression answer is compared at."""
+DRAWS = 200
+"""Most points drawn to find :data:`POINTS` where the key has a value."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """The mark of one answer.
+
+    Attributes:
+        question: The question's id.
+        points: Points earned, from 0 to ``max_points``.
+        max_points: The question's points.
+        prompt: The question as this student saw it (their parameters filled in).
+        feedback: What was wrong, for the student ("" when right).
+    """
+
+    question: str
+    points: float
+    max_points: float
+    prompt: str
+    feedback: str
+
+    @property
+    def right(self) -> bool:
+        return self.points == self.max_points
+
+
+def mark(question: Question, key: KeyEntry, answer: Answer | None, assignment: str, student: str,
+         unreadable: str = "") -> Mark:
+    """Mark ``answer`` (None: not answered; ``unreadable`` says why when it could not be read) for ``student``.
+
+    Raises:
+        ExpressionError: If the key has no value at this student's parameters (a fault of the questions file, not
+            the student's: the caller withholds the score).
+    """
+    values = draw(question.params, assignment, question.id, student)
+    prompt = fill(question.prompt, values)
+    if answer is None:
+        return Mark(question.id, 0.0, question.points, prompt, unreadable or "no answer")
+    if question.kind == "choice":
+        points, feedback = _choice(question, key, answer)
+    elif question.kind == "number":
+        points, feedback = _number(question, key_value(key, {k: float(v) for k, v in values.items()}), answer)
+    else:
+        points, feedback = _expression(question, key, answer, seed_of(assignment, question.id, student, "points"))
+    return Mark(question.id, points, question.points, prompt, feedback)
+
+
+def _close(got: float, want: float, tolerance: tuple[float, float]) -> bool:
+    return abs(got - want) <= max(tolerance[0], tolerance[1] * abs(want))
+
+
+def _letters(question: Question, answer: Answer) -> list[str] | str:
+    raw = answer if isinstance(answer, list) else str(answer).replace(",", " ").split()
+    by_lower = {c.lower(): c for c in question.choices}
+    letters = []
+    for item in raw:
+        letter = by_lower.get(item.strip().strip("()").lower())
+        if letter is None:
+            return f"{item[:40]!r} is not one of the choices ({', '.join(question.choices)})"
+        if letter not in letters:
+            letters.append(letter)
+    return letters or "no choice given"
+
+
+def _choice(question: Question, key: KeyEntry, answer: Answer) -> tuple[float, str]:
+    letters = _letters(question, answer)
+    if isinstance(letters, str):
+        return 0.0, letters
+    if not question.multiple and len(letters) > 1:
+        return 0.0, f"choose one answer (you chose {', '.join(letters)})"
+    wrong = [c for c in letters if c not in key.choices]
+    right = [c for c in letters if c in key.choices]
+    notes = [f"{c}: {question.feedback[c]}" if c in question.feedback else f"{c} is not right" for c in wrong]
+    if not question.multiple:
+        return (question.points if not wrong else 0.0), "; ".join(notes)
+    share = question.points / len(key.choices)
+    missed = len(key.choices) - len(right)
+    if missed:
+        notes.append(f"{missed} right choice{'s' if missed > 1 else ''} not chosen")
+    return max(0.0, share * (len(right) - len(wrong))), "; ".join(notes)
+
+
+def _number(question: Question, want: float, answer: Answer) -> tuple[float, str]:
+    if isinstance(answer, list):
+        return 0.0, "expected a number, not a list"
+    if isinstance(answer, float):
+        got = answer
+    else:
+        try:
+            got = parse_expression(answer)({})
+        except ExpressionError as exc:
+            return 0.0, f"expected a number or arithmetic such as 3/4: {exc}"
+    if _close(got, want, question.tolerance):
+        return question.points, ""
+    return 0.0, f"{got:.10g} is not right (within {question.tolerance[0]:g} or {question.tolerance[1]:g} relative)"
+
+
+def _expression(question: Question, key: KeyEntry, answer: Answer, seed: int) -> tuple[float, str]:
+    if not isinstance(answer, str):
+        return 0.0, f"expected an expression in {', '.join(question.variables)} as text, such as 1 - tanh(x)**2"
+    try:
+        given = parse_expression(answer, tuple(question.variables))
+    except ExpressionError as exc:
+        return 0.0, str(exc)
+    rng = random.Random(seed)
+    compared = 0
+    for _ in range(DRAWS):
+        point = {name: rng.uniform(low, high) for name, (low, high) in question.variables.items()}
+        try:
+            want = key_value(key, point)
+        except ExpressionError:
+            continue  # outside the key's domain: draw again
+        try:
+            got = given(point)
+        except ExpressionError as exc:
+            return 0.0, str(exc)
+        if not _close(got, want, question.tolerance):
+            at = ", ".join(f"{k} = {v:.4g}" for k, v in point.items())
+            return 0.0, f"at {at} your expression is {got:.6g}, the right one {want:.6g}"
+        compared += 1
+        if compared == POINTS:
+            return question.points, ""
+    raise ExpressionError(f"the key of {question.id} has a value at fewer than {POINTS} of {DRAWS} points drawn in "
+                          "its variables' intervals")

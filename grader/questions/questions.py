@@ -1,0 +1,276 @@
+"""A concept check's questions (``questions.yaml`` in the assignment's folder) and its answer key (never shipped).
+
+The questions file, which students may read::
+
+    questions:
+      - id: reverse_order            # letters, digits and _; the answers file's key
+        kind: choice                 # choice, number or expression
+        points: 1
+        prompt: "backward() calls each node's _backward in which order?"
+        choices: {a: "the order the forward pass made them", b: "reverse topological order"}
+        multiple: false              # true: choose every right one (partial credit)
+        feedback: {a: "a node's gradient is complete only once every node that uses it has run"}
+      - id: chain_rule
+        kind: number
+        points: 2
+        prompt: "f = (a*b + c)**2 at a = {a}, b = {b}, c = {c}: what is df/da?"
+        params: {a: {int: [1, 5]}, b: {int: [-5, -1]}, c: {int: [2, 10], exclude: [0]}}
+        tolerance: {abs: 1e-6, rel: 1e-6}
+      - id: dtanh
+        kind: expression
+        points: 1
+        prompt: "d/dx tanh(x), as an expression in x"
+        variables: {x: [-2, 2]}      # where the answer is compared with the key's, at random points
+
+The answer key, which only the judge reads (one entry per question): the right choices (``[b]``), a number or
+an expression over the question's parameters (``2*(a*b + c)*b``), or an expression over its variables.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.course.yaml_file import load_yaml
+from grader.errors import ConfigError
+from grader.questions.expressions import Expression, ExpressionError, parse_expression
+from grader.questions.params import ParamSpec
+
+KINDS = ("choice", "number", "expression")
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}\Z")
+DEFAULT_TOLERANCE = (1e-6, 1e-6)
+"""(absolute, relative) tolerance of a number or expression answer when its question gives none."""
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of a concept check.
+
+    Attributes:
+        id: Its name, the answers file's key.
+        kind: ``choice``, ``number`` or ``expression``.
+        points: What it is worth.
+        prompt: Its text, with ``{name}`` where a parameter's value goes.
+        choices: A choice question's letters to their texts, in order.
+        multiple: Whether several choices may be right (each right one chosen earns a share, each wrong one
+            chosen takes one back, never below 0).
+        feedback: A wrong choice's letter to why it is wrong.
+        params: A number question's parameters, drawn per student (:mod:`grader.questions.params`).
+        tolerance: ``(absolute, relative)``: an answer ``a`` is right when ``|a - k| <= max(abs, rel * |k|)``.
+        variables: An expression question's variables to the interval its points are drawn from.
+    """
+
+    id: str
+    kind: str
+    points: float
+    prompt: str
+    choices: dict[str, str] = field(default_factory=dict)
+    multiple: bool = False
+    feedback: dict[str, str] = field(default_factory=dict)
+    params: dict[str, ParamSpec] = field(default_factory=dict)
+    tolerance: tuple[float, float] = DEFAULT_TOLERANCE
+    variables: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class KeyEntry:
+    """The answer key's entry for one question: ``choices`` (the right letters) or ``formula`` (an expression over
+    the question's parameters or variables)."""
+
+    choices: frozenset[str] = frozenset()
+    formula: Expression | None = None
+
+
+def load_questions(path: Path) -> list[Question]:
+    """The questions of ``path``, validated.
+
+    Raises:
+        ConfigError: If the file is not YAML, or a question is malformed (the message names the file and the
+            question's key, e.g. ``questions[2].params.a``).
+    """
+    raw = load_yaml(path)
+    items = raw.get("questions")
+    if set(raw) - {"questions"} or not isinstance(items, list) or not items:
+        raise ConfigError(path, "questions", "expected one key, questions: a non-empty list of questions")
+    questions: list[Question] = []
+    for i, item in enumerate(items):
+        question = _question(path, f"questions[{i}]", item)
+        if any(q.id == question.id for q in questions):
+            raise ConfigError(path, f"questions[{i}].id", f"{question.id!r} is the id of an earlier question")
+        questions.append(question)
+    return questions
+
+
+def _question(path: Path, where: str, item: Any) -> Question:
+    known = {"id", "kind", "points", "prompt", "choices", "multiple", "feedback", "params", "tolerance", "variables"}
+    if not isinstance(item, dict):
+        raise ConfigError(path, where, "expected a mapping with id, kind, points and prompt")
+    for key in item:
+        if key not in known:
+            raise ConfigError(path, f"{where}.{key}", f"unknown key; known keys: {', '.join(sorted(known))}")
+    qid, kind, points, prompt = item.get("id"), item.get("kind"), item.get("points"), item.get("prompt")
+    if not isinstance(qid, str) or not NAME.match(qid):
+        raise ConfigError(path, f"{where}.id", "expected a name of letters, digits and _ (at most 40)")
+    if kind not in KINDS:
+        raise ConfigError(path, f"{where}.kind", f"expected one of {', '.join(KINDS)}")
+    if isinstance(points, bool) or not isinstance(points, (int, float)) or not points > 0:
+        raise ConfigError(path, f"{where}.points", "expected a number of points > 0")
+    if not isinstance(prompt, str) or not prompt.strip():
+        raise ConfigError(path, f"{where}.prompt", "expected the question's text")
+    allowed = {"choice": {"choices", "multiple", "feedback"}, "number": {"params", "tolerance"},
+               "expression": {"variables", "tolerance"}}[kind]
+    for key in set(item) - {"id", "kind", "points", "prompt"} - allowed:
+        raise ConfigError(path, f"{where}.{key}", f"not a key of a {kind} question")
+    choices = _strings(path, f"{where}.choices", item.get("choices", {}))
+    if kind == "choice" and len(choices) < 2:
+        raise ConfigError(path, f"{where}.choices", "expected at least two choices, e.g. {a: ..., b: ...}")
+    feedback = _strings(path, f"{where}.feedback", item.get("feedback", {}))
+    for letter in feedback:
+        if letter not in choices:
+            raise ConfigError(path, f"{where}.feedback.{letter}", "is not one of the choices")
+    multiple = item.get("multiple", False)
+    if not isinstance(multiple, bool):
+        raise ConfigError(path, f"{where}.multiple", "expected true or false")
+    return Question(qid, kind, float(points), prompt, choices, multiple, feedback,
+                    _params(path, f"{where}.params", item.get("params", {})),
+                    _tolerance(path, f"{where}.tolerance", item.get("tolerance", {})),
+                    _variables(path, f"{where}.variables", item.get("variables", {}), kind))
+
+
+def _strings(path: Path, where: str, raw: Any) -> dict[str, str]:
+    if not isinstance(raw, dict) or not all(isinstance(k, str) and NAME.match(k) and isinstance(v, str)
+                                            for k, v in raw.items()):
+        raise ConfigError(path, where, "expected a mapping of letters (a, b, ...) to texts")
+    return dict(raw)
+
+
+def _number(path: Path, where: str, raw: Any) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        raise ConfigError(path, where, "expected a number")
+    return float(raw)
+
+
+def _interval(path: Path, where: str, raw: Any) -> tuple[float, float]:
+    if not isinstance(raw, list) or len(raw) != 2:
+        raise ConfigError(path, where, "expected [low, high]")
+    low, high = _number(path, where, raw[0]), _number(path, where, raw[1])
+    if not low <= high:
+        raise ConfigError(path, where, "expected [low, high] with low <= high")
+    return low, high
+
+
+def _params(path: Path, where: str, raw: Any) -> dict[str, ParamSpec]:
+    if not isinstance(raw, dict):
+        raise ConfigError(path, where, "expected a mapping of names to {int: [low, high]}, {uniform: [low, high]} "
+                                       "or {choice: [values]}")
+    specs: dict[str, ParamSpec] = {}
+    for name, spec in raw.items():
+        at = f"{where}.{name}"
+        if not isinstance(name, str) or not NAME.match(name):
+            raise ConfigError(path, at, "expected a parameter name of letters, digits and _")
+        if not isinstance(spec, dict) or len(set(spec) & {"int", "uniform", "choice"}) != 1 \
+                or set(spec) - {"int", "uniform", "choice", "digits", "exclude"}:
+            raise ConfigError(path, at, "expected one of int: [low, high], uniform: [low, high] (digits: N), "
+                                        "choice: [values]; and exclude: [values] if any")
+        exclude = spec.get("exclude", [])
+        if not isinstance(exclude, list):
+            raise ConfigError(path, f"{at}.exclude", "expected a list of values")
+        excluded = tuple(_number(path, f"{at}.exclude", v) for v in exclude)
+        if "choice" in spec:
+            values = spec["choice"]
+            if not isinstance(values, list) or not values:
+                raise ConfigError(path, f"{at}.choice", "expected a list of numbers")
+            made = ParamSpec("choice", values=tuple(v if isinstance(v, int) and not isinstance(v, bool)
+                                                    else _number(path, f"{at}.choice", v) for v in values),
+                             exclude=excluded)
+            left = [v for v in made.values if v not in excluded]
+        else:
+            kind = "int" if "int" in spec else "uniform"
+            low, high = _interval(path, f"{at}.{kind}", spec[kind])
+            digits = spec.get("digits", 2)
+            if isinstance(digits, bool) or not isinstance(digits, int) or not 0 <= digits <= 6:
+                raise ConfigError(path, f"{at}.digits", "expected a whole number of decimals from 0 to 6")
+            if kind == "int" and (low != int(low) or high != int(high)):
+                raise ConfigError(path, f"{at}.int", "expected whole numbers [low, high]")
+            made = ParamSpec(kind, low, high, digits, exclude=excluded)
+            left = [v for v in range(int(low), int(high) + 1) if v not in excluded] if kind == "int" else [low]
+        if not left:
+            raise ConfigError(path, f"{at}.exclude", "excludes every value the parameter can take")
+        specs[name] = made
+    return specs
+
+
+def _tolerance(path: Path, where: str, raw: Any) -> tuple[float, float]:
+    if not isinstance(raw, dict) or set(raw) - {"abs", "rel"}:
+        raise ConfigError(path, where, "expected {abs: number, rel: number}")
+    absolute = _number(path, f"{where}.abs", raw.get("abs", DEFAULT_TOLERANCE[0]))
+    relative = _number(path, f"{where}.rel", raw.get("rel", DEFAULT_TOLERANCE[1]))
+    if not (0 <= absolute and 0 <= relative < 1):
+        raise ConfigError(path, where, "expected abs >= 0 and 0 <= rel < 1")
+    return absolute, relative
+
+
+def _variables(path: Path, where: str, raw: Any, kind: str) -> dict[str, tuple[float, float]]:
+    if not isinstance(raw, dict):
+        raise ConfigError(path, where, "expected a mapping of variable names to [low, high]")
+    if kind == "expression" and not raw:
+        raise ConfigError(path, where, "an expression question needs its variables, e.g. {x: [-2, 2]}")
+    out = {}
+    for name, interval in raw.items():
+        if not isinstance(name, str) or not NAME.match(name):
+            raise ConfigError(path, f"{where}.{name}", "expected a variable name of letters, digits and _")
+        out[name] = _interval(path, f"{where}.{name}", interval)
+    return out
+
+
+def load_key(path: Path, questions: list[Question]) -> dict[str, KeyEntry]:
+    """The answer key of ``path`` for ``questions``: exactly one valid entry per question.
+
+    Raises:
+        ConfigError: If an entry is missing, names no question, or does not fit its question (a letter that is no
+            choice, several right choices for a single-choice question, a formula that does not parse over the
+            question's names).
+    """
+    raw = load_yaml(path)
+    by_id = {q.id: q for q in questions}
+    for qid in raw:
+        if qid not in by_id:
+            raise ConfigError(path, str(qid), "names no question of the questions file")
+    return {q.id: _entry(path, q, raw.get(q.id)) for q in questions}
+
+
+def _entry(path: Path, question: Question, raw: Any) -> KeyEntry:
+    if raw is None:
+        raise ConfigError(path, question.id, "missing: every question needs its answer")
+    if question.kind == "choice":
+        letters = [raw] if isinstance(raw, str) else raw
+        if not isinstance(letters, list) or not letters or not all(isinstance(x, str) for x in letters):
+            raise ConfigError(path, question.id, "expected the right choices, e.g. [b]")
+        wrong = [x for x in letters if x not in question.choices]
+        if wrong:
+            raise ConfigError(path, question.id, f"{wrong[0]!r} is not one of the choices")
+        if not question.multiple and len(set(letters)) != 1:
+            raise ConfigError(path, question.id, "a single-choice question has one right choice")
+        return KeyEntry(choices=frozenset(letters))
+    names = tuple(question.params) if question.kind == "number" else tuple(question.variables)
+    text = repr(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else raw
+    try:
+        return KeyEntry(formula=parse_expression(text, names))
+    except ExpressionError as exc:
+        raise ConfigError(path, question.id, f"expected a number or a formula over {', '.join(names) or 'nothing'}: "
+                                             f"{exc}") from None
+
+
+def key_value(entry: KeyEntry, values: Mapping[str, float]) -> float:
+    """A number question's right answer at one student's parameter ``values``.
+
+    Raises:
+        ExpressionError: If the key's formula has no value there (the question's parameters allow a division by 0:
+            the questions file should exclude such values).
+    """
+    if entry.formula is None:
+        raise ExpressionError("a choice question's key has no value")
+    return entry.formula(values)

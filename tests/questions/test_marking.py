@@ -1,0 +1,180 @@
+"""A concept check's questions, each student's numbers, a student's answers file, and the marks they earn."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from checkout import ROOT
+
+from grader.errors import ConfigError
+from grader.judge.reference import load_reference
+from grader.questions.answer_sheet import MAX_BYTES, AnswersError, read_answers
+from grader.questions.marking import mark
+from grader.questions.params import draw, fill
+from grader.questions.questions import key_value, load_key, load_questions
+
+QUESTIONS = """
+questions:
+  - id: reverse_order
+    kind: choice
+    points: 1
+    prompt: "backward() calls each node's _backward in which order?"
+    choices: {a: "the order the forward pass made them", b: "reverse topological order", c: "any order"}
+    feedback: {a: "a node's gradient is complete only once every node that uses it has run"}
+  - id: why_accumulate
+    kind: choice
+    multiple: true
+    points: 2
+    prompt: "Which need += in _backward?"
+    choices: {a: "a + a", b: "a leaf used once", c: "a diamond: x used by two nodes", d: "the output"}
+  - id: chain_rule
+    kind: number
+    points: 2
+    prompt: "f = (a*b + c)**2 at a = {a}, b = {b}, c = {c}: what is df/da?"
+    params: {a: {int: [1, 5]}, b: {int: [-5, -1]}, c: {int: [2, 10]}}
+    tolerance: {abs: 1.0e-6, rel: 1.0e-6}
+  - id: dtanh
+    kind: expression
+    points: 1
+    prompt: "d/dx tanh(x), in x"
+    variables: {x: [-2, 2]}
+"""
+KEY = """
+reverse_order: b
+why_accumulate: [a, c]
+chain_rule: "2*(a*b + c)*b"
+dtanh: "1/cosh(x)**2"
+"""
+
+
+@pytest.fixture
+def check(tmp_path):
+    (tmp_path / "questions.yaml").write_text(QUESTIONS, encoding="utf-8")
+    (tmp_path / "key.yaml").write_text(KEY, encoding="utf-8")
+    questions = load_questions(tmp_path / "questions.yaml")
+    return {q.id: q for q in questions}, load_key(tmp_path / "key.yaml", questions)
+
+
+def marked(check, qid, answer, student="alice"):
+    questions, key = check
+    return mark(questions[qid], key[qid], answer, "checkpoint", student)
+
+
+def test_a_single_choice_is_right_or_wrong_and_a_wrong_one_says_why(check):
+    assert marked(check, "reverse_order", "b").points == 1
+    assert marked(check, "reverse_order", "B").points == 1
+    wrong = marked(check, "reverse_order", "a")
+    assert wrong.points == 0 and "every node that uses it" in wrong.feedback
+    assert marked(check, "reverse_order", "a, b").points == 0  # one answer only
+    assert "not one of the choices" in marked(check, "reverse_order", "z").feedback
+
+
+@pytest.mark.parametrize(("answer", "points"), [
+    (["a", "c"], 2.0), ("a, c", 2.0), (["a"], 1.0), (["a", "b"], 0.0), (["a", "c", "d"], 1.0), (["b", "d"], 0.0),
+])
+def test_several_right_choices_earn_a_share_each_less_one_per_wrong_choice(check, answer, points):
+    assert marked(check, "why_accumulate", answer).points == points
+
+
+def test_each_student_gets_their_own_numbers_the_same_on_every_run(check):
+    questions, _ = check
+    spec = questions["chain_rule"].params
+    drawn = [tuple(draw(spec, "checkpoint", "chain_rule", f"s{i:03d}").values()) for i in range(60)]
+    assert drawn == [tuple(draw(spec, "checkpoint", "chain_rule", f"s{i:03d}").values()) for i in range(60)]
+    assert len(set(drawn)) >= 40
+    assert all(1 <= a <= 5 and -5 <= b <= -1 and 2 <= c <= 10 for a, b, c in drawn)
+    shown = fill(questions["chain_rule"].prompt, draw(spec, "checkpoint", "chain_rule", "s001"))
+    a, b, c = drawn[1]
+    assert f"a = {a}, b = {b}, c = {c}" in shown
+
+
+def test_each_students_expected_answer_is_what_the_reference_engine_computes(check):
+    """The key's formula at a student's numbers against backward() of the reference solution's Value."""
+    questions, key = check
+    mg = load_reference(ROOT / "reference")
+    for i in range(25):
+        values = draw(questions["chain_rule"].params, "checkpoint", "chain_rule", f"s{i:03d}")
+        a, b, c = (mg.engine.Value(float(values[n])) for n in "abc")
+        f = (a * b + c) ** 2
+        f.backward()
+        assert key_value(key["chain_rule"], {k: float(v) for k, v in values.items()}) == pytest.approx(a.grad)
+        assert marked(check, "chain_rule", a.grad, student=f"s{i:03d}").points == 2
+
+
+def test_a_classmates_answer_scores_what_a_wrong_answer_scores(check):
+    questions, key = check
+    spec = questions["chain_rule"].params
+    mine = {k: float(v) for k, v in draw(spec, "checkpoint", "chain_rule", "alice").items()}
+    theirs = next(v for i in range(100) if (v := {k: float(x) for k, x in draw(spec, "checkpoint", "chain_rule",
+                                                                                 f"s{i}").items()}) != mine
+                  and key_value(key["chain_rule"], v) != key_value(key["chain_rule"], mine))
+    copied = marked(check, "chain_rule", key_value(key["chain_rule"], theirs), student="alice")
+    assert copied.points == 0 and "is not right" in copied.feedback
+    assert marked(check, "chain_rule", key_value(key["chain_rule"], mine), student="alice").points == 2
+
+
+def test_a_number_may_be_arithmetic_and_a_wrong_kind_of_answer_says_so(check):
+    questions, key = check
+    values = {k: float(v) for k, v in draw(questions["chain_rule"].params, "checkpoint", "chain_rule", "bob").items()}
+    a, b, c = values["a"], values["b"], values["c"]
+    assert marked(check, "chain_rule", f"2*({a:g}*{b:g} + {c:g})*{b:g}", student="bob").points == 2
+    assert "not a list" in marked(check, "chain_rule", ["a"], student="bob").feedback
+    assert "arithmetic" in marked(check, "chain_rule", "about 12", student="bob").feedback
+
+
+def test_an_expression_is_right_when_it_agrees_with_the_key_at_every_point_drawn(check):
+    assert marked(check, "dtanh", "1 - tanh(x)**2").points == 1
+    wrong = marked(check, "dtanh", "1 - tanh(x)")
+    assert wrong.points == 0 and wrong.feedback.startswith("at x = ")
+    assert "not a power" in marked(check, "dtanh", "1 - tanh(x)^2").feedback
+    undefined = marked(check, "dtanh", "1 - tanh(x)**2 + 0*log(x)")  # no value where x < 0, which points reach
+    assert undefined.points == 0 and "has no value at x = -" in undefined.feedback, undefined.feedback
+    assert "unknown name" in marked(check, "dtanh", "1 - tanh(y)**2").feedback
+
+
+def test_no_answer_or_an_unreadable_one_is_worth_nothing_and_says_why(check):
+    questions, key = check
+    assert mark(questions["dtanh"], key["dtanh"], None, "checkpoint", "alice").feedback == "no answer"
+    sheet = read_answers(b"student: alice\nreverse_order: b\ndtanh: {x: 1}\nchain_rule:\n")
+    assert sheet.student == "alice" and sheet.given == {"reverse_order": "b"}
+    assert set(sheet.unreadable) == {"dtanh", "chain_rule"}
+    assert "not a dict" in sheet.unreadable["dtanh"] and sheet.unreadable["chain_rule"] == "no answer"
+
+
+@pytest.mark.parametrize(("data", "said"), [
+    (b"a: &x [l, l, l, l, l]\nb: &y [*x, *x, *x, *x]\nc: [*y, *y, *y, *y]\n", "alias"),
+    (b"- just\n- a list\n", "map each question"),
+    (b"a: [unclosed\n", "not YAML"),
+    (b"\xff\xfe not utf-8", "UTF-8"),
+    (b"a: " + b"x" * MAX_BYTES, "bytes"),
+    (("\n".join(f"q{i}: [a, b, c]" for i in range(700))).encode(), "values"),
+    (b"a: !!python/object/apply:os.system ['true']\n", "not YAML"),
+])
+def test_a_hostile_or_broken_answers_file_is_refused_quickly_with_a_reason(data, said):
+    started = time.perf_counter()
+    with pytest.raises(AnswersError) as raised:
+        read_answers(data)
+    assert said in str(raised.value), str(raised.value)
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(("questions", "key", "where"), [
+    (QUESTIONS.replace("kind: number", "kind: numeric"), KEY, "questions[2].kind"),
+    (QUESTIONS.replace("{int: [1, 5]}", "{int: [5, 1]}"), KEY, "questions[2].params.a.int"),
+    (QUESTIONS.replace("{int: [2, 10]}", "{int: [2, 2], exclude: [2]}"), KEY, "questions[2].params.c.exclude"),
+    (QUESTIONS.replace("variables: {x: [-2, 2]}", "tolerance: {abs: 0.1}"), KEY, "questions[3].variables"),
+    (QUESTIONS.replace("feedback: {a:", "feedback: {z:"), KEY, "questions[0].feedback.z"),
+    (QUESTIONS.replace("id: dtanh", "id: chain_rule"), KEY, "questions[3].id"),
+    (QUESTIONS, KEY.replace("reverse_order: b", "reverse_order: [a, b]"), "reverse_order"),
+    (QUESTIONS, KEY.replace("[a, c]", "[a, e]"), "why_accumulate"),
+    (QUESTIONS, KEY.replace("2*(a*b + c)*b", "2*(a*b + d)*b"), "chain_rule"),
+    (QUESTIONS, KEY.replace('dtanh: "1/cosh(x)**2"', ""), "dtanh"),
+    (QUESTIONS, KEY + "extra: 1\n", "extra"),
+])
+def test_a_malformed_questions_file_or_key_names_the_file_and_the_key(tmp_path, questions, key, where):
+    (tmp_path / "questions.yaml").write_text(questions, encoding="utf-8")
+    (tmp_path / "key.yaml").write_text(key, encoding="utf-8")
+    with pytest.raises(ConfigError) as raised:
+        load_key(tmp_path / "key.yaml", load_questions(tmp_path / "questions.yaml"))
+    assert raised.value.key == where, str(raised.value)
