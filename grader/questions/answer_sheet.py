@@ -124,6 +124,6 @@ def _answer(value: object) -> tuple[Answer | None, str]:
         return value.strip()[:MAX_ANSWER_CHARS], ""
     if isinstance(value, list):
         if len(value) > 26 or not all(isinstance(v, str) for v in value):
-            return None, "expected a list of choices such as [a, c]"
+            return None, "expected a number, a text or a list of letters such as [a, c]"
         return [v.strip()[:40] for v in value], ""
     return None, f"expected a number, a text or a list of choices, not a {type(value).__name__}"

@@ -123,6 +123,8 @@ def _number(question: Question, want: float, answer: Answer) -> tuple[float, str
 
 
 def _expression(question: Question, key: KeyEntry, answer: Answer, seed: int) -> tuple[float, str]:
+    if isinstance(answer, float):
+        answer = repr(answer)  # a constant is an expression too
     if not isinstance(answer, str):
         return 0.0, f"expected an expression in {', '.join(question.variables)} as text, such as 1 - tanh(x)**2"
     try:

@@ -13,6 +13,7 @@ from grader.questions.answer_sheet import MAX_BYTES, AnswersError, read_answers
 from grader.questions.marking import mark
 from grader.questions.params import draw, fill
 from grader.questions.questions import key_value, load_key, load_questions
+from grader.questions.sheet import answers_template, form_problems, question_sheet
 
 QUESTIONS = """
 questions:
@@ -178,3 +179,33 @@ def test_a_malformed_questions_file_or_key_names_the_file_and_the_key(tmp_path, 
     with pytest.raises(ConfigError) as raised:
         load_key(tmp_path / "key.yaml", load_questions(tmp_path / "questions.yaml"))
     assert raised.value.key == where, str(raised.value)
+
+
+def test_the_sheet_shows_each_student_their_own_numbers_and_no_answer(check):
+    questions, _ = check
+    alice = question_sheet("Checkpoint", list(questions.values()), "checkpoint", "alice")
+    bob = question_sheet("Checkpoint", list(questions.values()), "checkpoint", "bob")
+    a = draw(questions["chain_rule"].params, "checkpoint", "chain_rule", "alice")
+    assert f"a = {a['a']}, b = {a['b']}, c = {a['c']}" in alice and alice != bob
+    assert "2*(a*b + c)*b" not in alice and "cosh" not in alice  # the key is never an input of the sheet
+    assert "- **b**: reverse topological order" in alice and "`alice`" in alice
+
+
+def test_the_template_reads_back_and_the_form_check_never_tells_right_from_wrong(check):
+    questions = list(check[0].values())
+    empty = read_answers(answers_template(questions).encode())
+    assert form_problems(questions, empty) == [f"{q.id}: no answer" for q in questions] + [
+        "student: your id is missing (your numbers are drawn from it)"]
+    wrong_but_well_formed = read_answers(b"student: alice\nreverse_order: c\nwhy_accumulate: [b, d]\n"
+                                         b"chain_rule: 3/4\ndtanh: 1 - tanh(x)\n")
+    assert form_problems(questions, wrong_but_well_formed) == []
+    assert all(marked(check, q.id, wrong_but_well_formed.given[q.id]).points == 0 for q in questions)
+    malformed = read_answers(b"student: alice\nreverse_order: [a, b]\nwhy_accumulate: [a, q]\nchain_rule: [a]\n"
+                             b"dtanh: x ^ 2\nbonus: 1\n")
+    assert form_problems(questions, malformed) == [
+        "bonus: no such question (the questions: reverse_order, why_accumulate, chain_rule, dtanh)",
+        "reverse_order: choose one answer",
+        "why_accumulate: q is not one of the choices (a, b, c, d)",
+        "chain_rule: expected a number, or arithmetic such as 3/4, not a list",
+        "dtanh: ^ is not a power here: write x**2 for x squared",
+    ]
