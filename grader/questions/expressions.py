@@ -2,7 +2,8 @@
 
 A student's answer to an expression question, and an answer key's formula over a question's parameters, are
 parsed with the standard library's :mod:`ast` into a tree of a few allowed kinds (numbers, the question's
-variables, ``pi`` and ``e``, ``+ - * / **``, unary minus and plus, calls of the functions in :data:`FUNCTIONS`)
+variables, ``pi`` and ``e``, ``+ - * / **``, unary minus and plus, calls of :data:`FUNCTIONS` and of the functions a
+questions file defines)
 and evaluated on floats by walking that tree: nothing is compiled, imported or looked up as an attribute. The text
 is bounded before :func:`ast.parse` sees it (:data:`MAX_CHARS` characters, :data:`MAX_DEPTH` nested brackets)
 and the tree after (:data:`MAX_NODES` nodes), so a hostile answer costs at most a few milliseconds.
@@ -23,16 +24,29 @@ MAX_NODES = 200
 """The most nodes of the parsed tree."""
 
 
-def _sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+Function = Callable[[float], float]
+UNSAFE = frozenset({"factorial"})
+"""One-argument functions of :mod:`math` left out: ``factorial`` of a large whole number runs for minutes."""
 
 
-FUNCTIONS: dict[str, Callable[[float], float]] = {
-    "exp": math.exp, "log": math.log, "sqrt": math.sqrt, "tanh": math.tanh, "sinh": math.sinh,
-    "cosh": math.cosh, "sin": math.sin, "cos": math.cos, "abs": abs, "sigmoid": _sigmoid,
-    "relu": lambda x: x if x > 0 else 0.0,
+def _one_argument(name: str) -> bool:
+    function = getattr(math, name)
+    try:
+        result = function(0.5)
+    except TypeError:
+        return False  # takes other arguments (or whole numbers only)
+    except (ValueError, OverflowError):
+        return True
+    return not isinstance(result, bool)
+
+
+FUNCTIONS: dict[str, Function] = {
+    **{name: getattr(math, name) for name in dir(math)
+       if not name.startswith("_") and name not in UNSAFE and callable(getattr(math, name)) and _one_argument(name)},
+    "abs": abs,
 }
-"""The functions an expression may call, each of one argument (``log`` is the natural logarithm, micrograd's)."""
+"""The functions every expression may call: :mod:`math`'s functions of one number (``log`` is the natural logarithm)
+and ``abs``. A questions file adds its own, as formulas in ``x`` (:func:`course_function`)."""
 CONSTANTS = {"pi": math.pi, "e": math.e}
 """Names every expression knows beside its variables."""
 
@@ -59,6 +73,7 @@ class Expression:
     text: str
     variables: tuple[str, ...]
     _tree: ast.expr
+    _functions: Mapping[str, Function]
 
     def __call__(self, values: Mapping[str, float]) -> float:
         """The expression's value at ``values`` (every variable's value, a float).
@@ -68,7 +83,7 @@ class Expression:
                 overflow).
         """
         try:
-            result = _evaluate(self._tree, values)
+            result = _evaluate(self._tree, values, self._functions)
         except (ZeroDivisionError, OverflowError, ValueError) as exc:
             raise ExpressionError(f"{self.text} has no value at {_point(values)} ({_reason(exc)})") from None
         if not math.isfinite(result):
@@ -76,15 +91,17 @@ class Expression:
         return result
 
 
-def parse_expression(text: str, variables: tuple[str, ...] = ()) -> Expression:
-    """Read ``text`` as an expression over ``variables``.
+def parse_expression(text: str, variables: tuple[str, ...] = (),
+                     functions: Mapping[str, Function] | None = None) -> Expression:
+    """Read ``text`` as an expression over ``variables`` that may call :data:`FUNCTIONS` and ``functions`` (a
+    course's own, by name).
 
     ``^`` is refused with a pointer to ``**``; ``2x`` (implicit multiplication) does not parse.
 
     Raises:
         ExpressionError: If it is too long or too nested, does not parse, or holds anything but numbers,
             ``variables``, :data:`CONSTANTS`, ``+ - * / **``, unary signs and one-argument calls of
-            :data:`FUNCTIONS`. The message names what is wrong, for the student who wrote it.
+            the functions. The message names what is wrong, for the student who wrote it.
     """
     if not isinstance(text, str):
         raise ExpressionError(f"expected an expression as text, got {type(text).__name__}")
@@ -104,15 +121,16 @@ def parse_expression(text: str, variables: tuple[str, ...] = ()) -> Expression:
         tree = ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise ExpressionError(f"{text!r} is not an expression (write products with *, powers with **, "
-                              "e.g. 1 - tanh(x)**2)") from None
+                              "e.g. 3*x**2 - exp(-x))") from None
     nodes = sum(1 for _ in ast.walk(tree))
     if nodes > MAX_NODES:
         raise ExpressionError(f"the expression has {nodes} parts, more than the {MAX_NODES} read")
-    _check(tree, variables)
-    return Expression(text, variables, tree)
+    known = {**FUNCTIONS, **(functions or {})}
+    _check(tree, variables, known)
+    return Expression(text, variables, tree, known)
 
 
-def _check(node: ast.expr, variables: tuple[str, ...]) -> None:
+def _check(node: ast.expr, variables: tuple[str, ...], functions: Mapping[str, Function]) -> None:
     for child in ast.walk(node):
         if isinstance(child, (ast.expr_context, ast.operator, ast.unaryop)):
             if isinstance(child, ast.BitXor):
@@ -125,19 +143,19 @@ def _check(node: ast.expr, variables: tuple[str, ...]) -> None:
             if isinstance(child.value, bool) or not isinstance(child.value, (int, float)):
                 raise ExpressionError(f"{child.value!r} is not a number")
         elif isinstance(child, ast.Name):
-            if child.id not in variables and child.id not in CONSTANTS and child.id not in FUNCTIONS:
+            if child.id not in variables and child.id not in CONSTANTS and child.id not in functions:
                 known = ", ".join((*variables, *CONSTANTS)) or "none"
                 raise ExpressionError(f"unknown name {child.id!r} (the names here: {known})")
         elif isinstance(child, ast.Call):
-            if not isinstance(child.func, ast.Name) or child.func.id not in FUNCTIONS:
-                raise ExpressionError(f"only these functions may be called: {', '.join(FUNCTIONS)}")
+            if not isinstance(child.func, ast.Name) or child.func.id not in functions:
+                raise ExpressionError("only functions of one number may be called, such as exp, log or sqrt")
             if len(child.args) != 1 or child.keywords or isinstance(child.args[0], ast.Starred):
                 raise ExpressionError(f"{child.func.id}() takes one argument")
         elif not isinstance(child, (ast.BinOp, ast.UnaryOp)):
             raise ExpressionError(f"{type(child).__name__} is not allowed in an expression: numbers, names, "
                                   "+ - * / ** and function calls only")
     for child in ast.walk(node):
-        if isinstance(child, ast.Name) and child.id in FUNCTIONS and not _called(node, child):
+        if isinstance(child, ast.Name) and child.id in functions and not _called(node, child):
             raise ExpressionError(f"{child.id} is a function: write {child.id}(...)")
 
 
@@ -145,18 +163,19 @@ def _called(root: ast.expr, name: ast.Name) -> bool:
     return any(isinstance(c, ast.Call) and c.func is name for c in ast.walk(root))
 
 
-def _evaluate(node: ast.expr, values: Mapping[str, float]) -> float:
+def _evaluate(node: ast.expr, values: Mapping[str, float], functions: Mapping[str, Function]) -> float:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
         return float(node.value)
     if isinstance(node, ast.Name):
         return float(values[node.id]) if node.id in values else CONSTANTS[node.id]
     if isinstance(node, ast.UnaryOp):
-        operand = _evaluate(node.operand, values)
+        operand = _evaluate(node.operand, values, functions)
         return -operand if isinstance(node.op, ast.USub) else operand
     if isinstance(node, ast.BinOp):
-        return _OPERATORS[type(node.op)](_evaluate(node.left, values), _evaluate(node.right, values))
+        return _OPERATORS[type(node.op)](_evaluate(node.left, values, functions),
+                                         _evaluate(node.right, values, functions))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        return float(FUNCTIONS[node.func.id](_evaluate(node.args[0], values)))
+        return float(functions[node.func.id](_evaluate(node.args[0], values, functions)))
     raise ExpressionError(f"cannot evaluate {type(node).__name__}")  # (refused by _check before)
 
 
@@ -175,3 +194,18 @@ def _reason(exc: Exception) -> str:
     if isinstance(exc, OverflowError):
         return "too large a number"
     return "outside a function's domain"
+
+
+def course_function(name: str, formula: str) -> Function:
+    """A function a questions file defines as a formula in ``x`` (``1/(1 + exp(-x))``), callable like :data:`FUNCTIONS`.
+
+    Raises:
+        ExpressionError: If the formula does not read (when defined), or has no value at a point (when called).
+    """
+    expression = parse_expression(formula, ("x",))
+
+    def function(x: float) -> float:
+        return expression({"x": x})
+
+    function.__name__ = name
+    return function

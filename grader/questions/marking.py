@@ -114,7 +114,7 @@ def _number(question: Question, want: float, answer: Answer) -> tuple[float, str
         got = answer
     else:
         try:
-            got = parse_expression(answer)({})
+            got = parse_expression(answer, (), question.functions)({})
         except ExpressionError as exc:
             return 0.0, f"expected a number or arithmetic such as 3/4: {exc}"
     if _close(got, want, question.tolerance):
@@ -126,9 +126,9 @@ def _expression(question: Question, key: KeyEntry, answer: Answer, seed: int) ->
     if isinstance(answer, float):
         answer = repr(answer)  # a constant is an expression too
     if not isinstance(answer, str):
-        return 0.0, f"expected an expression in {', '.join(question.variables)} as text, such as 1 - tanh(x)**2"
+        return 0.0, f"expected an expression in {', '.join(question.variables)} as text, such as 3*x**2 - exp(-x)"
     try:
-        given = parse_expression(answer, tuple(question.variables))
+        given = parse_expression(answer, tuple(question.variables), question.functions)
     except ExpressionError as exc:
         return 0.0, str(exc)
     rng = random.Random(seed)

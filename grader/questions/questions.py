@@ -22,6 +22,9 @@ The questions file, which students may read::
         prompt: "d/dx tanh(x), as an expression in x"
         variables: {x: [-2, 2]}      # where the answer is compared with the key's, at random points
 
+A top-level ``functions:`` may define functions of one number the course uses, as formulas in ``x`` (``sigmoid:
+"1/(1 + exp(-x))"``); :mod:`math`'s are always there.
+
 The answer key, which only the judge reads (one entry per question): the right choices (``[b]``), a number or
 an expression over the question's parameters (``2*(a*b + c)*b``), or an expression over its variables.
 """
@@ -30,13 +33,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from grader.course.yaml_file import load_yaml
 from grader.errors import ConfigError
-from grader.questions.expressions import Expression, ExpressionError, parse_expression
+from grader.questions.expressions import Expression, ExpressionError, Function, course_function, parse_expression
 from grader.questions.params import ParamSpec
 
 KINDS = ("choice", "number", "expression")
@@ -61,6 +64,7 @@ class Question:
         params: A number question's parameters, drawn per student (:mod:`grader.questions.params`).
         tolerance: ``(absolute, relative)``: an answer ``a`` is right when ``|a - k| <= max(abs, rel * |k|)``.
         variables: An expression question's variables to the interval its points are drawn from.
+        functions: The functions the questions file defines (beside :mod:`math`'s), by name.
     """
 
     id: str
@@ -73,6 +77,7 @@ class Question:
     params: dict[str, ParamSpec] = field(default_factory=dict)
     tolerance: tuple[float, float] = DEFAULT_TOLERANCE
     variables: dict[str, tuple[float, float]] = field(default_factory=dict)
+    functions: Mapping[str, Function] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -93,11 +98,13 @@ def load_questions(path: Path) -> list[Question]:
     """
     raw = load_yaml(path)
     items = raw.get("questions")
-    if set(raw) - {"questions"} or not isinstance(items, list) or not items:
-        raise ConfigError(path, "questions", "expected one key, questions: a non-empty list of questions")
+    if set(raw) - {"questions", "functions"} or not isinstance(items, list) or not items:
+        raise ConfigError(path, "questions", "expected questions: a non-empty list of questions (and functions: if "
+                                             "any)")
+    functions = _functions(path, raw.get("functions", {}))
     questions: list[Question] = []
     for i, item in enumerate(items):
-        question = _question(path, f"questions[{i}]", item)
+        question = replace(_question(path, f"questions[{i}]", item), functions=functions)
         if any(q.id == question.id for q in questions):
             raise ConfigError(path, f"questions[{i}].id", f"{question.id!r} is the id of an earlier question")
         questions.append(question)
@@ -138,6 +145,21 @@ def _question(path: Path, where: str, item: Any) -> Question:
                     _params(path, f"{where}.params", item.get("params", {})),
                     _tolerance(path, f"{where}.tolerance", item.get("tolerance", {})),
                     _variables(path, f"{where}.variables", item.get("variables", {}), kind))
+
+
+def _functions(path: Path, raw: Any) -> dict[str, Function]:
+    if not isinstance(raw, dict):
+        raise ConfigError(path, "functions", "expected a mapping of names to formulas in x, e.g. "
+                                             "{sigmoid: 1/(1 + exp(-x))}")
+    made: dict[str, Function] = {}
+    for name, formula in raw.items():
+        if not isinstance(name, str) or not NAME.match(name) or not isinstance(formula, str):
+            raise ConfigError(path, f"functions.{name}", "expected a name and a formula in x as text")
+        try:
+            made[name] = course_function(name, formula)
+        except ExpressionError as exc:
+            raise ConfigError(path, f"functions.{name}", str(exc)) from None
+    return made
 
 
 def _strings(path: Path, where: str, raw: Any) -> dict[str, str]:
@@ -258,7 +280,7 @@ def _entry(path: Path, question: Question, raw: Any) -> KeyEntry:
     names = tuple(question.params) if question.kind == "number" else tuple(question.variables)
     text = repr(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else raw
     try:
-        return KeyEntry(formula=parse_expression(text, names))
+        return KeyEntry(formula=parse_expression(text, names, question.functions))
     except ExpressionError as exc:
         raise ConfigError(path, question.id, f"expected a number or a formula over {', '.join(names) or 'nothing'}: "
                                              f"{exc}") from None

@@ -19,7 +19,7 @@ from grader.questions.questions import Question
 HOW = {
     "choice": "one letter, e.g. b",
     "number": "a number, or arithmetic such as 3/4",
-    "expression": "an expression in {variables}, e.g. 1 - tanh(x)**2 (products with *, powers with **)",
+    "expression": "an expression in {variables}, e.g. 3*x**2 - exp(-x) (products with *, powers with **)",
 }
 
 
@@ -81,7 +81,7 @@ def form_problems(questions: Sequence[Question], answers: Answers) -> list[str]:
             problems.append(f"{q.id}: expected {_how(q)}, not a list")
         elif isinstance(given, str):
             try:
-                parse_expression(given, tuple(q.variables) if q.kind == "expression" else ())
+                parse_expression(given, tuple(q.variables) if q.kind == "expression" else (), q.functions)
             except ExpressionError as exc:
                 problems.append(f"{q.id}: {exc}")
     if not answers.student:

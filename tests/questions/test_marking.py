@@ -16,6 +16,8 @@ from grader.questions.questions import key_value, load_key, load_questions
 from grader.questions.sheet import answers_template, form_problems, question_sheet
 
 QUESTIONS = """
+functions:
+  relu: "(x + abs(x))/2"
 questions:
   - id: reverse_order
     kind: choice
@@ -40,12 +42,18 @@ questions:
     points: 1
     prompt: "d/dx tanh(x), in x"
     variables: {x: [-2, 2]}
+  - id: drelu
+    kind: expression
+    points: 1
+    prompt: "relu(x) * x: its derivative for x > 0"
+    variables: {x: [0.1, 3]}
 """
 KEY = """
 reverse_order: b
 why_accumulate: [a, c]
 chain_rule: "2*(a*b + c)*b"
 dtanh: "1/cosh(x)**2"
+drelu: "2*relu(x)"
 """
 
 
@@ -197,15 +205,22 @@ def test_the_template_reads_back_and_the_form_check_never_tells_right_from_wrong
     assert form_problems(questions, empty) == [f"{q.id}: no answer" for q in questions] + [
         "student: your id is missing (your numbers are drawn from it)"]
     wrong_but_well_formed = read_answers(b"student: alice\nreverse_order: c\nwhy_accumulate: [b, d]\n"
-                                         b"chain_rule: 3/4\ndtanh: 1 - tanh(x)\n")
+                                         b"chain_rule: 3/4\ndtanh: 1 - tanh(x)\ndrelu: relu(x)\n")
     assert form_problems(questions, wrong_but_well_formed) == []
     assert all(marked(check, q.id, wrong_but_well_formed.given[q.id]).points == 0 for q in questions)
     malformed = read_answers(b"student: alice\nreverse_order: [a, b]\nwhy_accumulate: [a, q]\nchain_rule: [a]\n"
                              b"dtanh: x ^ 2\nbonus: 1\n")
     assert form_problems(questions, malformed) == [
-        "bonus: no such question (the questions: reverse_order, why_accumulate, chain_rule, dtanh)",
+        "bonus: no such question (the questions: reverse_order, why_accumulate, chain_rule, dtanh, drelu)",
         "reverse_order: choose one answer",
         "why_accumulate: q is not one of the choices (a, b, c, d)",
         "chain_rule: expected a number, or arithmetic such as 3/4, not a list",
         "dtanh: ^ is not a power here: write x**2 for x squared",
+        "drelu: no answer",
     ]
+
+
+def test_a_function_the_questions_file_defines_is_there_for_the_key_and_the_answers(check):
+    assert marked(check, "drelu", "2*x").points == 1
+    assert marked(check, "drelu", "relu(x) + x").points == 1
+    assert marked(check, "drelu", "relu(x)").points == 0
