@@ -37,7 +37,7 @@ def _one_argument(name: str) -> bool:
         return False  # takes other arguments (or whole numbers only)
     except (ValueError, OverflowError):
         return True
-    return not isinstance(result, bool)
+    return isinstance(result, (int, float)) and not isinstance(result, bool)  # (not frexp's or modf's pairs)
 
 
 FUNCTIONS: dict[str, Function] = {
