@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 from grader.questions.answer_sheet import Answer
 from grader.questions.expressions import ExpressionError, parse_expression
@@ -52,12 +53,14 @@ class Mark:
 
 
 def mark(question: Question, key: KeyEntry, answer: Answer | None, assignment: str, student: str,
-         unreadable: str = "") -> Mark:
-    """Mark ``answer`` (None: not answered; ``unreadable`` says why when it could not be read) for ``student``.
+         unreadable: str = "", reference: Any = None) -> Mark:
+    """Mark ``answer`` (None: not answered; ``unreadable`` says why when it could not be read) for ``student``
+    (``reference``: the judge's loaded reference solution, for a key that calls it).
 
     Raises:
-        ExpressionError: If the key has no value at this student's parameters (a fault of the questions file, not
-            the student's: the caller withholds the score).
+        ValueError: If the key has no value at this student's parameters, or needs a reference that is not given
+            (:class:`~grader.questions.expressions.ExpressionError` is one): a fault of the course, not the student's,
+            so the caller withholds the score.
     """
     values = draw(question.params, assignment, question.id, student)
     prompt = fill(question.prompt, values)
@@ -66,7 +69,8 @@ def mark(question: Question, key: KeyEntry, answer: Answer | None, assignment: s
     if question.kind == "choice":
         points, feedback = _choice(question, key, answer)
     elif question.kind == "number":
-        points, feedback = _number(question, key_value(key, {k: float(v) for k, v in values.items()}), answer)
+        want = key_value(key, {k: float(v) for k, v in values.items()}, reference)
+        points, feedback = _number(question, want, answer)
     else:
         points, feedback = _expression(question, key, answer, seed_of(assignment, question.id, student, "points"))
     return Mark(question.id, points, question.points, prompt, feedback)

@@ -31,6 +31,7 @@ an expression over the question's parameters (``2*(a*b + c)*b``), or an expressi
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -82,11 +83,13 @@ class Question:
 
 @dataclass(frozen=True)
 class KeyEntry:
-    """The answer key's entry for one question: ``choices`` (the right letters) or ``formula`` (an expression over
-    the question's parameters or variables)."""
+    """The answer key's entry for one question: ``choices`` (the right letters), ``formula`` (an expression over
+    the question's parameters or variables), or ``reference`` (``module.function`` of the reference solution, called
+    in the judge with a number question's parameters as keyword arguments: ``{reference: checkpoint.df_da}``)."""
 
     choices: frozenset[str] = frozenset()
     formula: Expression | None = None
+    reference: tuple[str, str] | None = None
 
 
 def load_questions(path: Path) -> list[Question]:
@@ -277,6 +280,14 @@ def _entry(path: Path, question: Question, raw: Any) -> KeyEntry:
         if not question.multiple and len(set(letters)) != 1:
             raise ConfigError(path, question.id, "a single-choice question has one right choice")
         return KeyEntry(choices=frozenset(letters))
+    if isinstance(raw, dict):
+        target = raw.get("reference")
+        if question.kind != "number" or set(raw) != {"reference"} or not isinstance(target, str) \
+                or target.count(".") != 1 or not all(NAME.match(part) for part in target.split(".")):
+            raise ConfigError(path, question.id, "expected {reference: module.function} (a number question's answer "
+                                                 "computed by the reference solution)")
+        module, function = target.split(".")
+        return KeyEntry(reference=(module, function))
     names = tuple(question.params) if question.kind == "number" else tuple(question.variables)
     text = repr(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else raw
     try:
@@ -286,13 +297,25 @@ def _entry(path: Path, question: Question, raw: Any) -> KeyEntry:
                                              f"{exc}") from None
 
 
-def key_value(entry: KeyEntry, values: Mapping[str, float]) -> float:
-    """A number question's right answer at one student's parameter ``values``.
+def key_value(entry: KeyEntry, values: Mapping[str, float], reference: Any = None) -> float:
+    """A question's right answer at one student's parameter ``values`` (or an expression question's variables):
+    the key's formula there, or what the reference solution's function returns for them (``reference``: the
+    judge's loaded reference, whose modules are its attributes).
 
     Raises:
         ExpressionError: If the key's formula has no value there (the question's parameters allow a division by 0:
             the questions file should exclude such values).
+        ValueError: If the key names the reference and none is given (a self-check), or its function does not give
+            a finite number: a fault of the course, for the judge to withhold the score on.
     """
+    if entry.reference is not None:
+        module, function = entry.reference
+        if reference is None:
+            raise ValueError(f"the key calls the reference solution ({module}.{function}), which is not loaded here")
+        result = getattr(getattr(reference, module), function)(**values)
+        if isinstance(result, bool) or not isinstance(result, (int, float)) or not math.isfinite(result):
+            raise ValueError(f"the reference's {module}.{function} gave {result!r} for {dict(values)}, not a number")
+        return float(result)
     if entry.formula is None:
         raise ExpressionError("a choice question's key has no value")
     return entry.formula(values)
