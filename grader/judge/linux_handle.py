@@ -222,8 +222,9 @@ class SandboxWorker(Worker):
     def _starved(self, mark: tuple[float, float | None] | None, now: float, waited: float) -> float | None:
         """A new deadline when the wait that ends ``now`` found the worker held up, else None.
 
-        Held up: since ``mark`` (half-way through the wait) its processes had the CPU less than a quarter of the time
-        (:data:`STARVED_SHARE`, a quarter): the machine was busy with other work, or the code was blocked, rather than computing.
+        Held up: since ``mark`` (half-way through the wait) its processes had the CPU less than
+        :data:`STARVED_SHARE` of the time: the machine was busy with other work, or the code was blocked, rather than
+        computing.
         The wait then goes on as long again, up to :attr:`starved_until`. A loop computing on a machine with a core
         for it uses nearly all of its time, and times out as before.
         """

@@ -264,10 +264,10 @@ class Worker:
             during: Student-facing description of the call, for error messages.
             judged: Answers the probe's questions (None: the probe may ask none).
             starved_until: The latest the wait may go on (``time.monotonic()``) while the worker is not computing:
-                where the backend can tell (:meth:`cpu_seconds`), a call that reaches ``timeout`` having had the CPU
-                less than a quarter of the second half of its time was held up by the machine, not by its code, and
-                waits again as long, up to this; and the time the judge spends answering the probe's questions is
-                added to ``timeout``, up to this. None: ``timeout`` is final.
+                where the backend can tell (:meth:`cpu_seconds`), a call that reaches ``timeout`` having had little of
+                the CPU in the second half of its time (on Linux, less than a quarter) was held up by the machine, not
+                by its code, and waits again as long, up to this; and the time the judge spends answering the probe's
+                questions is added to ``timeout``, up to this. None: ``timeout`` is final.
 
         Returns:
             The response: ``{"ok": True, "value": ...}`` or ``{"ok": False, "error": {...}}``.

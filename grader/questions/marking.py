@@ -80,25 +80,30 @@ def _close(got: float, want: float, tolerance: tuple[float, float]) -> bool:
     return abs(got - want) <= max(tolerance[0], tolerance[1] * abs(want))
 
 
-def _letters(question: Question, answer: Answer) -> list[str] | str:
+def choice_letters(question: Question, answer: Answer) -> list[str] | str:
+    """The choices ``answer`` names (``b``, ``"a, c"``, ``[a, c]``; any case, each once), or what is wrong with its
+    form: a letter that is no choice, none at all, several for a single-choice question. The one reading of a choice
+    answer, for marking and for the self-check's form check alike."""
     raw = answer if isinstance(answer, list) else str(answer).replace(",", " ").split()
     by_lower = {c.lower(): c for c in question.choices}
-    letters = []
+    letters: list[str] = []
     for item in raw:
         letter = by_lower.get(item.strip().strip("()").lower())
         if letter is None:
-            return f"{item[:40]!r} is not one of the choices ({', '.join(question.choices)})"
+            return f"{item[:40]} is not one of the choices ({', '.join(question.choices)})"
         if letter not in letters:
             letters.append(letter)
-    return letters or "no choice given"
+    if not letters:
+        return "no choice given"
+    if not question.multiple and len(letters) > 1:
+        return "choose one answer"
+    return letters
 
 
 def _choice(question: Question, key: KeyEntry, answer: Answer) -> tuple[float, str]:
-    letters = _letters(question, answer)
+    letters = choice_letters(question, answer)
     if isinstance(letters, str):
         return 0.0, letters
-    if not question.multiple and len(letters) > 1:
-        return 0.0, f"choose one answer (you chose {', '.join(letters)})"
     wrong = [c for c in letters if c not in key.choices]
     right = [c for c in letters if c in key.choices]
     notes = [f"{c}: {question.feedback[c]}" if c in question.feedback else f"{c} is not right" for c in wrong]

@@ -88,13 +88,10 @@ def fill(prompt: str, values: Mapping[str, Number]) -> str:
             end = prompt.find("}", i)
             name = prompt[i + 1:end] if end > 0 else ""
             if name in values:
-                out.append(_shown(values[name]))
+                out.append(str(values[name]))  # Python's shortest repr: the very number the judge computes with
                 i = end + 1
                 continue
         out.append(prompt[i])
         i += 1
     return "".join(out)
 
-
-def _shown(value: Number) -> str:
-    return str(value)  # Python's shortest repr: the very float the judge computes with

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from grader.inert import markdown
 from grader.questions.answer_sheet import Answers
 from grader.questions.expressions import ExpressionError, parse_expression
+from grader.questions.marking import choice_letters
 from grader.questions.params import draw, fill
 from grader.questions.questions import Question
 
@@ -70,13 +71,9 @@ def form_problems(questions: Sequence[Question], answers: Answers) -> list[str]:
         if given is None:
             problems.append(f"{q.id}: no answer")
         elif q.kind == "choice":
-            letters = given if isinstance(given, list) else str(given).replace(",", " ").split()
-            unknown = [x for x in letters if x.strip().strip("()").lower() not in {c.lower() for c in q.choices}]
-            if unknown or not letters:
-                problems.append(f"{q.id}: {unknown[0][:40] if unknown else 'nothing'} is not one of the "
-                                f"choices ({', '.join(q.choices)})")
-            elif not q.multiple and len(letters) > 1:
-                problems.append(f"{q.id}: choose one answer")
+            letters = choice_letters(q, given)
+            if isinstance(letters, str):
+                problems.append(f"{q.id}: {letters}")
         elif isinstance(given, list):
             problems.append(f"{q.id}: expected {_how(q)}, not a list")
         elif isinstance(given, str):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -178,15 +179,11 @@ class Slow(Counter):
     """A judge's side that takes 0.3 s to answer (as when the judge's own process is held up)."""
 
     def answer(self, topic: str, payload: Any) -> Any:
-        import time
-
         time.sleep(0.3)
         return super().answer(topic, payload)
 
 
 def test_the_judges_time_answering_a_question_is_not_the_students_up_to_the_limit_for_a_held_up_call():
-    import time
-
     worker = Deadlines([ask(), ask(), DONE])
     start = time.monotonic()
     assert worker.request("p", [], 0.5, "testing", Slow(), starved_until=start + 0.8) == DONE

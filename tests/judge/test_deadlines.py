@@ -95,7 +95,6 @@ def test_e_add_again(student, reference):
 '''
 
 
-
 def five_call_course(tmp_path):
     """A copy of the course whose value_ops has only the five tests of :data:`TESTS` (1 point each), 10 s per test."""
     course = H.copy_course(tmp_path / "course", [], test_seconds=10)
@@ -106,6 +105,7 @@ def five_call_course(tmp_path):
     yaml = folder / "assignment.yaml"
     yaml.write_text(yaml.read_text().replace("points: 40", "points: 5"), encoding="utf-8")
     return course
+
 
 def test_a_hanging_submission_stops_waiting_in_full_after_its_first_timeout(tmp_path):
     """The first hang waits the reference-derived limit, a later one the shortened limit, the same request none;
