@@ -27,6 +27,7 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
     judge_parts: [stand_ins]         # parts the judge itself uses for these tests (never a worker)
     uses: {Value.__sub__: [Value.__add__, Value.__neg__]}  # what a method is built from (plus the course's
                                      # assignments/shared/handout.yaml): its cases count for those methods too
+    kind: code                       # or questions: a concept check (questions.yaml, answered in answers/<id>.yaml)
     released: 2026-11-23             # when it is handed out (or true, false); default true: out
     due: 2026-11-30T23:59            # ISO 8601; without a UTC offset, in the course's time_zone (course.yaml)
     late:                            # what late work costs (grader.course.late_policy); needs a due date
@@ -65,6 +66,17 @@ being the course's (``handout.yaml``, key ``package``)."""
 
 SHARED = "shared"
 """The folder of ``assignments/`` that holds what several assignments share (it has no ``assignment.yaml``)."""
+
+KINDS = ("code", "questions")
+"""What an assignment asks for: code (the student's package, graded by probes), or answers to questions (a concept
+check: the assignment's ``questions.yaml``, answered in :data:`ANSWERS`/``<id>.yaml``, marked by :mod:`grader.questions`)."""
+
+ANSWERS = "answers"
+"""The folder of a release (and of the reference) holding a concept check's answers: ``answers/<id>.yaml``, the
+student's filled in and the reference's the key."""
+
+QUESTIONS = "questions.yaml"
+"""A concept check's questions, in its assignment's folder (:mod:`grader.questions.questions`)."""
 
 PARTS = "parts"
 """The folder of :data:`SHARED` holding the grader's own parts: course code that runs next to student code in
@@ -156,6 +168,8 @@ class Assignment:
             assignment's own ``uses`` key. A case about a method counts for the methods it uses too.
         due: When the assignment is due (aware), or None: then no lateness is assessed.
         late: What late work costs (:class:`~grader.course.late_policy.LatePolicy`; none by default).
+        kind: ``code`` or ``questions`` (:data:`KINDS`). A concept check's :attr:`files` is its answers file alone
+            (``answers/<id>.yaml``), read as data and never run.
         own_modules: The short names of the modules that stand for a notebook's own code (``engine``, ``nn``...):
             the handout's modules and this assignment's.
         defines: The classes the handout puts in the assignment's first file (``Value``): a notebook defining none
@@ -182,6 +196,12 @@ class Assignment:
     released: datetime | bool = True
     own_modules: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
+    kind: str = "code"
+
+    @property
+    def is_concept_check(self) -> bool:
+        """Whether the assignment is questions answered in a file (``kind: questions``), not code."""
+        return self.kind == "questions"
 
     @property
     def package(self) -> str:
@@ -212,7 +232,7 @@ class Assignment:
     @property
     def modules(self) -> list[str]:
         """Importable module names of :attr:`files`, in import order (engine first)."""
-        return [f[: -len(".py")].replace("/", ".") for f in self.files]
+        return [f[: -len(".py")].replace("/", ".") for f in self.files if f.endswith(".py")]
 
 
 def _positive(path: Path, key: str, value: Any, kind: type) -> Any:
@@ -259,7 +279,7 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
     if not isinstance(raw, dict):
         raise ConfigError(path, "", "expected a mapping at the top level")
     known = {"title", "files", "points", "visibility", "limits", "id", "order", "allow_network", "grader_parts", "judge_parts",
-             "uses", "due", "late", "released"}
+             "uses", "due", "late", "released", "kind"}
     for key in raw:
         if key not in known:
             raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(sorted(known))}")
@@ -268,16 +288,27 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
     title = raw.get("title")
     if not isinstance(title, str) or not title.strip():
         raise ConfigError(path, "title", "expected a non-empty string")
-    files = raw.get("files")
-    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
-        raise ConfigError(path, "files", "expected a non-empty list of package paths such as mypackage/name.py")
+    kind = raw.get("kind", "code")
+    if kind not in KINDS:
+        raise ConfigError(path, "kind", f"expected one of {', '.join(KINDS)}, got {kind!r}")
     handout = load_handout(root.parent / SHARED / HANDOUT)
-    first = FILE.match(files[0])
-    package = handout.package or (first.group(1) if first else "")
-    for f in files:
-        if not FILE.match(f) or not f.startswith(f"{package}/"):
-            raise ConfigError(path, "files", f"{f!r} is not a module of the {package or 'student'}'s package "
-                                             f"({package or 'PACKAGE'}/NAME.py, NAME in lower case)")
+    if kind == "questions":
+        if "files" in raw:
+            raise ConfigError(path, "files", f"a concept check's only file is its answers, {ANSWERS}/{root.name}.yaml: "
+                                             "leave files out")
+        if not (root / QUESTIONS).is_file():
+            raise ConfigError(path, "kind", f"a concept check needs its questions in {root / QUESTIONS}")
+        files: Any = [f"{ANSWERS}/{root.name}.yaml"]
+    else:
+        files = raw.get("files")
+        if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+            raise ConfigError(path, "files", "expected a non-empty list of package paths such as mypackage/name.py")
+        first = FILE.match(files[0])
+        package = handout.package or (first.group(1) if first else "")
+        for f in files:
+            if not FILE.match(f) or not f.startswith(f"{package}/"):
+                raise ConfigError(path, "files", f"{f!r} is not a module of the {package or 'student'}'s package "
+                                                 f"({package or 'PACKAGE'}/NAME.py, NAME in lower case)")
     if "points" not in raw:
         raise ConfigError(path, "points", "missing: the assignment's total points")
     points = _positive(path, "points", raw["points"], float)
@@ -304,8 +335,10 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
         raise ConfigError(path, "late", "a late policy without a due date: set due too")
     late = parse_policy(raw.get("late"), due, str(path)) if due is not None else LatePolicy()
     released = _released(path, raw.get("released", True), term, root, due)
-    ordered = ordered_files(tuple(files), handout.modules)
+    ordered = ordered_files(tuple(files), handout.modules) if kind == "code" else list(files)
+    code = kind == "code"
     return Assignment(
+        kind=kind,
         released=released,
         id=root.name,
         due=due,
@@ -317,8 +350,9 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
         allow_network=allow_network,
         title=title.strip(),
         files=tuple(ordered),
-        own_modules=tuple(dict.fromkeys([*handout.modules, *(f.rsplit("/", 1)[-1][: -len(".py")] for f in ordered)])),
-        defines=handout.files.get(ordered[0].rsplit("/", 1)[-1], ()),
+        own_modules=tuple(dict.fromkeys([*handout.modules, *(f.rsplit("/", 1)[-1][: -len(".py")] for f in ordered)]))
+        if code else (),
+        defines=handout.files.get(ordered[0].rsplit("/", 1)[-1], ()) if code else (),
         points=points,
         visibility=visibility,
         limits=_limits(path, raw.get("limits")),

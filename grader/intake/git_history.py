@@ -130,7 +130,7 @@ def _read(entry: Path, choose: Callable[[_Repo], Sequence[Origin | SubmissionErr
     for sub in subs:
         sub.notes[:0] = notes  # the repository's notes (ignored tags) come first
         if not sub.error and not sub.files and sub.origin:
-            sub.error = f"the submission is empty (commit {sub.origin.commit[:7]} has no .py or .ipynb file)"
+            sub.error = f"the submission is empty (commit {sub.origin.commit[:7]} has no .py, .ipynb or .yaml file)"
     return subs
 
 

@@ -65,7 +65,7 @@ GRADESCOPE_TIME = "the submission time Gradescope recorded"
 """The evidence of a Gradescope submission's time (:func:`grader.grading.due_work.submitted_at`)."""
 CANVAS_SUFFIXES = (".py", ".ipynb", ".zip")
 """The uploads read from a Canvas download (a ``.zip`` as a zip submission); other files are not code."""
-EMPTY = "the submission is empty (no .py or .ipynb file found)"
+EMPTY = "the submission is empty (no .py, .ipynb or .yaml file found)"
 EXPORT_FOLDER = re.compile(r"assignment_\d+_export")
 SUBMISSION_FOLDER = re.compile(r"submission_\d+")
 RANDOM_ATTEMPT = 8

@@ -64,7 +64,8 @@ MAX_DEPTH = 12
 """Deepest folder level read in a submission folder (deeper folders are ignored, with a note)."""
 SKIP_DIRS = {"__pycache__", "__MACOSX", ".git", ".ipynb_checkpoints", "node_modules", ".venv", "venv"}
 """Environment and cache folders, never read nor counted (nor is any folder whose name starts with ``.``)."""
-READ_SUFFIXES = (".py", ".ipynb")
+READ_SUFFIXES = (".py", ".ipynb", ".yaml")
+"""The files of a submission read: code, notebooks, and a concept check's answers (``answers/<id>.yaml``)."""
 SUBMISSION_SUFFIXES = (".zip", ".ipynb", ".ZIP", ".IPYNB")
 """File suffixes of a submission entry (discover() accepts any case; these are the spellings checked for rivals)."""
 SUBMIT_ONLY = "keep only your package's and notebooks/ files (grader submit-zip makes a zip of just those)"
@@ -259,7 +260,7 @@ def read_submission(entry: Path) -> Submission:
     except OSError as exc:
         sub.error = _unreadable(entry, exc)
     if not sub.error and not sub.files:
-        sub.error = "the submission is empty (no .py or .ipynb file found)"
+        sub.error = "the submission is empty (no .py, .ipynb or .yaml file found)"
     return sub
 
 

@@ -37,6 +37,8 @@ class Part:
             dict); empty otherwise.
         late: What the due date and late policy made of the submission
             (:class:`grader.course.due_dates.LateTerms`), or None when the assignment has no due date.
+        answers: For a concept check (``kind: questions``), the text of the submission's answers file, read at
+            intake (:func:`grader.intake.answers_file.answers_text`) and never opened by the judge; "" otherwise.
     """
 
     code_dir: str = ""
@@ -47,6 +49,7 @@ class Part:
     fingerprint: str = ""
     origin: dict[str, Any] = field(default_factory=dict)
     late: LateTerms | None = None
+    answers: str = ""
 
 
 @dataclass

@@ -52,6 +52,7 @@ from grader.outputs.failures import ending, render_output
 from grader.outputs.records import GradedTest
 from grader.sandbox.probes import JUDGED
 from grader.testing.cases import Check
+from grader.testing.concept_checks import Submitted
 from grader.testing.contracts import Blocker, Contract
 from grader.testing.outcomes import Failure, GraderFault, StudentFault
 
@@ -276,6 +277,23 @@ def reference(request: pytest.FixtureRequest) -> Callable[..., Any]:
 
 
 @pytest.fixture
+def concept_check(request: pytest.FixtureRequest, grader_submission: str) -> Submitted:
+    """The submission's answers to a concept check (``kind: questions``), read at intake, with the id they are marked
+    for (the roster's) and, in hidden grading, the answer key's path (:mod:`grader.testing.concept_checks`)."""
+    state = request.config.stash[STATE]
+    run = state.run(grader_submission)
+    assert run is not None, "EmptySlots ends an empty slot's tests before their fixtures"
+    assignment = state.assignment_of(request.node)
+    if not assignment.is_concept_check:
+        raise pytest.UsageError(f"{request.node.nodeid}: concept_check is for an assignment of kind: questions")
+    part = run.parts[assignment.id].part
+    hidden = state.manifest.include_hidden
+    return Submitted(assignment.id, run.job.id, part.answers, part.error,
+                     key=state.course.reference_dir / assignment.files[0] if hidden else None,
+                     reference=(lambda: state.reference) if hidden else None)
+
+
+@pytest.fixture
 def check(request: pytest.FixtureRequest) -> Check:
     """Soft assertions with partial credit; see :class:`grader.testing.cases.Check`."""
     result = Check()
@@ -436,7 +454,8 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         name=test_name(item),
         task=str(task.args[0]) if task else "",
         max_score=points,
-        score=points_earned(points, len(checks.cases), len(failed_cases), escaped is not None, bool(grader_error)),
+        score=points_earned(points, len(checks.cases), len(failed_cases), escaped is not None, bool(grader_error),
+                            checks.share),
         status="passed" if passed else "failed",
         visibility=visibility,
         public=public,

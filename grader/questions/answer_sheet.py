@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import yaml
 
-MAX_BYTES = 64 * 1024
-"""The most of an answers file read, in bytes."""
+from grader.intake.answers_file import MAX_BYTES
+
 MAX_VALUES = 2_000
 """The most YAML nodes (keys, values, list items) an answers file may hold."""
 MAX_ANSWER_CHARS = 400

@@ -106,7 +106,7 @@ def _choice(question: Question, key: KeyEntry, answer: Answer) -> tuple[float, s
         return 0.0, letters
     wrong = [c for c in letters if c not in key.choices]
     right = [c for c in letters if c in key.choices]
-    notes = [f"{c}: {question.feedback[c]}" if c in question.feedback else f"{c} is not right" for c in wrong]
+    notes = [f"{c}: {key.feedback[c]}" if c in key.feedback else f"{c} is not right" for c in wrong]
     if not question.multiple:
         return (question.points if not wrong else 0.0), "; ".join(notes)
     share = question.points / len(key.choices)

@@ -9,7 +9,6 @@ The questions file, which students may read::
         prompt: "backward() calls each node's _backward in which order?"
         choices: {a: "the order the forward pass made them", b: "reverse topological order"}
         multiple: false              # true: choose every right one (partial credit)
-        feedback: {a: "a node's gradient is complete only once every node that uses it has run"}
       - id: chain_rule
         kind: number
         points: 2
@@ -25,8 +24,10 @@ The questions file, which students may read::
 A top-level ``functions:`` may define functions of one number the course uses, as formulas in ``x`` (``sigmoid:
 "1/(1 + exp(-x))"``); :mod:`math`'s are always there.
 
-The answer key, which only the judge reads (one entry per question): the right choices (``[b]``), a number or
-an expression over the question's parameters (``2*(a*b + c)*b``), or an expression over its variables.
+The answer key, which only the judge reads (one entry per question): the right choices (``[b]``, or
+``{right: [b], feedback: {a: "why a is wrong"}}``: the feedback a wrong choice shows lives in the key, since feedback
+written for a choice would tell a reader of the questions that it is wrong), a number or an expression over the
+question's parameters (``2*(a*b + c)*b``), or an expression over its variables.
 """
 
 from __future__ import annotations
@@ -61,7 +62,6 @@ class Question:
         choices: A choice question's letters to their texts, in order.
         multiple: Whether several choices may be right (each right one chosen earns a share, each wrong one
             chosen takes one back, never below 0).
-        feedback: A wrong choice's letter to why it is wrong.
         params: A number question's parameters, drawn per student (:mod:`grader.questions.params`).
         tolerance: ``(absolute, relative)``: an answer ``a`` is right when ``|a - k| <= max(abs, rel * |k|)``.
         variables: An expression question's variables to the interval its points are drawn from.
@@ -74,7 +74,6 @@ class Question:
     prompt: str
     choices: dict[str, str] = field(default_factory=dict)
     multiple: bool = False
-    feedback: dict[str, str] = field(default_factory=dict)
     params: dict[str, ParamSpec] = field(default_factory=dict)
     tolerance: tuple[float, float] = DEFAULT_TOLERANCE
     variables: dict[str, tuple[float, float]] = field(default_factory=dict)
@@ -83,11 +82,13 @@ class Question:
 
 @dataclass(frozen=True)
 class KeyEntry:
-    """The answer key's entry for one question: ``choices`` (the right letters), ``formula`` (an expression over
-    the question's parameters or variables), or ``reference`` (``module.function`` of the reference solution, called
-    in the judge with a number question's parameters as keyword arguments: ``{reference: checkpoint.df_da}``)."""
+    """The answer key's entry for one question: ``choices`` (the right letters, with ``feedback``: a wrong choice's
+    letter to why it is wrong), ``formula`` (an expression over the question's parameters or variables), or
+    ``reference`` (``module.function`` of the reference solution, called in the judge with a number question's
+    parameters as keyword arguments: ``{reference: checkpoint.df_da}``)."""
 
     choices: frozenset[str] = frozenset()
+    feedback: Mapping[str, str] = field(default_factory=dict)
     formula: Expression | None = None
     reference: tuple[str, str] | None = None
 
@@ -115,10 +116,14 @@ def load_questions(path: Path) -> list[Question]:
 
 
 def _question(path: Path, where: str, item: Any) -> Question:
-    known = {"id", "kind", "points", "prompt", "choices", "multiple", "feedback", "params", "tolerance", "variables"}
+    known = {"id", "kind", "points", "prompt", "choices", "multiple", "params", "tolerance", "variables"}
     if not isinstance(item, dict):
         raise ConfigError(path, where, "expected a mapping with id, kind, points and prompt")
     for key in item:
+        if key == "feedback":
+            raise ConfigError(path, f"{where}.feedback", "a wrong choice's feedback goes in the answer key "
+                                                         "({right: [b], feedback: {a: ...}}): written here, it tells "
+                                                         "students which choices are wrong")
         if key not in known:
             raise ConfigError(path, f"{where}.{key}", f"unknown key; known keys: {', '.join(sorted(known))}")
     qid, kind, points, prompt = item.get("id"), item.get("kind"), item.get("points"), item.get("prompt")
@@ -130,21 +135,17 @@ def _question(path: Path, where: str, item: Any) -> Question:
         raise ConfigError(path, f"{where}.points", "expected a number of points > 0")
     if not isinstance(prompt, str) or not prompt.strip():
         raise ConfigError(path, f"{where}.prompt", "expected the question's text")
-    allowed = {"choice": {"choices", "multiple", "feedback"}, "number": {"params", "tolerance"},
+    allowed = {"choice": {"choices", "multiple"}, "number": {"params", "tolerance"},
                "expression": {"variables", "tolerance"}}[kind]
     for key in set(item) - {"id", "kind", "points", "prompt"} - allowed:
         raise ConfigError(path, f"{where}.{key}", f"not a key of a {kind} question")
     choices = _strings(path, f"{where}.choices", item.get("choices", {}))
     if kind == "choice" and len(choices) < 2:
         raise ConfigError(path, f"{where}.choices", "expected at least two choices, e.g. {a: ..., b: ...}")
-    feedback = _strings(path, f"{where}.feedback", item.get("feedback", {}))
-    for letter in feedback:
-        if letter not in choices:
-            raise ConfigError(path, f"{where}.feedback.{letter}", "is not one of the choices")
     multiple = item.get("multiple", False)
     if not isinstance(multiple, bool):
         raise ConfigError(path, f"{where}.multiple", "expected true or false")
-    return Question(qid, kind, float(points), prompt, choices, multiple, feedback,
+    return Question(qid, kind, float(points), prompt, choices, multiple,
                     _params(path, f"{where}.params", item.get("params", {})),
                     _tolerance(path, f"{where}.tolerance", item.get("tolerance", {})),
                     _variables(path, f"{where}.variables", item.get("variables", {}), kind))
@@ -271,6 +272,16 @@ def _entry(path: Path, question: Question, raw: Any) -> KeyEntry:
     if raw is None:
         raise ConfigError(path, question.id, "missing: every question needs its answer")
     if question.kind == "choice":
+        feedback: dict[str, str] = {}
+        if isinstance(raw, dict):
+            if set(raw) - {"right", "feedback"} or "right" not in raw:
+                raise ConfigError(path, question.id, "expected the right choices ([b]), or {right: [b], feedback: "
+                                                     "{a: why a is wrong}}")
+            feedback = _strings(path, f"{question.id}.feedback", raw.get("feedback", {}))
+            for letter in feedback:
+                if letter not in question.choices:
+                    raise ConfigError(path, f"{question.id}.feedback.{letter}", "is not one of the choices")
+            raw = raw["right"]
         letters = [raw] if isinstance(raw, str) else raw
         if not isinstance(letters, list) or not letters or not all(isinstance(x, str) for x in letters):
             raise ConfigError(path, question.id, "expected the right choices, e.g. [b]")
@@ -279,7 +290,7 @@ def _entry(path: Path, question: Question, raw: Any) -> KeyEntry:
             raise ConfigError(path, question.id, f"{wrong[0]!r} is not one of the choices")
         if not question.multiple and len(set(letters)) != 1:
             raise ConfigError(path, question.id, "a single-choice question has one right choice")
-        return KeyEntry(choices=frozenset(letters))
+        return KeyEntry(choices=frozenset(letters), feedback=feedback)
     if isinstance(raw, dict):
         target = raw.get("reference")
         if question.kind != "number" or set(raw) != {"reference"} or not isinstance(target, str) \

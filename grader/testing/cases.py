@@ -66,6 +66,9 @@ class Check:
             derived operation of the graph was seen to call, or None (:class:`assignments.shared.checks.derived.BaseCalls`).
         notes: What the grader did for the student in this test that the score does not show (one line each, the
             grader's own text): shown with the test's feedback whether it passed or not (:meth:`note`).
+        share: The share of its points (0 to 1) a test that marks its answer itself earns, in place of the share
+            of its cases passed (a concept check's multiple-choice answer partly right:
+            :mod:`grader.testing.concept_checks`); None: the cases decide.
     """
 
     cases: list[CaseResult] = field(default_factory=list)
@@ -75,6 +78,7 @@ class Check:
     base_of: Callable[[dict[str, Any], str | None], tuple[str, str] | None] | None = None
     uses_table: dict[str, tuple[str, ...]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    share: float | None = None
     _first: list[tuple[str, str] | None] = field(default_factory=list)
 
     @contextmanager

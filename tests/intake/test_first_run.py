@@ -186,7 +186,7 @@ def test_a_zip_of_200000_members_is_refused_before_they_are_parsed(tmp_path: Pat
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     small = empty_members(tmp_path / "small.zip", 10)
     assert zipfile.ZipFile(small).namelist()[-1] == "f9.txt"  # the members are real
-    assert read_submission(small).error == "the submission is empty (no .py or .ipynb file found)"
+    assert read_submission(small).error == "the submission is empty (no .py, .ipynb or .yaml file found)"
     bomb = empty_members(tmp_path / "bomb.zip", 200_000)
     parsed: list[str] = []
 

@@ -215,7 +215,7 @@ def test_a_canvas_text_entry_is_a_student_with_nothing_to_grade(tmp_path):
     folder = write(tmp_path / "canvas", {"smithjane_101_9001_engine.py": ENGINE, "doejohn_LATE_102_text.html": "<p>"})
     john, jane = (read_submission(e) for e in discover(folder))
     assert (john.id, jane.id, jane.error) == ("doejohn", "smithjane", "")
-    assert john.error == "the submission is empty (no .py or .ipynb file found)" and not john.files
+    assert john.error == "the submission is empty (no .py, .ipynb or .yaml file found)" and not john.files
     assert "Canvas holds a text entry or a link for this submission: only uploaded files are graded" in john.notes
 
 

@@ -25,7 +25,6 @@ questions:
     points: 1
     prompt: "backward() calls each node's _backward in which order?"
     choices: {a: "the order the forward pass made them", b: "reverse topological order", c: "any order"}
-    feedback: {a: "a node's gradient is complete only once every node that uses it has run"}
   - id: why_accumulate
     kind: choice
     multiple: true
@@ -50,7 +49,9 @@ questions:
     variables: {x: [0.1, 3]}
 """
 KEY = """
-reverse_order: b
+reverse_order:
+  right: b
+  feedback: {a: "a node's gradient is complete only once every node that uses it has run"}
 why_accumulate: [a, c]
 chain_rule: "2*(a*b + c)*b"
 dtanh: "1/cosh(x)**2"
@@ -174,9 +175,10 @@ def test_a_hostile_or_broken_answers_file_is_refused_quickly_with_a_reason(data,
     (QUESTIONS.replace("{int: [1, 5]}", "{int: [5, 1]}"), KEY, "questions[2].params.a.int"),
     (QUESTIONS.replace("{int: [2, 10]}", "{int: [2, 2], exclude: [2]}"), KEY, "questions[2].params.c.exclude"),
     (QUESTIONS.replace("variables: {x: [-2, 2]}", "tolerance: {abs: 0.1}"), KEY, "questions[3].variables"),
-    (QUESTIONS.replace("feedback: {a:", "feedback: {z:"), KEY, "questions[0].feedback.z"),
+    (QUESTIONS, KEY.replace("feedback: {a:", "feedback: {z:"), "reverse_order.feedback.z"),
+    (QUESTIONS.replace("multiple: true", "multiple: true\n    feedback: {b: no}"), KEY, "questions[1].feedback"),
     (QUESTIONS.replace("id: dtanh", "id: chain_rule"), KEY, "questions[3].id"),
-    (QUESTIONS, KEY.replace("reverse_order: b", "reverse_order: [a, b]"), "reverse_order"),
+    (QUESTIONS, KEY.replace("right: b", "right: [a, b]"), "reverse_order"),
     (QUESTIONS, KEY.replace("[a, c]", "[a, e]"), "why_accumulate"),
     (QUESTIONS, KEY.replace("2*(a*b + c)*b", "2*(a*b + d)*b"), "chain_rule"),
     (QUESTIONS, KEY.replace('dtanh: "1/cosh(x)**2"', ""), "dtanh"),
