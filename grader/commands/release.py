@@ -13,6 +13,7 @@ from grader.course.pins import grader_lock
 from grader.course.student_release import WORKFLOW_NAME, build_release
 from grader.errors import GraderError
 from grader.files import remove_tree, require_new_folder
+from grader.questions.sheet import answer_templates
 
 NAME = "release"
 HELP = "build what students receive (template, notebooks, handouts, public tests)"
@@ -40,7 +41,7 @@ def run(args: Args) -> ExitCode:
     require_new_folder(out, "the release")  # both checked first: an error never leaves half a release behind
     require_new_folder(teacher, "the Classroom 50 autograders (or choose one with --classroom50 DIR)")
     lock = grader_lock()  # one lock: the release's self-check and the Classroom 50 autograders install the same
-    files = build_release(course, out, lock)
+    files = build_release(course, out, lock, answer_templates(course))
     bundle = build_classroom50(course, teacher, lock)
     leaks = [f"{hit} ({folder})" for folder in (out, teacher) for hit in bodies_in(folder, course.reference_dir)]
     if leaks:  # e.g. a solution pasted into a handout's example or a public test: students must never get it

@@ -175,7 +175,7 @@ def build_zip(course: Course, assignment_id: str, dest: Path) -> GradescopeZip:
     assignment = course.assignment(assignment_id)
     if not all((course.reference_dir / f).is_file() for f in assignment.files):
         raise GraderError(f"the Gradescope zip needs the reference solution of {', '.join(assignment.files)} "
-                          f"(reference/{assignment.package}/)")
+                          f"(reference/{assignment.files[0].rsplit('/', 1)[0]}/)")
     package = Path(__file__).resolve().parent.parent  # the grader package
     skip = ("__pycache__", ".pyc")
     lock = resolve(runtime_requirements(package.parent / "pyproject.toml"))
@@ -193,8 +193,10 @@ def build_zip(course: Course, assignment_id: str, dest: Path) -> GradescopeZip:
     for path in sorted(assignment.root.rglob("*")):
         if path.is_file() and not any(s in str(path) for s in skip) and path.name != "bugs.yaml":
             members[f"assignments/{assignment.id}/{path.relative_to(assignment.root).as_posix()}"] = path
-    for path in sorted((course.reference_dir / assignment.package).glob("*.py")):
-        members[f"reference/{assignment.package}/{path.name}"] = path
+    for path in sorted((course.reference_dir / course.package).glob("*.py")):  # a concept check's key may call it
+        members[f"reference/{course.package}/{path.name}"] = path
+    if assignment.is_concept_check:  # its answer key
+        members[f"reference/{assignment.files[0]}"] = course.reference_dir / assignment.files[0]
     shared = course.assignments_dir / SHARED  # the course's probes, checks, handout tables and parts (hidden grading)
     for path in sorted(shared.rglob("*")):
         if path.is_file() and not any(s in str(path) for s in skip):

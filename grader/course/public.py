@@ -10,7 +10,8 @@ run the student's code in the sandbox) and the judge-side checks they import
   offset needs it), never where the roster and extensions are;
 * for each assignment: ``assignment.yaml``, the handout, the public tests, and
   the assignment's own top-level modules (its ``probes.py`` and any checks
-  module its public tests import).
+  module its public tests import); a concept check's ``questions.yaml`` (its
+  key stays in ``reference/answers/``).
 
 Never: ``assignments/shared/parts``, hidden tests, ``bugs.yaml``, the
 reference. An assignment that needs code only its hidden tests may see keeps
@@ -22,7 +23,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from grader.course.config import PARTS, SHARED, Assignment
+from grader.course.config import PARTS, QUESTIONS, SHARED, Assignment
 from grader.course.course import Course
 from grader.course.term import COURSE_FILE
 
@@ -59,6 +60,8 @@ def copy_assignment(assignment: Assignment, dest: Path, handout: str | None = No
     target = dest / assignment.id
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy(assignment.root / "assignment.yaml", target / "assignment.yaml")
+    if assignment.is_concept_check:  # the questions students answer (the key is the reference's, never copied)
+        shutil.copy(assignment.root / QUESTIONS, target / QUESTIONS)
     for module in sorted(assignment.root.glob("*.py")):
         shutil.copy(module, target / module.name)
     if handout is not None:

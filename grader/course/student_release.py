@@ -52,6 +52,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import nbformat
@@ -323,7 +324,8 @@ def readme_words(course: Course) -> dict[str, str]:
             "name": first_classes[0] if first_classes else "*"}
 
 
-def build_release(course: Course, dest: Path, lock: Lock | None = None) -> list[Path]:
+def build_release(course: Course, dest: Path, lock: Lock | None = None,
+                  answer_templates: Mapping[str, str] | None = None) -> list[Path]:
     """Write the student release into ``dest`` (which must be empty or missing).
 
     Args:
@@ -331,14 +333,22 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None) -> list[
         dest: The release folder.
         lock: The pins to ship as ``requirements.lock`` (what the self-check workflow installs); None: resolved
             here (:func:`grader.course.pins.resolve`), as the Classroom 50 autograders resolve theirs.
+        answer_templates: Each concept check's answers file (``answers/<id>.yaml``, its path in the release) to the
+            template students fill in (:func:`grader.questions.sheet.answer_templates`, made a layer above).
 
     Returns:
         The files written, relative to ``dest``.
 
     Raises:
-        GraderError: If ``dest`` is not empty, the template or ``pyproject.toml`` is missing or incomplete, or a
-            runtime dependency of the grader is not installed here.
+        GraderError: If ``dest`` is not empty, the template or ``pyproject.toml`` is missing or incomplete, a
+            runtime dependency of the grader is not installed here, or a concept check's answers template is not
+            given.
     """
+    templates = dict(answer_templates or {})
+    for a in course.assignments():
+        if a.is_concept_check and a.files[0] not in templates:
+            raise GraderError(f"no answers template for {a.id} ({a.files[0]}): build the release with "
+                              "grader.questions.sheet.answer_templates(course)")
     require_new_folder(dest, "the release")
     template = course.template_package
     if not any(template.glob("*.py")):
@@ -362,7 +372,11 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None) -> list[
         handout = (a.root / "README.md").read_text(encoding="utf-8") if (a.root / "README.md").is_file() else f"# {a.title}\n"
         copy_assignment(a, dest / "assignments", handout)
         (dest / "notebooks").mkdir(exist_ok=True)
-        nbformat.write(build_notebook(a, sources, handout), dest / "notebooks" / f"{a.id}.ipynb")
+        if a.is_concept_check:  # answered in a file of its own, no code: no notebook
+            (dest / a.files[0]).parent.mkdir(parents=True, exist_ok=True)
+            (dest / a.files[0]).write_text(templates[a.files[0]], encoding="utf-8")
+        else:
+            nbformat.write(build_notebook(a, sources, handout), dest / "notebooks" / f"{a.id}.ipynb")
         rows.append(f"| `{a.id}` | [{a.title}](assignments/{a.id}/README.md) | {', '.join(a.files)} |")
     shutil.copytree(package, dest / "grader", ignore=ignore)
     (dest / "pyproject.toml").write_text(own_pyproject, encoding="utf-8")

@@ -21,6 +21,7 @@ from grader.files import temporary_folder, write_atomic
 from grader.grading.batch import intake, run_judge
 from grader.grading.due_work import DueWork
 from grader.grading.follow import Follower, run_followed_judge
+from grader.intake.layouts import safe_id
 from grader.intake.submission import read_submission
 from grader.judge.backends import choose
 from grader.judge.linux_handle import prepare_runtime
@@ -89,6 +90,28 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
         return {a.id: store.get(a.id, student) for a in assignments}
 
 
+GRADESCOPE_METADATA = "submission_metadata.json"
+"""What Gradescope writes beside ``/autograder/submission``: the submitters (``users``: ``email``, ``sid``...)."""
+MAX_METADATA_BYTES = 1 << 20
+
+
+def gradescope_student(path: Path) -> str:
+    """The id a Gradescope submission is graded under: its first submitter's ``sid``, else ``email``, from
+    Gradescope's ``submission_metadata.json`` (read as bounded JSON, never through a link), as a bulk export of the
+    same submission is (:mod:`grader.intake.layouts`), so a concept check draws the same numbers either way; else
+    :data:`STUDENT`. Source: https://gradescope-autograders.readthedocs.io/en/latest/submission_metadata/."""
+    try:
+        if path.is_symlink() or not path.is_file():
+            return STUDENT
+        with path.open("rb") as f:
+            data = json.loads(f.read(MAX_METADATA_BYTES + 1)[:MAX_METADATA_BYTES])
+    except (OSError, ValueError, RecursionError):
+        return STUDENT
+    users = data.get("users") if isinstance(data, dict) else None
+    first = users[0] if isinstance(users, list) and users and isinstance(users[0], dict) else {}
+    return safe_id(first.get("sid")) or safe_id(first.get("email")) or STUDENT
+
+
 def autograde(course: Course, submission: Path, assignment_id: str, results: Path) -> float:
     """Grade Gradescope's submission folder and write its results.json; return the score.
 
@@ -102,7 +125,8 @@ def autograde(course: Course, submission: Path, assignment_id: str, results: Pat
     if not submission.is_dir():
         raise GraderError(f"no submission folder at {submission}")
     docs = grade_one(course, submission, course.assignments([assignment_id]), include_hidden=True,
-                     sandbox=choose("auto").kind, hide=[submission.resolve()])
+                     sandbox=choose("auto").kind, hide=[submission.resolve()],
+                     student=gradescope_student(submission.parent / GRADESCOPE_METADATA))
     result = docs[assignment_id]
     reason = result.withheld if result is not None else "the judge wrote no results"
     if reason or result is None:

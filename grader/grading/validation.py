@@ -39,6 +39,7 @@ from grader.course.course import Course
 from grader.course.stubs import missing_method_mutants
 from grader.files import temporary_folder
 from grader.grading.batch import grade
+from grader.grading.concept_validation import validate_concept_check
 from grader.outputs.entries import TestEntry
 from grader.outputs.store import ResultStore
 
@@ -85,6 +86,9 @@ class Report:
     missing: list[MissingOutcome] = field(default_factory=list)
     variants: dict[str, float] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
+    answer_sets: dict[str, int] = field(default_factory=dict)
+    """A concept check's id to how many answer sets made from its key were graded
+    (:mod:`grader.grading.concept_validation`)."""
 
     def public_kill_rate(self, assignment: str | None = None) -> float:
         """Share of catalogued bugs (of ``assignment``, default all) that lose points in a public test."""
@@ -205,11 +209,16 @@ def validate(course: Course, assignment_ids: list[str] | None, jobs: int) -> Rep
     """Run every check on the chosen assignments (default: all) and return the report."""
     report = Report()
     chosen = course.assignments(assignment_ids)
-    files = sorted({f for a in course.assignments() for f in a.files})
+    files = sorted({f for a in course.assignments() if not a.is_concept_check for f in a.files})
     missing = missing_method_mutants(course.reference_dir, course.template_dir, files)
     with temporary_folder("grader-validate-") as tmp:
         for assignment in chosen:
-            validate_assignment(course, assignment, Path(tmp), jobs, report, missing)
+            if assignment.is_concept_check:
+                misses, graded = validate_concept_check(course, assignment, Path(tmp), jobs)
+                report.misses += misses
+                report.answer_sets[assignment.id] = graded
+            else:
+                validate_assignment(course, assignment, Path(tmp), jobs, report, missing)
     return report
 
 
@@ -252,8 +261,11 @@ def format_report(report: Report, width: int = 110) -> str:
         lines.append("Public kill rate (bugs a student's `grader check` reveals): "
                      + ", ".join(f"{a} {report.public_kill_rate(a):.0%}" for a in assignments)
                      + f"; all {report.public_kill_rate():.0%}.")
-    else:
+    elif not report.answer_sets or report.variants:
         lines.append("No catalogued bugs: add the bugs students make to each assignment's bugs.yaml.")
+    for aid, graded in report.answer_sets.items():
+        lines.append(f"Concept check {aid}: {graded} answer sets made from its key graded (right, one wrong answer per "
+                     "question, copied from a classmate, the empty template).")
     if report.misses:
         lines.append(f"\n{len(report.misses)} miss(es):")
         lines += [f"  - {m}"[:width * 3] for m in report.misses]

@@ -79,8 +79,13 @@ def text(result: CheckResult, every: bool = True) -> str:
     if failing and focus is not None and focus not in briefly:
         lines.append(f"Only {label(focus)} is shown in detail: see the others with `grader check -v` (all) or "
                      f"`grader check -a {failing[0].id}` (one).")
-    lines.append("All public tests pass." if result.passed else
-                 "Some public tests fail (hidden tests check the same things on other inputs).")
+    if result.passed:
+        lines.append("All public tests pass.")
+    elif all(a.is_concept_check for a in result.assignments if not result.passing(a)):
+        lines.append("Some answers are missing or not in their form (whether they are right is marked after the due "
+                     "date).")
+    else:
+        lines.append("Some public tests fail (hidden tests check the same things on other inputs).")
     lines.append(total_line(result))
     return "\n".join(lines)
 

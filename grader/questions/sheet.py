@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from grader.course.config import QUESTIONS
+from grader.course.course import Course
 from grader.inert import markdown
 from grader.questions.answer_sheet import Answers
 from grader.questions.expressions import ExpressionError, parse_expression
 from grader.questions.marking import choice_letters
 from grader.questions.params import draw, fill
-from grader.questions.questions import Question
+from grader.questions.questions import Question, load_questions
 
 HOW = {
     "choice": "one letter, e.g. b",
@@ -36,7 +38,7 @@ def question_sheet(title: str, questions: Sequence[Question], assignment: str, s
     lines = [f"# {markdown(title)}", ""]
     if student:
         lines += [f"Your numbers are drawn from your id, `{markdown(student)}`: answer with that id in "
-                  "`answers.yaml` (`student: ...`).", ""]
+                  f"`answers/{markdown(assignment)}.yaml` (`student: ...`).", ""]
     for i, q in enumerate(questions, 1):
         values = draw(q.params, assignment, q.id, student) if student else {}
         points = f"{q.points:g} point{'s' if q.points != 1 else ''}"
@@ -84,3 +86,14 @@ def form_problems(questions: Sequence[Question], answers: Answers) -> list[str]:
     if not answers.student:
         problems.append("student: your id is missing (your numbers are drawn from it)")
     return problems
+
+
+def answer_templates(course: Course) -> dict[str, str]:
+    """Each concept check of ``course`` by its answers file in a release (``answers/<id>.yaml``) to the template
+    students fill in (:func:`answers_template`); what :func:`grader.course.student_release.build_release` writes.
+
+    Raises:
+        ConfigError: If a concept check's ``questions.yaml`` is malformed.
+    """
+    return {a.files[0]: answers_template(load_questions(a.root / QUESTIONS))
+            for a in course.assignments() if a.is_concept_check}

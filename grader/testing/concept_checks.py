@@ -66,15 +66,16 @@ class Submitted:
         """The answers, read as bounded data.
 
         Raises:
-            StudentFault: If there are none (the intake's error) or the file cannot be read at all (too large, not
-                YAML, not one mapping): every question scores 0 and the message says why, once.
+            StudentFault: If there are none (the intake's error, which the feedback shows once for the assignment).
+            Failure: If the file cannot be read at all (too large, not YAML, not one mapping, an alias): every
+                question scores 0 and says why.
         """
         if self.error:
             raise StudentFault("unavailable", self.error)
         try:
             return read_answers(self.text.encode("utf-8"))
         except AnswersError as exc:
-            raise StudentFault("unavailable", str(exc)) from None
+            raise Failure(f"{exc}: fix the file (grader check says what it reads)") from None
 
 
 @cache
@@ -131,8 +132,8 @@ def answer_tests(test_file: str) -> Callable[..., None]:
 
 
 def form_test(test_file: str) -> Callable[..., None]:
-    """The public test of the concept check whose test module is ``test_file``: worth 0 points, one failing case
-    per problem with the answers' form (a question left out or unknown, an answer of the wrong kind, a letter that
+    """The public test of the concept check whose test module is ``test_file``: worth 0 points, failing with every
+    problem of the answers' form listed (a question left out or unknown, an answer of the wrong kind, a letter that
     is no choice, an expression that does not read), and never a word on whether an answer is right."""
     root = _root(test_file)
 
@@ -141,11 +142,8 @@ def form_test(test_file: str) -> Callable[..., None]:
         """Your answers file: every question answered, each in its form"""
         questions = questions_of(root)
         problems = form_problems(questions, concept_check.answers())
-        for problem in problems:
-            with check.case(problem):
-                raise Failure(problem)
-        if not problems:
-            with check.case(f"{len(questions)} questions answered, each in its form"):
-                pass
+        with check.case(f"{len(questions)} questions answered, each in its form"):
+            if problems:  # one case, every problem listed: a student fixes them all in one go
+                raise Failure(f"{len(problems)} to fix:\n" + "\n".join(f"- {p}" for p in problems))
 
     return test_answers_form

@@ -22,6 +22,7 @@ from grader.course import release_pyproject as rp
 from grader.course.course import Course
 from grader.course.pins import LOCK_NAME, Lock, Pin, read_lock
 from grader.course.student_release import build_release, min_python
+from grader.questions.sheet import answer_templates
 from grader.errors import GraderError
 
 TOML = rp.toml_reader()
@@ -192,7 +193,7 @@ def test_the_release_ships_the_classroom50_lock_and_its_workflow_installs_it_on_
 def test_a_release_built_with_a_lock_ships_that_lock_and_its_python(tmp_path):
     lock = Lock((Pin("pytest", "8.3.4", ("pyproject.toml",)),), "3.12.7", "/somewhere/.venv")
 
-    build_release(Course(ROOT), tmp_path / "release", lock)
+    build_release(Course(ROOT), tmp_path / "release", lock, answer_templates(Course(ROOT)))
 
     assert (tmp_path / "release" / LOCK_NAME).read_text(encoding="utf-8") == lock.text()
     workflow = (tmp_path / "release" / ".github" / "workflows" / "self-check.yml").read_text(encoding="utf-8")

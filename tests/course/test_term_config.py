@@ -15,6 +15,7 @@ from checkout import ROOT
 from grader.course.course import Course, find_course
 from grader.course.gradescope_zip import build_zip
 from grader.course.student_release import build_release
+from grader.questions.sheet import answer_templates
 from grader.errors import ConfigError
 
 
@@ -60,7 +61,7 @@ def test_a_wrong_term_setting_names_the_file_and_the_key(tmp_path: Path, course_
 
 def test_a_students_copy_has_the_time_zone_but_not_where_the_roster_is(course: Course, tmp_path: Path) -> None:
     release = tmp_path / "release"
-    build_release(course, release)
+    build_release(course, release, answer_templates=answer_templates(course))
     assert (release / "assignments" / "course.yaml").read_text() == "time_zone: Europe/Paris\n"
     copy = find_course(release)
     assert copy.assignment("value_ops").due == course.assignment("value_ops").due  # the self-check loads it
