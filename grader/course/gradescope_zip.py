@@ -195,8 +195,10 @@ def build_zip(course: Course, assignment_id: str, dest: Path) -> GradescopeZip:
             members[f"assignments/{assignment.id}/{path.relative_to(assignment.root).as_posix()}"] = path
     for path in sorted((course.reference_dir / course.package).glob("*.py")):  # a concept check's key may call it
         members[f"reference/{course.package}/{path.name}"] = path
-    if assignment.is_concept_check:  # its answer key
-        members[f"reference/{assignment.files[0]}"] = course.reference_dir / assignment.files[0]
+    if assignment.is_concept_check:  # its answer key, and the reference module the key may call
+        for path in (course.reference_dir / assignment.files[0], (course.reference_dir / assignment.files[0]).with_suffix(".py")):
+            if path.is_file():
+                members[f"reference/{path.relative_to(course.reference_dir).as_posix()}"] = path
     shared = course.assignments_dir / SHARED  # the course's probes, checks, handout tables and parts (hidden grading)
     for path in sorted(shared.rglob("*")):
         if path.is_file() and not any(s in str(path) for s in skip):

@@ -26,7 +26,7 @@ from typing import Any
 from grader.course.config import QUESTIONS, Assignment
 from grader.course.course import Course
 from grader.grading.batch import grade
-from grader.judge.reference import load_reference
+from grader.judge.reference import load_answers_module
 from grader.outputs.store import ResultStore
 from grader.questions.params import draw
 from grader.questions.questions import KeyEntry, Question, key_value, load_key, load_questions
@@ -83,12 +83,9 @@ def validate_concept_check(course: Course, assignment: Assignment, work: Path, j
     (one line each) and how many answer sets were graded."""
     questions = load_questions(assignment.root / QUESTIONS)
     key = load_key(course.reference_dir / assignment.files[0], questions)
-    loaded: list[Any] = []
-
     def reference() -> Any:
-        if not loaded:
-            loaded.append(load_reference(course.reference_dir, course.package))
-        return loaded[0]
+        path = (course.reference_dir / assignment.files[0]).with_suffix(".py")
+        return load_answers_module(course.reference_dir, course.package, path)
 
     def answers(student: str) -> dict[str, Any]:
         return {q.id: right_answer(q, key[q.id], assignment.id, student, reference) for q in questions}

@@ -44,7 +44,7 @@ from grader.judge.answers import MalformedAnswer, with_record
 from grader.judge.answers import parse as parse_answer
 from grader.judge.manifest import Manifest
 from grader.judge.progress_feed import ProgressFeed
-from grader.judge.reference import complete_request, judged_for
+from grader.judge.reference import complete_request, judged_for, load_answers_module
 from grader.judge.scoring import points_earned
 from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of
 from grader.judge.submission_run import SubmissionRun
@@ -288,9 +288,13 @@ def concept_check(request: pytest.FixtureRequest, grader_submission: str) -> Sub
         raise pytest.UsageError(f"{request.node.nodeid}: concept_check is for an assignment of kind: questions")
     part = run.parts[assignment.id].part
     hidden = state.manifest.include_hidden
-    return Submitted(assignment.id, run.job.id, part.answers, part.error,
-                     key=state.course.reference_dir / assignment.files[0] if hidden else None,
-                     reference=(lambda: state.reference) if hidden else None)
+    key = state.course.reference_dir / assignment.files[0]
+
+    def reference() -> Any:
+        return load_answers_module(state.course.reference_dir, state.course.package, key.with_suffix(".py"))
+
+    return Submitted(assignment.id, run.job.id, part.answers, part.error, key=key if hidden else None,
+                     reference=reference if hidden else None)
 
 
 @pytest.fixture

@@ -23,6 +23,9 @@ from grader.sandbox.probes import JUDGED, PROBES, REQUESTS
 from grader.testing.judged import AskRefused, Judged
 
 PACKAGE = "_grader_reference"
+ANSWERS_PREFIX = "_answers_"
+"""What a concept check's reference module is named by inside the reference's private package (never one of its
+own modules' names)."""
 
 
 def load_reference(reference_dir: Path, package: str | None = None) -> SimpleNamespace:
@@ -48,7 +51,7 @@ def load_reference(reference_dir: Path, package: str | None = None) -> SimpleNam
     package_dir = reference_dir / found[0]
     if not (package_dir / "__init__.py").is_file():
         raise GraderError(f"no reference solution at {package_dir} (expected a package: __init__.py and its modules)")
-    name = f"{PACKAGE}_{abs(hash(str(package_dir.resolve())))}"
+    name = _private_name(package_dir)
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(
             name, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]
@@ -68,6 +71,36 @@ def load_reference(reference_dir: Path, package: str | None = None) -> SimpleNam
         except Exception as exc:
             raise GraderError(f"the reference solution's {short}.py failed to import: {exc!r}") from exc
     return SimpleNamespace(**modules)
+
+
+def _private_name(package_dir: Path) -> str:
+    return f"{PACKAGE}_{abs(hash(str(package_dir.resolve())))}"
+
+
+def load_answers_module(reference_dir: Path, package: str, path: Path) -> ModuleType | None:
+    """A concept check's reference module (``reference/answers/<id>.py``), loaded inside the reference solution's
+    package so that its relative imports (``from .engine import Value``) are the reference's modules; None when the
+    concept check has none (its key then holds no ``{reference: function}``).
+
+    Raises:
+        GraderError: If the reference package or the module fails to import.
+    """
+    if not path.is_file():
+        return None
+    load_reference(reference_dir, package)  # the package the module is loaded in
+    name = f"{_private_name(reference_dir / package)}.{ANSWERS_PREFIX}{path.stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise GraderError(f"the reference's {path.name} failed to import: {exc!r}") from exc
+    return module
 
 
 def complete_request(probe: str, args: Sequence[Any]) -> list[Any]:

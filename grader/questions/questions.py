@@ -24,7 +24,7 @@ The questions file, which students may read::
 A top-level ``functions:`` may define functions of one number the course uses, as formulas in ``x`` (``sigmoid:
 "1/(1 + exp(-x))"``); :mod:`math`'s are always there.
 
-The answer key, which only the judge reads (one entry per question): the right choices (``[b]``, or
+The answer key, ``reference/answers/<id>.yaml``, which only the judge reads (one entry per question): the right choices (``[b]``, or
 ``{right: [b], feedback: {a: "why a is wrong"}}``: the feedback a wrong choice shows lives in the key, since feedback
 written for a choice would tell a reader of the questions that it is wrong), a number or an expression over the
 question's parameters (``2*(a*b + c)*b``), or an expression over its variables.
@@ -84,13 +84,13 @@ class Question:
 class KeyEntry:
     """The answer key's entry for one question: ``choices`` (the right letters, with ``feedback``: a wrong choice's
     letter to why it is wrong), ``formula`` (an expression over the question's parameters or variables), or
-    ``reference`` (``module.function`` of the reference solution, called in the judge with a number question's
-    parameters as keyword arguments: ``{reference: checkpoint.df_da}``)."""
+    ``reference`` (a function of the concept check's reference module, ``reference/answers/<id>.py``, called in the
+    judge with a number question's parameters as keyword arguments: ``{reference: chain_rule}``)."""
 
     choices: frozenset[str] = frozenset()
     feedback: Mapping[str, str] = field(default_factory=dict)
     formula: Expression | None = None
-    reference: tuple[str, str] | None = None
+    reference: str | None = None
 
 
 def load_questions(path: Path) -> list[Question]:
@@ -294,11 +294,11 @@ def _entry(path: Path, question: Question, raw: Any) -> KeyEntry:
     if isinstance(raw, dict):
         target = raw.get("reference")
         if question.kind != "number" or set(raw) != {"reference"} or not isinstance(target, str) \
-                or target.count(".") != 1 or not all(NAME.match(part) for part in target.split(".")):
-            raise ConfigError(path, question.id, "expected {reference: module.function} (a number question's answer "
-                                                 "computed by the reference solution)")
-        module, function = target.split(".")
-        return KeyEntry(reference=(module, function))
+                or not NAME.match(target):
+            raise ConfigError(path, question.id, "expected {reference: function} (a number question's answer computed "
+                                                 "by a function of the concept check's reference module, "
+                                                 "reference/answers/<id>.py)")
+        return KeyEntry(reference=target)
     names = tuple(question.params) if question.kind == "number" else tuple(question.variables)
     text = repr(raw) if isinstance(raw, (int, float)) and not isinstance(raw, bool) else raw
     try:
@@ -310,8 +310,9 @@ def _entry(path: Path, question: Question, raw: Any) -> KeyEntry:
 
 def key_value(entry: KeyEntry, values: Mapping[str, float], reference: Any = None) -> float:
     """A question's right answer at one student's parameter ``values`` (or an expression question's variables):
-    the key's formula there, or what the reference solution's function returns for them (``reference``: the
-    judge's loaded reference, whose modules are its attributes).
+    the key's formula there, or what the function of the concept check's reference module returns for them
+    (``reference``: that module, loaded by the judge with the reference solution:
+    :func:`grader.judge.reference.load_answers_module`).
 
     Raises:
         ExpressionError: If the key's formula has no value there (the question's parameters allow a division by 0:
@@ -320,12 +321,14 @@ def key_value(entry: KeyEntry, values: Mapping[str, float], reference: Any = Non
             a finite number: a fault of the course, for the judge to withhold the score on.
     """
     if entry.reference is not None:
-        module, function = entry.reference
+        function = entry.reference
         if reference is None:
-            raise ValueError(f"the key calls the reference solution ({module}.{function}), which is not loaded here")
-        result = getattr(getattr(reference, module), function)(**values)
+            raise ValueError(f"the key calls the reference ({function}), which is not loaded here")
+        if not callable(getattr(reference, function, None)):
+            raise ValueError(f"the concept check's reference module has no function {function}")
+        result = getattr(reference, function)(**values)
         if isinstance(result, bool) or not isinstance(result, (int, float)) or not math.isfinite(result):
-            raise ValueError(f"the reference's {module}.{function} gave {result!r} for {dict(values)}, not a number")
+            raise ValueError(f"the reference's {function} gave {result!r} for {dict(values)}, not a number")
         return float(result)
     if entry.formula is None:
         raise ExpressionError("a choice question's key has no value")

@@ -52,7 +52,8 @@ class Submitted:
         text: The answers file's text, read at intake (:attr:`grader.judge.manifest.Part.answers`).
         error: Why the submission has no answers to mark ("" when it has).
         key: The answer key's path (``reference/answers/<id>.yaml``), or None in a self-check.
-        reference: Loads the reference solution (for a key that calls it); None in a self-check.
+        reference: Loads the concept check's reference module (``reference/answers/<id>.py``, for a key that calls it;
+            None when there is none); None in a self-check.
     """
 
     assignment: str

@@ -22,8 +22,8 @@ from grader.course import release_pyproject as rp
 from grader.course.course import Course
 from grader.course.pins import LOCK_NAME, Lock, Pin, read_lock
 from grader.course.student_release import build_release, min_python
-from grader.questions.sheet import answer_templates
 from grader.errors import GraderError
+from grader.questions.sheet import answer_templates
 
 TOML = rp.toml_reader()
 needs_toml = pytest.mark.skipif(TOML is None, reason="no tomllib or tomli to read the file back")

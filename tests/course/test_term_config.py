@@ -15,8 +15,8 @@ from checkout import ROOT
 from grader.course.course import Course, find_course
 from grader.course.gradescope_zip import build_zip
 from grader.course.student_release import build_release
-from grader.questions.sheet import answer_templates
 from grader.errors import ConfigError
+from grader.questions.sheet import answer_templates
 
 
 @pytest.fixture

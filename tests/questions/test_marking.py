@@ -230,9 +230,9 @@ def test_a_function_the_questions_file_defines_is_there_for_the_key_and_the_answ
 
 
 def test_a_key_may_call_the_reference_solution_which_only_the_judge_holds(tmp_path):
-    """``{reference: checkpoint.df_da}``: each student's expected answer is computed by the reference's own Value."""
+    """``{reference: df_da}``: each student's expected answer is computed by the reference's own Value."""
     (tmp_path / "questions.yaml").write_text(QUESTIONS, encoding="utf-8")
-    (tmp_path / "key.yaml").write_text(KEY.replace('"2*(a*b + c)*b"', "{reference: checkpoint.df_da}"),
+    (tmp_path / "key.yaml").write_text(KEY.replace('"2*(a*b + c)*b"', "{reference: df_da}"),
                                        encoding="utf-8")
     questions = {q.id: q for q in load_questions(tmp_path / "questions.yaml")}
     key = load_key(tmp_path / "key.yaml", list(questions.values()))
@@ -244,7 +244,7 @@ def test_a_key_may_call_the_reference_solution_which_only_the_judge_holds(tmp_pa
         f.backward()
         return va.grad
 
-    reference = SimpleNamespace(checkpoint=SimpleNamespace(df_da=df_da))
+    reference = SimpleNamespace(df_da=df_da)
     for student in ("alice", "bob", "carol"):
         v = draw(questions["chain_rule"].params, "checkpoint", "chain_rule", student)
         right = 2 * (v["a"] * v["b"] + v["c"]) * v["b"]
@@ -252,9 +252,11 @@ def test_a_key_may_call_the_reference_solution_which_only_the_judge_holds(tmp_pa
                     reference=reference).points == 2
     with pytest.raises(ValueError, match="not loaded here"):  # a self-check has no reference: never a mark
         mark(questions["chain_rule"], key["chain_rule"], 1.0, "checkpoint", "alice")
-    broken = SimpleNamespace(checkpoint=SimpleNamespace(df_da=lambda a, b, c: mg.engine.Value(1.0)))
+    broken = SimpleNamespace(df_da=lambda a, b, c: mg.engine.Value(1.0))
     with pytest.raises(ValueError, match="not a number"):
         mark(questions["chain_rule"], key["chain_rule"], 1.0, "checkpoint", "alice", reference=broken)
     (tmp_path / "key.yaml").write_text(KEY.replace('"2*(a*b + c)*b"', "{reference: os.system.x}"), encoding="utf-8")
-    with pytest.raises(ConfigError, match="module.function"):
+    with pytest.raises(ValueError, match="no function df_da"):
+        mark(questions["chain_rule"], key["chain_rule"], 1.0, "checkpoint", "alice", reference=SimpleNamespace())
+    with pytest.raises(ConfigError, match="reference: function"):
         load_key(tmp_path / "key.yaml", list(questions.values()))

@@ -1,8 +1,10 @@
-"""The checkpoint's answers that the engine computes: a number question's key may name one of these
-(``{reference: checkpoint.chain_rule}`` in ``reference/answers/checkpoint.yaml``), and the judge calls it with the
-student's own numbers, so the expected gradient is what this engine's ``backward()`` gives.
+"""The checkpoint's answers that the reference engine computes: a number question's key may name one of these
+(``{reference: chain_rule}`` in ``reference/answers/checkpoint.yaml``), and the judge calls it with the student's own
+numbers, so the expected gradient is what the reference's ``backward()`` gives.
 
-Not a file students write: the checkpoint is answered in ``answers/checkpoint.yaml``.
+The judge loads this module inside the reference solution's package (so ``.engine`` is ``reference/micrograd/engine.py``):
+:func:`grader.judge.reference.load_answers_module`. It lives beside the key, never in ``reference/micrograd/``, whose
+modules become the student template.
 """
 
 from __future__ import annotations
