@@ -51,9 +51,23 @@ def test_reference_scores_full_marks_and_template_scores_zero(graded_class):
     course = Course(ROOT)
     got = grades(graded_class)
     for a in course.assignments():
-        assert float(got["reference_solution"][a.id]) == a.points
+        if not a.is_concept_check:  # a concept check's right answers are each student's own: validate grades them
+            assert float(got["reference_solution"][a.id]) == a.points
         assert float(got["template_unchanged"][a.id]) == 0.0
     assert got["reference_solution"]["notes"] == ""
+
+
+def test_each_examples_checkpoint_scores_what_the_examples_readme_says(graded_class):
+    text = (ROOT / "examples" / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("| student's checkpoint"):text.index("Expected scores")]
+    expected = {cells[0]: cells[1] for line in table.splitlines()[2:] if line.startswith("| ")
+                for cells in [[c.strip() for c in line.strip("|").split("|")]]}
+    got = grades(graded_class)
+    assert {s: got[s]["checkpoint"] for s in expected} == expected
+    assert float(got["zipped_correct"]["checkpoint"]) == 12 - 5  # correct_recursive's answers: its numbers, not these
+    for student in set(got) - set(expected) - {"reference_solution", "zipped_correct"}:  # no answers: 0, and why
+        assert got[student]["checkpoint"] == "0", student
+        assert "checkpoint: missing answers/checkpoint.yaml" in got[student]["notes"], student
 
 
 def test_zip_submission_scores_like_the_same_folder(graded_class):

@@ -126,6 +126,9 @@ def test_the_self_check_runs_inside_the_release(release, capsys):
     solved = release.parent / "solved"
     shutil.copytree(release, solved)
     shutil.copytree(ROOT / "reference" / "micrograd", solved / "micrograd", dirs_exist_ok=True)
+    assert main(["--course", str(solved), "check", str(solved)]) == 1  # the checkpoint's answers are still empty
+    shutil.copy(ROOT / "examples" / "submissions" / "correct_recursive" / "answers" / "checkpoint.yaml",
+                solved / "answers" / "checkpoint.yaml")
     assert main(["--course", str(solved), "check", str(solved)]) == 0
 
 

@@ -1,4 +1,4 @@
-"""The class report's layout at a real course's size (seven assignments, 300 students, due dates and a late policy),
+"""The class report's layout at a real course's size (eight assignments, 300 students, due dates and a late policy),
 measured in a real Chromium: nothing scrolls sideways at 1280 px, no row is absurdly tall, the late policy is
 readable and the late-work table's header whole, and no two labels of a histogram overlap.
 
@@ -55,10 +55,10 @@ def late_block(due: datetime, i: int, k: int, raw: float, points: float, applied
 
 @pytest.fixture(scope="module")
 def seven(graded_class: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A graded folder of 300 students on the course's seven assignments, with due dates; its report written."""
+    """A graded folder of 300 students on the course's eight assignments, with due dates; its report written."""
     course = Course(ROOT)
     assignments = course.assignments()
-    assert len(assignments) == 7
+    assert len(assignments) == 8  # the seven coding assignments and the checkpoint
     store = ResultStore(graded_class)
     examples = sorted(p.name for p in (graded_class / assignments[0].id).iterdir() if (p / "results.json").is_file())
     out = tmp_path_factory.mktemp("seven") / "out"
@@ -144,9 +144,9 @@ def layout_problems(m: dict[str, Any], width: int) -> list[str]:
     return [f"at {width} px: {p}" for p in problems]
 
 
-def test_seven_assignments_and_300_students_read_without_sideways_scrolling(seven, tmp_path):
+def test_eight_assignments_and_300_students_read_without_sideways_scrolling(seven, tmp_path):
     html = seven.read_text(encoding="utf-8")
-    assert html.count('class="student-row"') == STUDENTS and html.count('class="due-row"') == 7
+    assert html.count('class="student-row"') == STUDENTS and html.count('class="due-row"') == 8
     with chromium(tmp_path) as driver:
         from selenium.webdriver.common.by import By
 

@@ -20,8 +20,9 @@ import yaml
 from checkout import ROOT
 
 from grader.cli import main
+from grader.judge.reference import load_answers_module
 from grader.questions.params import draw
-from grader.questions.questions import load_questions
+from grader.questions.questions import key_value, load_key, load_questions
 
 QUESTIONS = {q.id: q for q in load_questions(ROOT / "assignments" / "checkpoint" / "questions.yaml")}
 KEY = yaml.safe_load((ROOT / "reference" / "answers" / "checkpoint.yaml").read_text(encoding="utf-8"))
@@ -80,6 +81,23 @@ def run(*argv: str) -> tuple[int, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
         status = main(list(argv))
     return status, out.getvalue()
+
+
+def test_each_students_expected_answer_is_the_independent_one(tmp_path):
+    """The key (its formulas and its reference module's backward()) against hand formulas and central differences,
+    for sixty students' numbers, within the questions' own tolerance."""
+    questions = list(QUESTIONS.values())
+    key = load_key(ROOT / "reference" / "answers" / "checkpoint.yaml", questions)
+    module = load_answers_module(ROOT / "reference", "micrograd", ROOT / "reference" / "answers" / "checkpoint.py")
+    drawn = set()
+    for i in range(60):
+        student = f"student{i:02d}"
+        want = right_answers(student)
+        for qid in ("chain_rule", "sanity_check", "hand_gradient"):
+            got = key_value(key[qid], numbers(qid, student), module)
+            assert math.isclose(got, want[qid], rel_tol=1e-6, abs_tol=1e-6), (student, qid, got, want[qid])
+        drawn.add(tuple(numbers("sanity_check", student).values()))
+    assert len(drawn) >= 15  # the students' numbers are spread over the 20 pairs the question allows
 
 
 @pytest.fixture(scope="module")
