@@ -15,6 +15,10 @@ What it writes (nothing that exists is overwritten; an existing folder stops it)
 * ``reference/micrograd/<module>.py`` when there is none: one function with
   its solution markers, so ``grader template`` writes the student's stub.
 
+With ``kind="questions"`` (``grader new-assignment ID --kind questions``) it writes a concept check instead:
+``assignment.yaml`` (``kind: questions``), a handout, ``questions.yaml`` with one question of each kind, the two
+test modules of :mod:`grader.testing.concept_checks` and the answer key ``reference/answers/<id>.yaml``.
+
 See ``docs/how-to/write-an-assignment.md`` for what goes in each.
 """
 
@@ -23,6 +27,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from grader.course.config import ANSWERS, QUESTIONS
 from grader.course.course import Course
 from grader.errors import GraderError
 
@@ -182,7 +187,71 @@ def square(x: float) -> float:
 '''
 
 
-def scaffold(course: Course, assignment_id: str, module: str | None = None, title: str | None = None) -> list[Path]:
+QUESTIONS_YAML = '''\
+# The questions students read (the release holds this file). {{name}} in a prompt is the student's own number.
+questions:
+  - id: order
+    kind: choice
+    points: 1
+    prompt: "In which order does backward() visit the nodes?"
+    choices: {{a: "the order they were made", b: "reverse topological order"}}
+  - id: chain
+    kind: number
+    points: 1
+    prompt: "f = a * b at a = {{a}}, b = {{b}}: what is df/da?"
+    params: {{a: {{int: [1, 5]}}, b: {{int: [-5, -1]}}}}
+  - id: dsquare
+    kind: expression
+    points: 1
+    prompt: "d/dx x**2, as an expression in x"
+    variables: {{x: [-2, 2]}}
+'''
+
+KEY_YAML = '''\
+# The answer key of {id}: only the judge reads it (never released). A wrong choice's feedback lives here.
+order:
+  right: b
+  feedback: {{a: "a node's gradient is complete only once every node that uses it has run"}}
+chain: "b"          # a formula over the question's parameters (or {{reference: function}} of reference/answers/{id}.py)
+dsquare: "2*x"      # a formula over its variables
+'''
+
+QUESTIONS_ASSIGNMENT_YAML = '''\
+title: "{title}"
+kind: questions                 # answered in answers/{id}.yaml; marked by grader.questions, never run
+order: {order}
+points: 3                       # the questions' points
+visibility: after_due_date
+'''
+
+QUESTIONS_README = '''\
+# {title}
+
+**Total: 3 points** · answered in `answers/{id}.yaml`
+
+TODO: what the questions check. Print your questions, with your own numbers, with
+`grader sheet {id} --student YOUR_ID`; check the form of your answers with `grader check -a {id}`.
+'''
+
+QUESTIONS_HIDDEN = '''\
+"""One test per question, each marked against the answer key at the student's own numbers."""
+
+from grader.testing.concept_checks import answer_tests
+
+test_answer = answer_tests(__file__)
+'''
+
+QUESTIONS_PUBLIC = '''\
+"""The form of the answers: what ``grader check`` says before the due date."""
+
+from grader.testing.concept_checks import form_test
+
+test_answers_form = form_test(__file__)
+'''
+
+
+def scaffold(course: Course, assignment_id: str, module: str | None = None, title: str | None = None,
+             kind: str = "code") -> list[Path]:
     """Write the folder of a new assignment (see the module docstring); return the files written.
 
     Args:
@@ -190,6 +259,7 @@ def scaffold(course: Course, assignment_id: str, module: str | None = None, titl
         assignment_id: The new assignment's id (lower case, digits and ``_``; its folder's name).
         module: The student's module (``micrograd/<module>.py``); default: the id.
         title: The title; default: one made from the id.
+        kind: ``code``, or ``questions`` for a concept check.
 
     Raises:
         GraderError: If a name is not valid, or the assignment's folder exists already.
@@ -207,6 +277,13 @@ def scaffold(course: Course, assignment_id: str, module: str | None = None, titl
     values = {"id": assignment_id, "module": module, "order": order, "task": order, "package": course.package,
               "title": (title or f"Assignment {order}: {assignment_id.replace('_', ' ')}").replace('"', "'")}
     files = {
+        folder / "assignment.yaml": QUESTIONS_ASSIGNMENT_YAML,
+        folder / "README.md": QUESTIONS_README,
+        folder / QUESTIONS: QUESTIONS_YAML,
+        folder / "tests" / "public" / "test_answers_form.py": QUESTIONS_PUBLIC,
+        folder / "tests" / "hidden" / "test_answers.py": QUESTIONS_HIDDEN,
+        course.reference_dir / ANSWERS / f"{assignment_id}.yaml": KEY_YAML,
+    } if kind == "questions" else {
         folder / "assignment.yaml": ASSIGNMENT_YAML,
         folder / "README.md": README,
         folder / "probes.py": PROBES,
@@ -215,8 +292,11 @@ def scaffold(course: Course, assignment_id: str, module: str | None = None, titl
         folder / "bugs.yaml": BUGS,
     }
     reference = course.reference_package / f"{module}.py"
-    if not reference.exists():
+    if kind == "code" and not reference.exists():
         files[reference] = REFERENCE
+    taken = [p for p in files if p.exists() and not p.is_relative_to(folder)]
+    if taken:
+        raise GraderError(f"{taken[0]} exists already: move it, or choose another id")
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text.format(**values), encoding="utf-8")

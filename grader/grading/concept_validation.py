@@ -35,6 +35,8 @@ from grader.questions.sheet import answers_template
 STUDENTS = ("ada", "grace", "alan")
 """The ids the key's answers are made for (each draws its own numbers)."""
 TEMPLATE = "_template"
+SPREAD = 20
+"""How many students' numbers a question drawing them must give more than one right answer for."""
 
 
 def right_answer(question: Question, entry: KeyEntry, assignment: str, student: str, reference: Callable[[], Any]) -> Any:
@@ -133,10 +135,11 @@ def _misses(store: ResultStore, assignment: Assignment, questions: list[Question
         if set(where) - {q.id}:
             misses.append(f"{assignment.id}: a wrong answer to {q.id} also loses points in {sorted(set(where) - {q.id})}")
     drawn = {q.id for q in questions if q.params}
+    others = [answers(f"student{i:02d}") for i in range(SPREAD)]  # not graded: the key's answers only
     for qid in sorted(drawn):
-        if len({repr(right[s][qid]) for s in STUDENTS}) == 1:
+        if len({repr(other[qid]) for other in others}) == 1:
             misses.append(f"{assignment.id}: {qid} draws numbers per student, but its answer is the same for "
-                          f"{', '.join(STUDENTS)}: a classmate's answer scores")
+                          f"{SPREAD} students' numbers: a classmate's answer scores")
     for s in STUDENTS[1:]:
         where = lost(f"copied--{s}")
         theirs = answers(f"copied--{s}")

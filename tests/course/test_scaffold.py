@@ -57,3 +57,29 @@ def test_an_existing_folder_or_a_bad_id_is_refused_and_nothing_is_written(course
     assert main(["--course", str(course), "new-assignment", "Bad-Name"]) == 2
     assert main(["--course", str(course), "new-assignment", "shared"]) == 2
     assert sorted(p.name for p in (course / "assignments").iterdir()) == before
+
+
+def test_a_new_concept_check_works_with_every_command_as_scaffolded(course, tmp_path, capsys):
+    assert main(["--course", str(course), "new-assignment", "quiz", "--kind", "questions", "--title", "Quiz"]) == 0
+    folder = course / "assignments" / "quiz"
+    for name in ("assignment.yaml", "README.md", "questions.yaml", "tests/public/test_answers_form.py",
+                 "tests/hidden/test_answers.py"):
+        assert (folder / name).is_file(), name
+    assert (course / "reference" / "answers" / "quiz.yaml").is_file()
+    assert main(["--course", str(course), "template", "--check"]) == 0  # nothing of a concept check is a template
+    capsys.readouterr()
+    assert main(["--course", str(course), "validate", "-a", "quiz"]) == 0, capsys.readouterr().out
+    release = tmp_path / "release"
+    assert main(["--course", str(course), "release", "-o", str(release)]) == 0
+    assert (release / "answers" / "quiz.yaml").is_file() and not (release / "notebooks" / "quiz.ipynb").exists()
+    subs = tmp_path / "subs"
+    (subs / "alice" / "answers").mkdir(parents=True)
+    (subs / "alice" / "answers" / "quiz.yaml").write_text("order: b\nchain: 0\ndsquare: x + x\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["--course", str(course), "grade", str(subs), "-a", "quiz", "-o", str(out)]) == 0
+    tests = json.loads((out / "quiz" / "alice" / "results.json").read_text())["tests"]
+    assert {t["name"]: t["score"] for t in tests if t["max_score"]} == {
+        "Question order": 1, "Question chain": 0, "Question dsquare": 1}  # chain's answer is alice's own b, never 0
+    assert main(["--course", str(course), "new-assignment", "quiz2", "--kind", "questions"]) == 0
+    (course / "assignments" / "quiz2").rename(tmp_path / "moved")
+    assert main(["--course", str(course), "new-assignment", "quiz2", "--kind", "questions"]) == 2  # its key is there
