@@ -13,9 +13,11 @@ Subcommands:
 
 * ``grader grade SUBMISSIONS [-a ID]... [-o OUT] [-j N] [--deadline TIME] [--sandbox B]``: grade a class
   (with ``--deadline``, each student git repository at its latest submission at or before TIME).
-* ``grader new-assignment ID [--module NAME] [--title TEXT]``: scaffold a new
+* ``grader new-assignment ID [--module NAME] [--title TEXT] [--kind code|questions]``: scaffold a new
   assignment (``assignment.yaml``, handout, probes, public and hidden tests, an
-  empty bug catalogue, a reference module): see :mod:`grader.course.scaffold`;
+  empty bug catalogue, a reference module; or a concept check's questions and key): see
+  :mod:`grader.course.scaffold`;
+* ``grader sheet ID [--student S] [-o FILE]``: a concept check's questions with one student's own numbers;
 * ``grader template [--check]``: regenerate ``student_template/`` from the
   reference's solution markers (or check that it is up to date).
 * ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
