@@ -22,7 +22,7 @@ from grader.errors import GraderError
 from grader.judge.backends import CHOICES
 
 COMMANDS = ("grade", "check", "submit_zip", "release", "merge", "report", "similarity", "export", "gradescope",
-            "autograde", "validate", "new_assignment", "template", "sheet")
+            "autograde", "validate", "new_assignment", "template", "student_sheet")
 """The command modules, in the order ``grader --help`` lists them."""
 
 

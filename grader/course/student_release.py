@@ -109,6 +109,14 @@ jobs:
 student's package (:func:`workflow`)."""
 
 
+CONCEPT = """
+A concept check (questions, no code) is answered in its file ({files}). Some of its
+questions use numbers drawn from your id on the course roster: print your own with
+`grader sheet {first} --student YOUR_ID`, and write `student: YOUR_ID` in the file.
+"""
+"""The release README's paragraph on the course's concept checks (none: left out)."""
+
+
 def workflow(lock: Lock, package: str) -> str:
     """The self-check workflow of a release pinned to ``lock`` (its ``requirements.lock``) of a course whose
     student's package is ``package``."""
@@ -126,7 +134,7 @@ assignment is in `assignments/<id>/README.md`.
 | assignment | handout | tasks |
 | --- | --- | --- |
 {rows}
-
+{concept}
 ## Set up (once)
 
 You need Python {python} or newer. Open a terminal in this folder (the one
@@ -381,8 +389,10 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None,
     shutil.copytree(package, dest / "grader", ignore=ignore)
     (dest / "pyproject.toml").write_text(own_pyproject, encoding="utf-8")
     (dest / LOCK_NAME).write_text(lock.text(), encoding="utf-8")
+    checks = [a for a in course.assignments() if a.is_concept_check]
+    concept = CONCEPT.format(files=", ".join(f"`{a.files[0]}`" for a in checks), first=checks[0].id) if checks else ""
     readme = README.format(rows="\n".join(rows), python=min_python(own_pyproject), lock_python=lock.python_minor,
-                           **readme_words(course))
+                           concept=concept, **readme_words(course))
     (dest / "README.md").write_text(readme, encoding="utf-8")
     (dest / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
     (dest / ".devcontainer").mkdir()

@@ -264,7 +264,8 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
             dues[student] = term.dues(student, assignments) if term is not None else \
                 dict.fromkeys(a.id for a in assignments)
             read[student] = read_due_work(entry, dues[student], term.zone if term is not None else None,
-                                          term.pushes_of(student) if term is not None else None)
+                                          term.pushes_of(student) if term is not None else None,
+                                          {a.id: a.files[0] for a in assignments if a.is_concept_check})
         read, copied = withhold_copied_times(read, dues, started)
         for index, entry in enumerate(entries):
             student = student_id(entry)

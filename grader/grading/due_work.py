@@ -19,7 +19,7 @@ When was the work submitted? The evidence differs by kind of entry, and the feed
 from __future__ import annotations
 
 import calendar
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
 from pathlib import Path
@@ -57,9 +57,12 @@ class DueWork:
 
 
 def read_due_work(entry: Path, dues: Mapping[str, DueDate | None], zone: tzinfo | None,
-                  pushes: Sequence[Push] | None = None) -> dict[str, DueWork]:
+                  pushes: Sequence[Push] | None = None, answers: Mapping[str, str] | None = None
+                  ) -> dict[str, DueWork]:
     """Read ``entry`` for each assignment of ``dues`` (assignment id to the student's due date, or None); a git
-    repository by the server's ``pushes`` when given (:func:`grader.intake.git_history.read_at_deadlines`)."""
+    repository by the server's ``pushes`` when given (:func:`grader.intake.git_history.read_at_deadlines`).
+    ``answers``: each concept check's answers file (``answers/<id>.yaml``), dated by that file's time alone, while a
+    coding assignment is dated by the code's (:func:`dated_files`)."""
     dated = {aid: due for aid, due in dues.items() if due is not None}
     subs: dict[str, Submission] = {}
     if dated and is_repository(entry):
@@ -72,12 +75,24 @@ def read_due_work(entry: Path, dues: Mapping[str, DueDate | None], zone: tzinfo 
     work = {}
     for aid, due in dues.items():
         sub = subs[aid]
-        work[aid] = DueWork(sub, due.terms(*submitted_at(sub, zone)) if due is not None else None)
+        work[aid] = DueWork(sub, due.terms(*submitted_at(sub, zone, dated_files((answers or {}).get(aid))))
+                            if due is not None else None)
     return work
 
 
-def submitted_at(sub: Submission, zone: tzinfo | None) -> tuple[datetime | None, str]:
+def dated_files(answers: str | None) -> Callable[[str], bool]:
+    """Which of a submission's files date it for one assignment: a concept check's answers file
+    (``answers/<id>.yaml``, or ``<id>.yaml``) alone; for code, every file but the ``.yaml`` ones, so answering a
+    checkpoint after a coding assignment's due date never makes the code late."""
+    if answers is None:
+        return lambda path: not path.endswith(".yaml")
+    base = answers.rsplit("/", 1)[-1]
+    return lambda path: path.rsplit("/", 1)[-1] == base
+
+def submitted_at(sub: Submission, zone: tzinfo | None, dated: Callable[[str], bool] | None = None
+                 ) -> tuple[datetime | None, str]:
     """When ``sub`` was submitted, and by what evidence (see the module docstring); None when nothing records it.
+    ``dated``: which of its files' times count, by path (:func:`dated_files`; None: all of them).
 
     A submission read from a platform's download (:attr:`~grader.intake.entry.Submission.recorded`) is dated by
     what the platform recorded: a Gradescope export by "the submission time Gradescope recorded" (its
@@ -92,9 +107,10 @@ def submitted_at(sub: Submission, zone: tzinfo | None) -> tuple[datetime | None,
         return when, sub.origin.evidence or f"the committer date of commit {sub.origin.commit[:7]}"
     if sub.recorded is not None:
         return sub.recorded.time, sub.recorded.evidence
-    if sub.error or not sub.mtimes:
+    times = [t for path, t in sub.mtimes.items() if dated is None or dated(path)]
+    if sub.error or not times:
         return None, "no file was read from it"
-    latest = max(sub.mtimes.values())
+    latest = max(times)
     if sub.source.suffix.lower() == ".zip":
         if latest <= ZIP_EPOCH:
             return None, "the zip records no dates"

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from grader.course.config import Assignment
 from grader.errors import GraderError, SubmissionError
+from grader.intake.answers_file import answers_text
 from grader.intake.candidates import STUB, choose
 from grader.intake.notebook import without_outputs
 from grader.intake.submission import read_submission, skipped
@@ -174,6 +175,15 @@ def read_back(output: Path, assignments: list[Assignment], template: Path) -> tu
         return [f"Not gradable as it is: {sub.error}"], 0
     lines, gradable = [f"Read back as the grader reads it ({output.name}):"], 0
     for a in assignments:
+        if a.is_concept_check:
+            try:
+                answers_text(sub, a.files[0])
+            except SubmissionError as exc:
+                lines.append(f"  {a.id}: not gradable: {exc}")
+            else:
+                gradable += 1
+                lines.append(f"  {a.id}: gradable, from {a.files[0]}")
+            continue
         try:
             resolved = choose(sub, a.files, a.id, template if template.is_dir() else None, own=a.own_modules,
                               classes=a.defines)

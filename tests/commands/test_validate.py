@@ -49,7 +49,8 @@ def test_the_real_course_validates_with_no_miss(assignment, capsys):
 
 def test_the_catalogue_is_large_and_covers_every_assignment():
     course = Course(ROOT)
-    bugs = {a.id: load_bugs(a, course.reference_dir) for a in course.assignments()}
+    bugs = {a.id: load_bugs(a, course.reference_dir) for a in course.assignments()
+            if not a.is_concept_check}  # a concept check's catalogue is made from its key (test_concept_check_flow)
     assert sum(len(b) for b in bugs.values()) >= 45
     assert all(len(b) >= 8 for b in bugs.values())
     assert len(list((ROOT / "reference" / "variants").glob("*/micrograd/engine.py"))) >= 6

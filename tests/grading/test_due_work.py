@@ -46,3 +46,19 @@ def test_a_zip_without_dates_and_a_folder_say_where_the_time_came_from(tmp_path)
     os.utime(folder / "engine.py", (DUE.timestamp() + 3600, DUE.timestamp() + 3600))
     when, source = submitted_at(read_submission(tmp_path / "dave"), PARIS)
     assert when == datetime(2026, 11, 30, 23, 59, tzinfo=timezone.utc) and "modification time" in source
+
+
+def test_answering_a_concept_check_late_never_makes_the_code_late_and_the_reverse(tmp_path):
+    """A folder's code is dated by its code files, a concept check by its answers file alone."""
+    folder = tmp_path / "erin"
+    (folder / "micrograd").mkdir(parents=True)
+    (folder / "answers").mkdir()
+    (folder / "micrograd" / "engine.py").write_text("class Value: pass\n")
+    (folder / "answers" / "checkpoint.yaml").write_text("student: erin\n")
+    os.utime(folder / "micrograd" / "engine.py", (DUE.timestamp() - 60,) * 2)  # a minute early
+    os.utime(folder / "answers" / "checkpoint.yaml", (DUE.timestamp() + 7200,) * 2)  # two hours late
+    due = DueDate(DUE, DUE, LatePolicy())
+    work = read_due_work(folder, {"value_ops": due, "checkpoint": due}, PARIS,
+                         answers={"checkpoint": "answers/checkpoint.yaml"})
+    assert work["value_ops"].late is not None and work["value_ops"].late["seconds"] == 0
+    assert work["checkpoint"].late is not None and work["checkpoint"].late["seconds"] == 7200
