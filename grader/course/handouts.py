@@ -208,3 +208,30 @@ def build_notebook(assignment: Assignment, sources: dict[str, str], handout: str
     nbformat.validate(nb)
     notebook: nbformat.NotebookNode = nb
     return notebook
+
+
+ANSWERS_TEXT = ("Fill in your answers below, one line per question, then save the notebook: the grader reads this "
+                "cell itself (it never runs it), so a saved notebook is enough. Running the cell also writes them "
+                "to `{name}` in the folder the notebook runs in. Print your questions with your own numbers with "
+                "`grader sheet {id} --student YOUR_ID`.")
+
+
+def build_answers_notebook(assignment: Assignment, handout: str, template: str, package: str) -> nbformat.NotebookNode:
+    """The notebook of a concept check (``kind: questions``): the handout, the answers cell (``%%writefile
+    <id>.yaml`` and ``template``, the answers file students fill in), and the self-check cell; ``package``: the
+    course's student package (where the self-check finds the course folder)."""
+    name = assignment.files[0].rsplit("/", 1)[-1]
+    words = {"{package}": package, "{name}": name, "{id}": assignment.id}
+    nb = new_notebook(cells=[
+        new_markdown_cell(handout.strip()),
+        new_markdown_cell(f"## Your answers\n\n{_fill(ANSWERS_TEXT, words)}"),
+        new_code_cell(f"%%writefile {name}\n{template.rstrip()}\n"),
+        new_markdown_cell(f"## Self-check\n\n{_fill(CHECK_TEXT, words)}"),
+        new_code_cell(check_cell(assignment.id, package)),
+    ], metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"},
+    })
+    nbformat.validate(nb)
+    notebook: nbformat.NotebookNode = nb
+    return notebook

@@ -58,7 +58,7 @@ from pathlib import Path
 import nbformat
 
 from grader.course.course import Course
-from grader.course.handouts import build_notebook
+from grader.course.handouts import build_answers_notebook, build_notebook
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.course.public import copy_assignment, copy_shared
 from grader.course.release_pyproject import release_pyproject
@@ -380,9 +380,11 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None,
         handout = (a.root / "README.md").read_text(encoding="utf-8") if (a.root / "README.md").is_file() else f"# {a.title}\n"
         copy_assignment(a, dest / "assignments", handout)
         (dest / "notebooks").mkdir(exist_ok=True)
-        if a.is_concept_check:  # answered in a file of its own, no code: no notebook
+        if a.is_concept_check:  # answered in a file of its own, or in its notebook's answers cell
             (dest / a.files[0]).parent.mkdir(parents=True, exist_ok=True)
             (dest / a.files[0]).write_text(templates[a.files[0]], encoding="utf-8")
+            nbformat.write(build_answers_notebook(a, handout, templates[a.files[0]], course.package),
+                           dest / "notebooks" / f"{a.id}.ipynb")
         else:
             nbformat.write(build_notebook(a, sources, handout), dest / "notebooks" / f"{a.id}.ipynb")
         rows.append(f"| `{a.id}` | [{a.title}](assignments/{a.id}/README.md) | {', '.join(a.files)} |")

@@ -148,7 +148,7 @@ def intake(student: str, work: Mapping[str, DueWork], index: int, assignments: l
             if late is not None and not late["graded"]:
                 raise SubmissionError(late["sentence"])
             if a.is_concept_check:  # answers as text in the manifest: the judge never opens the submission's file
-                text, path = answers_text(sub, a.files[0])
+                text, path = answers_text(sub, a.files[0], a.id)
                 job.parts[a.id] = replace(part, answers=text, notes=(notes + [f"graded {path}"])[:20])
                 continue
             chosen = choose(sub, a.files, a.id, template, own=a.own_modules, classes=a.defines)  # .py files or notebook; notes say which

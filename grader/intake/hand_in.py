@@ -177,12 +177,12 @@ def read_back(output: Path, assignments: list[Assignment], template: Path) -> tu
     for a in assignments:
         if a.is_concept_check:
             try:
-                answers_text(sub, a.files[0])
+                _, where = answers_text(sub, a.files[0], a.id)
             except SubmissionError as exc:
                 lines.append(f"  {a.id}: not gradable: {exc}")
             else:
                 gradable += 1
-                lines.append(f"  {a.id}: gradable, from {a.files[0]}")
+                lines.append(f"  {a.id}: gradable, from {where}")
             continue
         try:
             resolved = choose(sub, a.files, a.id, template if template.is_dir() else None, own=a.own_modules,

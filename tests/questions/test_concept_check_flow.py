@@ -15,6 +15,7 @@ import shutil
 import zipfile
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 from checkout import ROOT
@@ -23,6 +24,7 @@ from grader.cli import main
 from grader.judge.reference import load_answers_module
 from grader.questions.params import draw
 from grader.questions.questions import key_value, load_key, load_questions
+from grader.questions.sheet import answers_template
 
 QUESTIONS = {q.id: q for q in load_questions(ROOT / "assignments" / "checkpoint" / "questions.yaml")}
 KEY = yaml.safe_load((ROOT / "reference" / "answers" / "checkpoint.yaml").read_text(encoding="utf-8"))
@@ -113,10 +115,36 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write(subs / "eve", "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n")  # aliases: refused before they expand
     write(subs / "frank", {**right_answers("frank"), "dtanh": "\x1b[2J\x1b]0;owned\x07 <script>x</script>",
                            "student": "\x1b[31mfrank"})
+    template = answers_template(list(QUESTIONS.values()))
+    nbformat.write(answers_notebook(yaml.safe_dump(right_answers("gina"))), subs / "gina.ipynb")  # Colab: the notebook
+    write(subs / "hank", template)  # the release's blank file, and the notebook's cell filled in
+    (subs / "hank" / "notebooks").mkdir()
+    nbformat.write(answers_notebook(yaml.safe_dump(right_answers("hank"))), subs / "hank" / "notebooks" / "checkpoint.ipynb")
+    write(subs / "ivy", right_answers("ivy"))  # both filled in: the file is graded
+    (subs / "ivy" / "notebooks").mkdir()
+    nbformat.write(answers_notebook("forward_builds: a\n"), subs / "ivy" / "notebooks" / "checkpoint.ipynb")
     status, printed = run("--course", str(ROOT), "grade", str(subs), "-a", "checkpoint", "-o", str(subs.parent / "out"))
     assert status == 0, printed
     assert "\x1b" not in printed
     return subs.parent / "out"
+
+
+def answers_notebook(text: str) -> nbformat.NotebookNode:
+    """A notebook answering in its %%writefile cell, as the release's does, with code around it that never runs."""
+    return nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("# Checkpoint"),
+        nbformat.v4.new_code_cell("import os\nos.system('echo never run')"),
+        nbformat.v4.new_code_cell(f"%%writefile checkpoint.yaml\n{text}"),
+    ])
+
+
+def test_answers_in_a_notebooks_cell_are_read_never_run_and_a_blank_file_gives_way(graded):
+    assert result(graded, "gina")["score"] == result(graded, "hank")["score"] == result(graded, "ivy")["score"] == 12
+    notes = {s: json.dumps(result(graded, s)) for s in ("gina", "hank", "ivy")}
+    assert "graded gina.ipynb, cell 3" in notes["gina"]
+    assert "graded notebooks/checkpoint.ipynb, cell 3" in notes["hank"]
+    assert "graded answers/checkpoint.yaml (the answers cell of notebooks/checkpoint.ipynb, cell 3 was not graded)" \
+        in notes["ivy"]
 
 
 def result(out: Path, student: str) -> dict:
@@ -176,6 +204,8 @@ def test_the_release_holds_the_questions_and_a_template_but_no_key(checkpoint_re
     template = yaml.safe_load((release / "answers" / "checkpoint.yaml").read_text(encoding="utf-8"))
     assert set(template) == {"student", *QUESTIONS} and not any(v for k, v in template.items() if k != "student")
     assert (release / "assignments" / "checkpoint" / "questions.yaml").is_file()
+    cells = nbformat.read(release / "notebooks" / "checkpoint.ipynb", as_version=4).cells
+    assert any(c.source.startswith("%%writefile checkpoint.yaml\n") and "forward_builds:" in c.source for c in cells)
     assert not (release / "assignments" / "checkpoint" / "tests" / "hidden").exists()
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in release.rglob("*")
              if p.is_file() and p.suffix in (".yaml", ".md", ".py", ".ipynb", ".json", ".txt")]
