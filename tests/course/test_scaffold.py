@@ -69,9 +69,6 @@ def test_a_new_concept_check_works_with_every_command_as_scaffolded(course, tmp_
     assert main(["--course", str(course), "template", "--check"]) == 0  # nothing of a concept check is a template
     capsys.readouterr()
     assert main(["--course", str(course), "validate", "-a", "quiz"]) == 0, capsys.readouterr().out
-    release = tmp_path / "release"
-    assert main(["--course", str(course), "release", "-o", str(release)]) == 0
-    assert (release / "answers" / "quiz.yaml").is_file() and (release / "notebooks" / "quiz.ipynb").is_file()
     subs = tmp_path / "subs"
     (subs / "alice" / "answers").mkdir(parents=True)
     (subs / "alice" / "answers" / "quiz.yaml").write_text("order: b\nchain: 0\ndsquare: x + x\n", encoding="utf-8")
