@@ -10,7 +10,7 @@ from grader.commands import CourseArgs, ExitCode, course_of
 from grader.course.config import QUESTIONS
 from grader.errors import GraderError
 from grader.files import write_atomic
-from grader.intake.answers_file import MAX_BYTES
+from grader.intake.entry import MAX_ANSWERS_BYTES as MAX_BYTES
 from grader.questions.answer_sheet import AnswersError, read_answers
 from grader.questions.questions import load_questions
 from grader.questions.sheet import question_sheet

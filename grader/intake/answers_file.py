@@ -15,11 +15,10 @@ import re
 
 from grader.errors import SubmissionError
 from grader.intake.candidates import decode, find_files
+from grader.intake.entry import MAX_ANSWERS_BYTES as MAX_BYTES
 from grader.intake.entry import Submission
 from grader.intake.notebook import cap, code_cells, parse
 
-MAX_BYTES = 64 * 1024
-"""The largest answers file graded, in bytes (a filled-in file of a few dozen questions is 1-4 KiB)."""
 WRITEFILE = re.compile(r"\A[ \t]*%%writefile[ \t]+(\S+)[ \t]*\r?\n")
 """The first line of a notebook cell that writes a file (IPython's cell magic; ``-a``, append, is not read)."""
 ANSWERED = re.compile(r"^[ \t]*(?:-[ \t]*[^\s#]|(?!student[ \t]*:)[A-Za-z_]\w*[ \t]*:[ \t]*[^\s#])", re.M)

@@ -10,6 +10,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+MAX_ANSWERS_BYTES = 64 * 1024
+"""The largest concept check's answers intake hands on, in bytes (a filled-in file of a few dozen questions is 1-4 KiB):
+:mod:`grader.intake.answers_file` refuses larger ones and :mod:`grader.questions.answer_sheet` reads no more. Here, in
+the record's module, so the judge's reader imports nothing else of intake."""
+
 
 @dataclass(frozen=True)
 class Origin:

@@ -34,7 +34,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis.control import currently_in_test_context
@@ -52,9 +52,11 @@ from grader.outputs.failures import ending, render_output
 from grader.outputs.records import GradedTest
 from grader.sandbox.probes import JUDGED
 from grader.testing.cases import Check
-from grader.testing.concept_checks import Submitted
 from grader.testing.contracts import Blocker, Contract
 from grader.testing.outcomes import Failure, GraderFault, StudentFault
+
+if TYPE_CHECKING:  # a concept check's tests import it when collected; other sessions never need its readers
+    from grader.testing.concept_checks import Submitted
 
 MARKERS = (
     "points(n): points the test is worth (partial credit by the share of `check` cases passed)",
@@ -286,6 +288,8 @@ def concept_check(request: pytest.FixtureRequest, grader_submission: str) -> Sub
     assignment = state.assignment_of(request.node)
     if not assignment.is_concept_check:
         raise pytest.UsageError(f"{request.node.nodeid}: concept_check is for an assignment of kind: questions")
+    from grader.testing.concept_checks import Submitted
+
     part = run.parts[assignment.id].part
     hidden = state.manifest.include_hidden
     key = state.course.reference_dir / assignment.files[0]

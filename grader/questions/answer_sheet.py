@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import yaml
 
-from grader.intake.answers_file import MAX_BYTES
+from grader.intake.entry import MAX_ANSWERS_BYTES as MAX_BYTES
 
 MAX_VALUES = 2_000
 """The most YAML nodes (keys, values, list items) an answers file may hold."""
