@@ -4,6 +4,7 @@ next to student code, copied as a package of its own) imports nothing but the st
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -210,3 +211,14 @@ def test_every_command_but_similarity_runs_without_the_similarity_extra():
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           check=False)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_the_judge_starts_without_the_readers_of_notebooks_and_answers():
+    """Every judge process imports its plugin at start (hundreds in a class): what only intake or a concept check
+    needs (nbformat and its JSON schemas, the answers' readers) is imported where it is used, never by the start."""
+    code = ("import sys, grader.judge.__main__, grader.judge.plugin; "
+            "print(sorted(m for m in ('nbformat', 'jsonschema', 'grader.intake.candidates', "
+            "'grader.questions.answer_sheet', 'grader.testing.concept_checks') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                          env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    assert done.stdout.strip() == "[]", done.stdout
