@@ -123,6 +123,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write(subs / "ivy", right_answers("ivy"))  # both filled in: the file is graded
     (subs / "ivy" / "notebooks").mkdir()
     nbformat.write(answers_notebook("forward_builds: a\n"), subs / "ivy" / "notebooks" / "checkpoint.ipynb")
+    write(subs / "jack", "forward_builds: b\n" + "# padding\n" * 8000)  # 80 KB: refused at intake, unread
     status, printed = run("--course", str(ROOT), "grade", str(subs), "-a", "checkpoint", "-o", str(subs.parent / "out"))
     assert status == 0, printed
     assert "\x1b" not in printed
@@ -177,6 +178,8 @@ def test_no_answers_or_an_unreadable_file_is_that_students_zero_with_the_reason(
     dave, eve = result(graded, "dave"), result(graded, "eve")
     assert dave["score"] == 0 and "missing answers/checkpoint.yaml" in json.dumps(dave)
     assert eve["score"] == 0 and "alias" in (graded / "checkpoint" / "eve" / "feedback.md").read_text(encoding="utf-8")
+    jack = result(graded, "jack")
+    assert jack["score"] == 0 and "more than the 65536 answers may be" in json.dumps(jack)
     assert result(graded, "alice")["score"] == 12  # one submission's failure is its own
 
 
