@@ -34,7 +34,7 @@ import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 from hypothesis.control import currently_in_test_context
@@ -44,7 +44,7 @@ from grader.judge.answers import MalformedAnswer, with_record
 from grader.judge.answers import parse as parse_answer
 from grader.judge.manifest import Manifest
 from grader.judge.progress_feed import ProgressFeed
-from grader.judge.reference import complete_request, judged_for, load_answers_module
+from grader.judge.reference import complete_request, judged_for
 from grader.judge.scoring import points_earned
 from grader.judge.state import SUBMISSION, EmptySlots, GradingState, submission_of
 from grader.judge.submission_run import SubmissionRun
@@ -54,9 +54,6 @@ from grader.sandbox.probes import JUDGED
 from grader.testing.cases import Check
 from grader.testing.contracts import Blocker, Contract
 from grader.testing.outcomes import Failure, GraderFault, StudentFault
-
-if TYPE_CHECKING:  # a concept check's tests import it when collected; other sessions never need its readers
-    from grader.testing.concept_checks import Submitted
 
 MARKERS = (
     "points(n): points the test is worth (partial credit by the share of `check` cases passed)",
@@ -96,6 +93,8 @@ def pytest_configure(config: pytest.Config) -> None:
     path = config.getoption("grader_manifest") or config.getini("grader_manifest")
     if path:
         config.stash[STATE] = state = GradingState(Manifest.load(path))
+        if any(a.is_concept_check for a in state.assignments.values()):  # its fixture, and its readers, only then
+            config.pluginmanager.import_plugin("grader.judge.concept_check_fixture")
         config.pluginmanager.register(EmptySlots(state), "grader-empty-slots")
         feed = ProgressFeed.requested(state, test_name, test_seconds)  # `grader check` follows a self-check
         if feed is not None:
@@ -276,29 +275,6 @@ def reference(request: pytest.FixtureRequest) -> Callable[..., Any]:
             raise GraderFault(f"the reference's answer to {probe!r} does not fit its schema: {exc}") from None
 
     return call
-
-
-@pytest.fixture
-def concept_check(request: pytest.FixtureRequest, grader_submission: str) -> Submitted:
-    """The submission's answers to a concept check (``kind: questions``), read at intake, with the id they are marked
-    for (the roster's) and, in hidden grading, the answer key's path (:mod:`grader.testing.concept_checks`)."""
-    state = request.config.stash[STATE]
-    run = state.run(grader_submission)
-    assert run is not None, "EmptySlots ends an empty slot's tests before their fixtures"
-    assignment = state.assignment_of(request.node)
-    if not assignment.is_concept_check:
-        raise pytest.UsageError(f"{request.node.nodeid}: concept_check is for an assignment of kind: questions")
-    from grader.testing.concept_checks import Submitted
-
-    part = run.parts[assignment.id].part
-    hidden = state.manifest.include_hidden
-    key = state.course.reference_dir / assignment.files[0]
-
-    def reference() -> Any:
-        return load_answers_module(state.course.reference_dir, state.course.package, key.with_suffix(".py"))
-
-    return Submitted(assignment.id, run.job.id, part.answers, part.error, key=key if hidden else None,
-                     reference=reference if hidden else None)
 
 
 @pytest.fixture
