@@ -91,7 +91,7 @@ def build(dest: Path, size: int, hangs: int | None = None, seed: int = 7) -> dic
     variants = [None] + [v for v in sorted((ref / "variants").iterdir()) if (v / "micrograd").is_dir()]
     rng = random.Random(seed)
     per_assignment = []
-    for a in course.assignments():
+    for a in course.code_assignments():
         bugs = load_bugs(a, ref)
         rng.shuffle(bugs)
         per_assignment.append(bugs)
@@ -231,7 +231,7 @@ def record_reference(course: Course, work: Path, copies: int) -> dict[str, Any]:
     store = ResultStore(work / "out")
     events = json.loads(log.read_text(encoding="utf-8"))
     events["tests"] = defaultdict(list)
-    for a in course.assignments():
+    for a in course.code_assignments():
         for i in range(copies):
             result = store.get(a.id, f"ref{i:02d}")
             if result is None or result.score < result.max_score:
@@ -252,7 +252,7 @@ def replay(calls: list[dict[str, Any]], repeats: int) -> dict[str, float]:
     from grader.sandbox.probes import PROBES
 
     course = Course(ROOT)
-    use_course_parts(course, course.assignments(), required=True)
+    use_course_parts(course, course.code_assignments(), required=True)
     mg = load_reference(course.reference_dir, course.package)
     best: dict[str, float] = {}
     for _ in range(repeats):
@@ -405,7 +405,7 @@ def measure(size: int, jobs: int, cores: int, hangs: int | None, separate: bool,
             ids: list[str] | None, repeats: int, copies: int = 4, slots: int | None = None) -> dict[str, Any]:
     """Build the class, grade it, compute the floor; return every figure."""
     course = Course(ROOT)
-    ids = [a.id for a in course.assignments(ids)]
+    ids = [a.id for a in course.code_assignments(ids)]
     figures: dict[str, Any] = {"size": size, "jobs": jobs, "cores": cores, "assignments": ids}
     with tempfile.TemporaryDirectory(prefix="bench-course-class-") as tmp_name:
         tmp = Path(tmp_name)

@@ -52,7 +52,7 @@ def build(subs: Path, course: Course, per: int, seed: int) -> dict[str, Bug]:
         shutil.copytree(variant, target, ignore=ignore, dirs_exist_ok=True)
     rng = random.Random(seed)
     held: dict[str, Bug] = {}
-    for assignment in course.assignments():
+    for assignment in course.code_assignments():
         bugs = load_bugs(assignment, course.reference_dir)
         for bug in rng.sample(bugs, min(per, len(bugs))):
             student = f"bug--{assignment.id}--{bug.id}"
@@ -66,7 +66,7 @@ def check_class(out: Path, course: Course, held: dict[str, Bug]) -> list[str]:
     with open(out / "grades.csv", encoding="utf-8") as f:
         grades = {row["student"]: row for row in csv.DictReader(f)}
     problems = []
-    for a in course.assignments():
+    for a in course.code_assignments():
         full = a.points
         for student in ("reference_a", "reference_b"):
             if float(grades[student][a.id]) != full:
@@ -140,12 +140,12 @@ def main(argv: list[str] | None = None) -> int:
             print(done.stderr[-3000:], file=sys.stderr)
             return 2
         students = len(list(subs.iterdir()))
-        ids = [a.id for a in course.assignments()]
+        ids = [a.id for a in course.code_assignments()]
         print(f"graded {students} students on {len(ids)} assignments ({', '.join(ids)}) in {seconds:.1f} s at "
               f"-j {opts.jobs} ({seconds / students:.2f} s per student)")
         problems += check_class(out, course, held)
         if not opts.no_gradescope:
-            for a in course.assignments():
+            for a in course.code_assignments():
                 bug = next((b for b in held.values() if b.assignment == a.id), None)
                 ref, got, took = gradescope_run(course, a, bug, Path(tmp) / "gradescope")
                 print(f"gradescope {a.id}: zip built, set up and run in {took:.0f} s; reference {ref:g} / "

@@ -50,14 +50,14 @@ def build(subs: Path, ids: list[str] | None = None) -> None:
     shutil.copytree(reference / "micrograd", subs / "reference" / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(course.template_dir / "micrograd", subs / "template" / "micrograd",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    graded = {f for a in course.assignments(ids) for f in a.files}
+    graded = {f for a in course.code_assignments(ids) for f in a.files}
     for variant in sorted((reference / "variants").iterdir()):  # those holding a file of what is graded
         if (variant / "micrograd").is_dir() and any((variant / f).is_file() for f in graded):
             shutil.copytree(variant, subs / f"variant--{variant.name}", ignore=shutil.ignore_patterns("__pycache__"))
-    for assignment in course.assignments(ids):
+    for assignment in course.code_assignments(ids):
         for bug in load_bugs(assignment, reference):
             write_mutant(bug, reference, subs / f"bug--{assignment.id}--{bug.id}")
-    files = sorted({f for a in course.assignments(ids) for f in a.files})
+    files = sorted({f for a in course.code_assignments(ids) for f in a.files})
     for mutant in missing_method_mutants(reference, course.template_dir, files):
         dest = subs / f"missing--{mutant.id}"
         if dest.exists():  # two modules with a class of one name (nn.Neuron, classifier.Neuron): the file tells them apart

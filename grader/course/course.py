@@ -117,6 +117,10 @@ class Course:
             return [self.assignment(i, term) for i in ids]
         return sorted((self.assignment(i, term) for i in self.assignment_ids()), key=lambda a: (a.order, a.id))
 
+    def code_assignments(self, ids: list[str] | None = None) -> list[Assignment]:
+        """:meth:`assignments` without the concept checks (``kind: questions``): those students write code for."""
+        return [a for a in self.assignments(ids) if not a.is_concept_check]
+
     def released_assignments(self, ids: list[str] | None = None, now: datetime | None = None,
                              every: Sequence[Assignment] | None = None) -> list[Assignment]:
         """The given assignments (:meth:`assignments`), or, without ``ids``, those handed out at ``now`` (None: this
