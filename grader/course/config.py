@@ -335,8 +335,8 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
         raise ConfigError(path, "late", "a late policy without a due date: set due too")
     late = parse_policy(raw.get("late"), due, str(path)) if due is not None else LatePolicy()
     released = _released(path, raw.get("released", True), term, root, due)
-    ordered = ordered_files(tuple(files), handout.modules) if kind == "code" else list(files)
     code = kind == "code"
+    ordered = ordered_files(tuple(files), handout.modules) if code else list(files)
     return Assignment(
         kind=kind,
         released=released,

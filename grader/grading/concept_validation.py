@@ -23,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from grader.course.config import QUESTIONS, Assignment
 from grader.course.course import Course
 from grader.grading.batch import grade
@@ -52,10 +54,13 @@ def right_answer(question: Question, entry: KeyEntry, assignment: str, student: 
 
 
 def wrong_answer(question: Question, entry: KeyEntry, right: Any) -> Any:
-    """An answer to ``question`` that is not right: a letter the key does not hold (with the right ones, for several),
-    the right number plus one (or plus 1%, the larger), the right formula plus one."""
+    """An answer to ``question`` that is not right: a letter the key does not hold (with the right ones, for several;
+    one right one left out where every choice is right), the right number plus one (or plus 1%, the larger), the
+    right formula plus one."""
     if question.kind == "choice":
-        wrong = next(c for c in question.choices if c not in entry.choices)
+        wrong = next((c for c in question.choices if c not in entry.choices), None)
+        if wrong is None:
+            return right[:-1]
         return [*right, wrong] if question.multiple else wrong
     if question.kind == "expression":
         return f"({right}) + 1"
@@ -63,15 +68,7 @@ def wrong_answer(question: Question, entry: KeyEntry, right: Any) -> Any:
 
 
 def _yaml(student: str, answers: dict[str, Any]) -> str:
-    lines = [f"student: {student}"]
-    for qid, value in answers.items():
-        if isinstance(value, list):
-            lines.append(f"{qid}: [{', '.join(value)}]")
-        elif isinstance(value, float):
-            lines.append(f"{qid}: {value!r}")
-        else:
-            lines.append(f"{qid}: '{value}'")
-    return "\n".join(lines) + "\n"
+    return yaml.safe_dump({"student": student, **answers}, sort_keys=False, allow_unicode=True)
 
 
 def _write(subs: Path, name: str, assignment: Assignment, text: str) -> None:
@@ -85,6 +82,7 @@ def validate_concept_check(course: Course, assignment: Assignment, work: Path, j
     (one line each) and how many answer sets were graded."""
     questions = load_questions(assignment.root / QUESTIONS)
     key = load_key(course.reference_dir / assignment.files[0], questions)
+
     def reference() -> Any:
         path = (course.reference_dir / assignment.files[0]).with_suffix(".py")
         return load_answers_module(course.reference_dir, course.package, path)
@@ -106,7 +104,7 @@ def validate_concept_check(course: Course, assignment: Assignment, work: Path, j
     _write(subs, TEMPLATE, assignment, answers_template(questions))
     store = grade(course, subs, [assignment.id], out, jobs, force=True).store
     assert store is not None
-    return _misses(store, assignment, questions, answers, right), len(STUDENTS) * 2 - 1 + len(questions) + 1
+    return _misses(store, assignment, questions, answers, right), sum(1 for _ in subs.iterdir())
 
 
 def _question(test_name: str) -> str:

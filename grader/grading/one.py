@@ -21,7 +21,7 @@ from grader.files import temporary_folder, write_atomic
 from grader.grading.batch import intake, run_judge
 from grader.grading.due_work import DueWork
 from grader.grading.follow import Follower, run_followed_judge
-from grader.intake.layouts import safe_id
+from grader.intake.layouts import submitter_id
 from grader.intake.submission import read_submission
 from grader.judge.backends import choose
 from grader.judge.linux_handle import prepare_runtime
@@ -108,8 +108,7 @@ def gradescope_student(path: Path) -> str:
     except (OSError, ValueError, RecursionError):
         return STUDENT
     users = data.get("users") if isinstance(data, dict) else None
-    first = users[0] if isinstance(users, list) and users and isinstance(users[0], dict) else {}
-    return safe_id(first.get("sid")) or safe_id(first.get("email")) or STUDENT
+    return (submitter_id(users[0]) if isinstance(users, list) and users else "") or STUDENT
 
 
 def autograde(course: Course, submission: Path, assignment_id: str, results: Path) -> float:

@@ -258,6 +258,12 @@ def _is_dir(path: Path) -> bool:  # never a link to a folder
     return info is not None and stat.S_ISDIR(info.st_mode)
 
 
+def submitter_id(person: object) -> str:
+    """The id a Gradescope submitter is graded under: their ``sid``, else their ``email`` (:func:`safe_id`); "" when
+    neither. The export's ``:sid:`` keys and the live autograder's ``sid`` keys alike."""
+    return safe_id(_get(person, "sid")) or safe_id(_get(person, "email"))
+
+
 def _get(record: object, key: str) -> object:
     """``record``'s ``:key`` (as Gradescope writes its keys), else its ``key``; None when absent or not a mapping."""
     if not isinstance(record, dict):
@@ -270,7 +276,7 @@ def _gradescope(folder: Path, record: object) -> LayoutEntry:
     name, notes = folder.name, []
     submitters = _get(record, "submitters")
     people = [p for p in submitters if isinstance(p, dict)] if isinstance(submitters, list) else []
-    ids = [safe_id(_get(p, "sid")) or safe_id(_get(p, "email")) for p in people]
+    ids = [submitter_id(p) for p in people]
     student = ids[0] if ids and ids[0] else name
     if record is None:
         notes.append(f"{METADATA} has no record of {name}: graded under the folder's name")

@@ -52,18 +52,7 @@ def load_reference(reference_dir: Path, package: str | None = None) -> SimpleNam
     if not (package_dir / "__init__.py").is_file():
         raise GraderError(f"no reference solution at {package_dir} (expected a package: __init__.py and its modules)")
     name = _private_name(package_dir)
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, package_dir / "__init__.py", submodule_search_locations=[str(package_dir)]
-        )
-        assert spec is not None and spec.loader is not None
-        loaded = importlib.util.module_from_spec(spec)
-        sys.modules[name] = loaded
-        try:
-            spec.loader.exec_module(loaded)
-        except Exception as exc:
-            del sys.modules[name]
-            raise GraderError(f"the reference solution failed to import: {exc!r}") from exc
+    _import_file(name, package_dir / "__init__.py", "the reference solution", package_dir)
     modules: dict[str, ModuleType] = {}
     for short in sorted(p.stem for p in package_dir.glob("*.py") if p.stem != "__init__"):
         try:
@@ -75,6 +64,28 @@ def load_reference(reference_dir: Path, package: str | None = None) -> SimpleNam
 
 def _private_name(package_dir: Path) -> str:
     return f"{PACKAGE}_{abs(hash(str(package_dir.resolve())))}"
+
+
+def _import_file(name: str, path: Path, what: str, package_dir: Path | None = None) -> ModuleType:
+    """The module ``name`` executed from ``path`` (a package's ``__init__.py`` when ``package_dir`` is given), or the
+    one already imported under that name.
+
+    Raises:
+        GraderError: If it fails to import (``what`` names it in the message); nothing is left in ``sys.modules``.
+    """
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        name, path, submodule_search_locations=[str(package_dir)] if package_dir is not None else None)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise GraderError(f"{what} failed to import: {exc!r}") from exc
+    return module
 
 
 def load_answers_module(reference_dir: Path, package: str, path: Path) -> ModuleType | None:
@@ -89,18 +100,7 @@ def load_answers_module(reference_dir: Path, package: str, path: Path) -> Module
         return None
     load_reference(reference_dir, package)  # the package the module is loaded in
     name = f"{_private_name(reference_dir / package)}.{ANSWERS_PREFIX}{path.stem}"
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        del sys.modules[name]
-        raise GraderError(f"the reference's {path.name} failed to import: {exc!r}") from exc
-    return module
+    return _import_file(name, path, f"the reference's {path.name}")
 
 
 def complete_request(probe: str, args: Sequence[Any]) -> list[Any]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -74,9 +74,15 @@ class Submitted:
         if self.error:
             raise StudentFault("unavailable", self.error)
         try:
-            return read_answers(self.text.encode("utf-8"))
+            return _read(self.text)
         except AnswersError as exc:
             raise Failure(f"{exc}: fix the file (grader check says what it reads)") from None
+
+
+@lru_cache(maxsize=4)
+def _read(text: str) -> Answers:
+    """``text`` read as answers, once for all the tests of a submission (read-only: the tests never change it)."""
+    return read_answers(text.encode("utf-8"))
 
 
 @cache
