@@ -81,13 +81,14 @@ def read_due_work(entry: Path, dues: Mapping[str, DueDate | None], zone: tzinfo 
 
 
 def dated_files(answers: str | None) -> Callable[[str], bool]:
-    """Which of a submission's files date it for one assignment: a concept check's answers file
-    (``answers/<id>.yaml``, or ``<id>.yaml``) alone; for code, every file but the ``.yaml`` ones, so answering a
-    checkpoint after a coding assignment's due date never makes the code late."""
+    """Which of a submission's files date it for one assignment: for a concept check its answers file
+    (``answers/<id>.yaml``, or ``<id>.yaml``) and the notebooks (whose cell may hold the answers); for code, every
+    file but the ``.yaml`` ones, so answering a checkpoint after a coding assignment's due date never makes the code
+    late."""
     if answers is None:
         return lambda path: not path.endswith(".yaml")
     base = answers.rsplit("/", 1)[-1]
-    return lambda path: path.rsplit("/", 1)[-1] == base
+    return lambda path: path.rsplit("/", 1)[-1] == base or path.endswith(".ipynb")
 
 def submitted_at(sub: Submission, zone: tzinfo | None, dated: Callable[[str], bool] | None = None
                  ) -> tuple[datetime | None, str]:

@@ -62,3 +62,13 @@ def test_answering_a_concept_check_late_never_makes_the_code_late_and_the_revers
                          answers={"checkpoint": "answers/checkpoint.yaml"})
     assert work["value_ops"].late is not None and work["value_ops"].late["seconds"] == 0
     assert work["checkpoint"].late is not None and work["checkpoint"].late["seconds"] == 7200
+
+
+def test_a_concept_check_answered_in_a_notebook_is_dated_by_the_notebook(tmp_path):
+    folder = tmp_path / "gina" / "notebooks"
+    folder.mkdir(parents=True)
+    (folder / "checkpoint.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    os.utime(folder / "checkpoint.ipynb", (DUE.timestamp() + 60,) * 2)
+    late = read_due_work(tmp_path / "gina", {"checkpoint": DueDate(DUE, DUE, LatePolicy())}, PARIS,
+                         answers={"checkpoint": "answers/checkpoint.yaml"})["checkpoint"].late
+    assert late is not None and late["seconds"] == 60
