@@ -11,10 +11,8 @@ from typing import Any
 
 from assignments.classifier.probes import parameter_count, shape
 from assignments.shared.checks import graphs
-from assignments.shared.checks.graph_checks import compare_graph
-from assignments.shared.checks.models import grader_parts_in_use
-from assignments.shared.probes.engine_probes import describe_node
-from grader.testing import Failure, close, show
+from assignments.shared.checks.models import own_engine_first as shared_engine_first
+from grader.testing import close
 
 NETWORK = ("Neuron.__init__", "Neuron.__call__", "Neuron.parameters", "Layer.__init__", "Layer.__call__",
            "Layer.parameters", "MLP.__init__", "MLP.__call__", "MLP.parameters")
@@ -67,43 +65,6 @@ def activations(spec: dict[str, Any]) -> list[str]:
     return [act for _, _, act in shape(spec)]
 
 
-def values(out: dict[str, Any], what: str, length: int | None = None, single: bool = False) -> list[Any]:
-    """The numbers of an output (``probes.listed``): a list (of ``length`` items when given), or one Value's data.
-
-    Raises:
-        Failure: If the function returned something else.
-    """
-    if single:
-        if "value" in out:
-            return [out["value"]]
-        have = f"a list of {out['count']} items" if "list" in out else f"{out.get('other')} {out.get('repr', '')}"
-        raise Failure(f"{what} returned {have}, expected a single Value")
-    if "list" not in out:
-        have = "a single Value" if "value" in out else f"{out.get('other')} {out.get('repr', '')}".strip()
-        raise Failure(f"{what} returned {have}, expected a list" + (f" of {length} Values" if length else ""))
-    if length is not None and out["count"] != length:
-        raise Failure(f"{what} returned a list of {out['count']} items, expected {length}")
-    return out["list"]
-
-
-def compare_numbers(got: Sequence[Any], want: Sequence[float], what: str, label: str = "[{k}]",
-                    rel: float = 1e-7, abs_tol: float = 1e-10) -> None:
-    """Compare two lists of numbers item by item.
-
-    Raises:
-        Failure: On the first item that differs, naming it (``label`` formatted with its index ``k``).
-    """
-    for k, (g, w) in enumerate(zip(got, want, strict=True)):
-        if not close(g, float(w), rel, abs_tol):
-            raise Failure(f"{what}{label.format(k=k)} was {show(g)}, expected {show(w)}")
-
-
-def show_list(xs: Sequence[Any], most: int = 6) -> str:
-    """A short rendering of a list of numbers."""
-    items = [show(x) if not isinstance(x, float) else f"{x:.6g}" for x in xs[:most]]
-    return "[" + ", ".join(items) + (", ..." if len(xs) > most else "") + "]"
-
-
 ENGINE_FIRST: tuple[tuple[str, dict[str, Any]], ...] = (
     ("Value.__add__", graphs.binary("add", 0.5, -1.5)),
     ("Value.__radd__", graphs.binary("add", graphs.const(1.0), 0.5)),
@@ -128,21 +89,7 @@ def own_engine_first(student: Callable[..., Any]) -> Callable[[], tuple[str, str
     """For ``check.first``: in a self-check (no grader parts), the first engine operation of :data:`ENGINE_FIRST`
     that is wrong, so that a classifier test's failure names the engine method to fix first; None in hidden grading,
     where the classifier runs on the grader's own ``Value``."""
-    if grader_parts_in_use():
-        return None
-
-    def first() -> tuple[str, str] | None:
-        for method, spec in ENGINE_FIRST:
-            try:
-                compare_graph(student("graph", spec), graphs.expected_from_math(spec), spec, rel=1e-6, abs_tol=1e-6)
-            except Failure as failure:
-                node = describe_node(spec, len(spec["leaves"]) + len(spec["nodes"]) - 1)
-                return method, (f"the self-check runs your classifier on your own Value (hidden grading uses the "
-                                f"grader's), and your engine gets {node} at {', '.join(map(repr, spec['leaves']))} "
-                                f"wrong: {failure.message}")
-        return None
-
-    return first
+    return shared_engine_first(student, operations=ENGINE_FIRST, what="classifier")
 
 
 def train_hint(got: dict[str, Any], losses: Sequence[float], steps: int, lr: float, points: int) -> str:

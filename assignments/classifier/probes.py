@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import functools
 import random
-from typing import Any, TypedDict
+from typing import Any
 
 from assignments.shared.probes.nn_probes import BELOW, engine_in_use, handles, parameter_facts, swapped
 from assignments.shared.probes.nn_probes import rebound as shared_rebound
+from assignments.shared.probes.outputs import listed, read_listed
 from probekit import (
     MAX_ITEMS,
     Context,
@@ -79,19 +80,6 @@ def grader_engine(mg: Any, engine: str) -> Any:
 
 
 # --- plain forms --------------------------------------------------------------------------------------------------
-
-def listed(out: Any, most: int, raw: bool = False) -> dict[str, Any]:
-    """A function's output as plain data: ``{"list": [numbers], "count": n}`` (at most ``most`` numbers kept) for a
-    list or tuple, ``{"value": number}`` for a number or one object with ``data``, else ``{"other": type, "repr":
-    text}``. With ``raw``, a list's items are reported as they are (a ``Value`` where a float belongs is not a
-    number)."""
-    if isinstance(out, (list, tuple)):
-        items = list(out)
-        return {"list": [number(o if raw else getattr(o, "data", o)) for o in items[:most]], "count": len(items)}
-    if type(out) in (int, float) or hasattr(out, "data"):
-        return {"value": number(getattr(out, "data", out))}
-    return {"other": type(out).__name__, "repr": short_repr(out)}
-
 
 def _total(values: list[Any], weights: list[float]) -> Any:
     """``sum_k weights[k] * values[k]`` built with the values' own operations."""
@@ -466,28 +454,6 @@ def probe_accuracy(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[fl
 
 
 # --- answers: one parser per probe, bounded by the request's own arguments -------------------------------------
-
-class Listed(TypedDict, total=False):
-    """A function's output: ``list`` (at most the request's bound) and ``count``, or ``value``, or ``other``/``repr``."""
-
-    list: list[Number]
-    count: int
-    value: Number
-    other: str
-    repr: str
-
-
-def read_listed(value: Any, where: str, most: int) -> Listed:
-    """An answer field made by :func:`listed` with at most ``most`` numbers."""
-    if type(value) is dict and set(value) == {"list", "count"}:
-        return Listed(list=numbers(value["list"], f"{where}.list", min(most, count(value["count"], where, MAX_ITEMS))),
-                      count=count(value["count"], f"{where}.count", MAX_ITEMS))
-    if type(value) is dict and set(value) == {"value"}:
-        return Listed(value=numbers([value["value"]], where, 1)[0])
-    if type(value) is dict and set(value) == {"other", "repr"}:
-        return Listed(other=read_text_field(value["other"], where), repr=read_text_field(value["repr"], where))
-    raise MalformedAnswer(f"{where}: expected a function's output")
-
 
 def _grads(value: Any, where: str, length: int) -> list[Number] | None:
     return None if value is None else numbers(value, where, length)

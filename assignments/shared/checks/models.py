@@ -79,20 +79,22 @@ FD_TOL = 1e-6
 """Tolerance against central differences (their error is about 1e-9 on these graphs)."""
 
 
-def own_engine_first(student: Callable[..., Any], always: bool = False) -> Callable[[], tuple[str, str] | None] | None:
-    """For :attr:`grader.testing.cases.Check.first`: where the network runs on the student's own ``Value`` (a
-    self-check), the first engine operation of :data:`ENGINE_FIRST` whose forward value or local gradients are
-    wrong, so a network test's failure names the engine method to fix first; None in hidden grading, where the
-    network runs on the grader's own ``Value`` and an engine bug cannot reach it, unless ``always`` (a test that
-    trains the network on the student's engine on purpose)."""
+def own_engine_first(student: Callable[..., Any], always: bool = False,
+                     operations: Sequence[tuple[str, dict[str, Any]]] = ENGINE_FIRST, what: str = "network"
+                     ) -> Callable[[], tuple[str, str] | None] | None:
+    """For :attr:`grader.testing.cases.Check.first`: where the ``what`` (the network, a classifier) runs on the
+    student's own ``Value`` (a self-check), the first engine operation of ``operations`` (default
+    :data:`ENGINE_FIRST`) whose forward value or local gradients are wrong, so a test's failure names the engine
+    method to fix first; None in hidden grading, where it runs on the grader's own ``Value`` and an engine bug cannot
+    reach it, unless ``always`` (a test that trains the network on the student's engine on purpose)."""
     own = not grader_parts_in_use()
     if not (own or always):
         return None
-    where = ("the self-check runs the network on your own Value (hidden grading uses the grader's)" if own else
-             "this test runs your network on your own Value")
+    where = (f"the self-check runs your {what} on your own Value (hidden grading uses the grader's)" if own else
+             f"this test runs your {what} on your own Value")
 
     def first() -> tuple[str, str] | None:
-        for method, spec in ENGINE_FIRST:
+        for method, spec in operations:
             try:
                 compare_graph(student("graph", spec), graphs.expected_from_math(spec), spec, rel=FD_TOL,
                               abs_tol=FD_TOL)

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from assignments.classifier.checks import (
-    NETWORK, activations, compare_numbers, count_of, layer_shapes, model_call, model_spec,
-    parts, show_list, train_hint, values,
+    NETWORK, activations, count_of, layer_shapes, model_call, model_spec, parts, train_hint,
 )
+from assignments.shared.checks.outputs import compare_numbers, show_list, values
 from assignments.shared.checks.architectures import ACTIVATIONS, layer_outputs
 from assignments.shared.probes.engine_probes import FORWARD
 from grader.sandbox import own_parts

@@ -15,8 +15,9 @@ import math
 import pytest
 
 from assignments.classifier.checks import (
-    compare_numbers, count_of, model_call, model_spec, own_engine_first, parts, train_hint, values,
+    count_of, model_call, model_spec, own_engine_first, parts, train_hint,
 )
+from assignments.shared.checks.outputs import compare_numbers, values
 from grader.testing import Failure, close, show
 
 
