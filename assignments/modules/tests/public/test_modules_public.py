@@ -34,20 +34,23 @@ def grads_of(got, key, what):
     return got[key]
 
 
-@pytest.mark.points(2)
-@pytest.mark.task("9.1, 9.5")
-def test_zero_grad(student, check):
-    """Module.zero_grad() and SGD.zero_grad() set every parameter's gradient to 0, and leave the data alone"""
+def check_zero_grad(student, check, owner, hint):
     data, grads, weights = [0.5, -1.5, 2.0], [3.0, -2.0, 0.5], [1.0, 2.0, -1.0]
-    for owner, hint in (("Module", "for p in self.parameters(): p.grad = 0.0 (assigning to p itself does nothing)"),
-                        ("SGD", "set p.grad = 0.0 on every p in self.params")):
-        with check.case(f"{owner}.zero_grad() on parameters {data} whose grads are {grads}",
-                        method=f"{owner}.zero_grad", hint=hint):
-            got = student("modules_zero_grad", owner, data, grads, weights)
-            compare_numbers(got["grads"], [0.0, 0.0, 0.0], "after zero_grad(), parameter", " {k}'s grad")
-            compare_numbers(got["data"], data, "after zero_grad(), parameter", " {k}'s data")
-            compare_numbers(got["after"], [2 * w * p for w, p in zip(weights, data)],
-                            "after zero_grad() and a backward pass of sum_k w_k * p_k**2, parameter", " {k}'s grad")
+    with check.case(f"{owner}.zero_grad() on parameters {data} whose grads are {grads}", method=f"{owner}.zero_grad",
+                    hint=hint):
+        got = student("modules_zero_grad", owner, data, grads, weights)
+        compare_numbers(got["grads"], [0.0, 0.0, 0.0], "after zero_grad(), parameter", " {k}'s grad")
+        compare_numbers(got["data"], data, "after zero_grad(), parameter", " {k}'s data")
+        compare_numbers(got["after"], [2 * w * p for w, p in zip(weights, data)],
+                        "after zero_grad() and a backward pass of sum_k w_k * p_k**2, parameter", " {k}'s grad")
+
+
+@pytest.mark.points(1)
+@pytest.mark.task("9.1")
+def test_module_zero_grad(student, check):
+    """Module.zero_grad() sets every parameter's gradient to 0, and leaves the data alone"""
+    check_zero_grad(student, check, "Module",
+                    "for p in self.parameters(): p.grad = 0.0 (assigning to p itself does nothing)")
 
 
 @pytest.mark.points(2)
@@ -181,6 +184,13 @@ def test_sequential_init(student, check):
         if got["held"] != [0, 1, 2]:
             raise Failure(f"modules held {got['held']} (indices of the modules given; -1: another object), expected "
                           "[0, 1, 2]")
+
+
+@pytest.mark.points(1)
+@pytest.mark.task("9.5")
+def test_sgd_zero_grad(student, check):
+    """SGD.zero_grad() sets the gradient of every parameter it holds to 0, and leaves the data alone"""
+    check_zero_grad(student, check, "SGD", "for p in self.params: p.grad = 0.0")
 
 
 @pytest.mark.points(1)
