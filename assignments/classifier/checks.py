@@ -89,7 +89,7 @@ def own_engine_first(student: Callable[..., Any]) -> Callable[[], tuple[str, str
     """For ``check.first``: in a self-check (no grader parts), the first engine operation of :data:`ENGINE_FIRST`
     that is wrong, so that a classifier test's failure names the engine method to fix first; None in hidden grading,
     where the classifier runs on the grader's own ``Value``."""
-    return shared_engine_first(student, operations=ENGINE_FIRST, what="classifier")
+    return shared_engine_first(student, operations=ENGINE_FIRST, what="your classifier")
 
 
 def train_hint(got: dict[str, Any], losses: Sequence[float], steps: int, lr: float, points: int) -> str:

@@ -36,7 +36,7 @@ in a self-check, which runs the modules on the student's own ``Value``."""
 
 def own_engine_first(student: Callable[..., Any]) -> Callable[[], tuple[str, str] | None] | None:
     """For ``check.first``: in a self-check, the first engine operation of :data:`ENGINE_FIRST` that is wrong."""
-    return shared_engine_first(student, operations=ENGINE_FIRST, what="modules")
+    return shared_engine_first(student, operations=ENGINE_FIRST, what="your modules")
 
 
 def linear_weights(nin: int, nout: int, rng: Any) -> list[float]:

@@ -56,7 +56,7 @@ NAMES = ("Module", "Linear", "Tanh", "ReLU", "Sequential", "SGD", "mse_loss", "t
 lives in one module, which ``modules.py`` re-exports)."""
 MAX_EVENTS = 40
 """Most calls of ``zero_grad``, ``backward`` and ``step`` a training probe reports (for hints only)."""
-ACTIVATIONS = ("Tanh", "ReLU")
+ACTIVATION_MODULES = ("Tanh", "ReLU")
 
 
 def grader_engine(mg: Any, engine: str) -> Any:
@@ -166,7 +166,7 @@ def probe_activation(mg: Any, ctx: Context, name: str, x: list[float], cotangent
                      engine: str = "grader") -> dict[str, Any]:
     """Probe ``modules_activation``: ``Tanh()(x)`` or ``ReLU()(x)`` on the grader's leaves, each input's gradient
     after ``backward()`` from ``sum_k c_k * y_k``, and how many parameters the module has."""
-    if name not in ACTIVATIONS:
+    if name not in ACTIVATION_MODULES:
         raise ValueError(f"unknown activation {name!r}")
     with grader_engine(mg, engine) as value_cls:
         leaves = [value_cls(float(v)) for v in x]
@@ -428,7 +428,7 @@ def build_network(mg: Any, layers: list[list[Any]], ctx: Context) -> Any:
         if layer[0] == "Linear":
             ctx.during = f"Linear({layer[1]}, {layer[2]})"
             made.append(mg.modules.Linear(layer[1], layer[2]))
-        elif layer[0] in ACTIVATIONS:
+        elif layer[0] in ACTIVATION_MODULES:
             ctx.during = f"{layer[0]}()"
             made.append(getattr(mg.modules, layer[0])())
         else:

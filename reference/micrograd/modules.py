@@ -40,15 +40,14 @@ Vector = Sequence[Union[Value, float]]
 
 
 class Module:
-    """Base class of every layer and network: call it on a vector, ask it for its parameters."""
+    """Base class of every layer and network: call it on a vector, ask it for its parameters.
+
+    Every subclass defines ``forward(x)``, its forward pass.
+    """
 
     def __call__(self, x: Vector) -> list[Value]:
         """Run the forward pass: ``module(x)`` is ``module.forward(x)``, as in PyTorch."""
-        return self.forward(x)
-
-    def forward(self, x: Vector) -> list[Value]:
-        """The forward pass; every subclass defines its own."""
-        raise NotImplementedError(f"{type(self).__name__} has no forward()")
+        return self.forward(x)  # type: ignore[attr-defined]  # each subclass defines forward
 
     def parameters(self) -> list[Value]:
         """Return the live parameter objects, in a fixed order (a module without parameters returns [])."""
@@ -213,9 +212,9 @@ def train(model: Module, xs: Sequence[Vector], ys: Sequence[float], optimizer: S
     losses = []
     for _ in range(steps):
         loss = mse_loss([model(x)[0] for x in xs], ys)
-        optimizer.zero_grad()
+        optimizer.zero_grad()  # gradients accumulate: clear the last step's first
         loss.backward()
         optimizer.step()
-        losses.append(loss.data)
+        losses.append(loss.data)  # a float: the loss before this step's update
     return losses
     # END SOLUTION

@@ -13,7 +13,8 @@ from grader.course.course import Course, find_course
 from grader.errors import ConfigError, GraderError
 
 COURSE_ROOT = ROOT
-REAL_ASSIGNMENTS = ["value_ops", "backward", "mlp", "forward_mode", "graph", "classifier", "gradcheck", "checkpoint"]
+REAL_ASSIGNMENTS = ["value_ops", "backward", "mlp", "forward_mode", "graph", "classifier", "gradcheck", "checkpoint",
+                    "modules"]
 MINIMAL = "title: Demo\nfiles: [micrograd/engine.py]\npoints: 10\n"
 
 

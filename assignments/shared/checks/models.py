@@ -80,9 +80,9 @@ FD_TOL = 1e-6
 
 
 def own_engine_first(student: Callable[..., Any], always: bool = False,
-                     operations: Sequence[tuple[str, dict[str, Any]]] = ENGINE_FIRST, what: str = "network"
+                     operations: Sequence[tuple[str, dict[str, Any]]] = ENGINE_FIRST, what: str = "the network"
                      ) -> Callable[[], tuple[str, str] | None] | None:
-    """For :attr:`grader.testing.cases.Check.first`: where the ``what`` (the network, a classifier) runs on the
+    """For :attr:`grader.testing.cases.Check.first`: where ``what`` ("the network", "your classifier") runs on the
     student's own ``Value`` (a self-check), the first engine operation of ``operations`` (default
     :data:`ENGINE_FIRST`) whose forward value or local gradients are wrong, so a test's failure names the engine
     method to fix first; None in hidden grading, where it runs on the grader's own ``Value`` and an engine bug cannot
@@ -90,8 +90,8 @@ def own_engine_first(student: Callable[..., Any], always: bool = False,
     own = not grader_parts_in_use()
     if not (own or always):
         return None
-    where = (f"the self-check runs your {what} on your own Value (hidden grading uses the grader's)" if own else
-             f"this test runs your {what} on your own Value")
+    where = (f"the self-check runs {what} on your own Value (hidden grading uses the grader's)" if own else
+             f"this test runs {what} on your own Value")
 
     def first() -> tuple[str, str] | None:
         for method, spec in operations:

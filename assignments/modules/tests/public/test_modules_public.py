@@ -179,7 +179,7 @@ def test_sequential_init(student, check):
     """Sequential(a, b, c).modules is the list [a, b, c]"""
     specs = [["scale", 2.0], ["reverse"], ["shift", 1.0]]
     with check.case("Sequential(a, b, c).modules", method="Sequential.__init__",
-                    hint="self.modules = list(modules): the modules given, in order"):
+                    hint="keep the modules given, in order, in a list: self.modules"):
         got = student("modules_sequential", specs, [1.0], None, "held")
         if got["held"] != [0, 1, 2]:
             raise Failure(f"modules held {got['held']} (indices of the modules given; -1: another object), expected "
@@ -214,7 +214,7 @@ def test_sgd_init(student, check):
     """SGD(model.parameters(), lr) keeps the parameters in a list: it may be given a one-pass iterator"""
     data, grads, lr = [1.0, -2.0], [[1.0, 2.0], [1.0, 2.0]], 0.5
     with check.case(f"SGD(iter(params), lr={lr}), two steps", method="SGD.__init__",
-                    hint="self.params = list(params): an iterator is used up by the first step otherwise"):
+                    hint="keep list(params) in self.params: an iterator is used up by the first step otherwise"):
         got = student("modules_sgd", data, grads, lr, "student")
         compare_numbers(got["steps"][1], [0.0, -4.0], "after two steps, parameter", " {k}'s data")
 

@@ -23,9 +23,6 @@ class Module:
     def __call__(self, x: Vector) -> list[Value]:
         return self.forward(x)
 
-    def forward(self, x: Vector) -> list[Value]:
-        raise NotImplementedError
-
     def parameters(self) -> list[Value]:
         return []
 

@@ -21,9 +21,6 @@ class Module:
     def __call__(self, x: Vector) -> list[Value]:
         return self.forward(x)
 
-    def forward(self, x: Vector) -> list[Value]:
-        raise NotImplementedError(f"{type(self).__name__} has no forward()")
-
     def parameters(self) -> list[Value]:
         return []
 
