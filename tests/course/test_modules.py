@@ -10,6 +10,7 @@ import io
 import json
 import math
 import shutil
+import zipfile
 
 import nbformat
 import pytest
@@ -188,3 +189,27 @@ def test_a_class_is_graded_with_each_bug_charged_to_its_method(tmp_path):
     feedback = (out / "modules" / "hostile" / "feedback.md").read_text(encoding="utf-8")
     assert "mse_loss" in feedback and "could not be used" in feedback
     shutil.rmtree(subs)
+
+
+def test_the_gradescope_zip_grades_an_upload_with_the_hidden_tests(tmp_path):
+    archive = tmp_path / "autograder.zip"
+    status, printed = run("--course", str(ROOT), "gradescope", "-a", "modules", "-o", str(archive))
+    assert status == 0, printed
+    with zipfile.ZipFile(archive) as zf:
+        names = zf.namelist()
+        zf.extractall(tmp_path / "source")
+    assert "assignments/modules/tests/hidden/test_modules_hidden.py" in names
+    upload = tmp_path / "submission"
+    upload.mkdir()
+    (upload / "engine.py").write_text(solution("engine.py"))
+    (upload / "modules.py").write_text(solution("modules.py").replace("losses.append(loss.data)", "losses.append(loss)"))
+    status, printed = run("--course", str(tmp_path / "source"), "autograde", str(upload), "-a", "modules",
+                          "-o", str(tmp_path / "results.json"))
+    assert status == 0, printed
+    results = json.loads((tmp_path / "results.json").read_text(encoding="utf-8"))
+    assert math.isclose(sum(t["max_score"] for t in results["tests"]), 30)
+    lost = {t["name"] for t in results["tests"] if t["score"] < t["max_score"]}
+    assert lost == {"train: each step zero_grad, backward, step, and the loss as a float (on the grader's stand-ins)",
+                    "train follows the loop step by step on the grader's stand-in model, optimiser and loss",
+                    "Sequential(Linear(2, 4), Tanh(), Linear(4, 1)) trained on XOR by train and SGD: the reference's "
+                    "losses and weights"}, lost
