@@ -27,6 +27,7 @@ from grader.judge.manifest import Manifest
 from grader.judge.reference import judged_for, load_reference, run_probe
 from grader.judge.submission_run import SubmissionRun
 from grader.sandbox import course_code, own_parts
+from grader.sandbox.probes import JUDGED
 from grader.testing import attribution
 
 SUBMISSION = "grader_submission"
@@ -171,8 +172,8 @@ class GradingState:
                 started = time.perf_counter()
                 result = run_probe(mg, probe, args, judged)
                 self._reference_seconds[key] = time.perf_counter() - started
-                if judged is not None:
-                    result = {"value": result, "judged": judged.record()}
+                if probe in JUDGED:  # the reader unwraps every answer of such a probe (a side may be None)
+                    result = {"value": result, "judged": judged.record() if judged is not None else None}
             finally:
                 if collecting:
                     gc.enable()

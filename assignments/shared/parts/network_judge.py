@@ -76,8 +76,11 @@ def _size(value: Any, what: str) -> int:
     return value
 
 
-def gradients(payload: Any) -> list[float]:
+def gradients(payload: Any, activations: list[int] | None = None) -> list[float]:
     """The ``backward`` answer (see the module docstring); a malformed graph is refused.
+
+    With ``activations``, the number of ``tanh`` nodes the root was made from (the activations this ``backward()``
+    reached: a chain's layers) is appended to it.
 
     The nodes come in the order they were made, so each operand is an earlier node (checked) and the reverse of
     that order is a topological one: no graph walk, and no cycle can be sent.
@@ -153,6 +156,8 @@ def gradients(payload: Any) -> list[float]:
             if r >= 0:
                 grads[r] += local_g * g
                 reached[r] = 1
+    if activations is not None:
+        activations.append(sum(1 for op, hit in zip(ops, reached) if hit and op == _TANH))
     return grads
 
 
@@ -180,13 +185,15 @@ class Network:
         self.allowed = {"backward": backward, "network": network, "compose": compose}
         self.calls, self.params, self.makes = frozenset(calls), frozenset(parameters), frozenset(makes)
         self.parts: list[tuple[str, Any]] = []
-        self.counts = {"backward_passes": 0, "forward_passes": 0, "networks": 0, "made": 0, "refused": 0}
+        self.counts = {"backward_passes": 0, "forward_passes": 0, "networks": 0, "made": 0, "refused": 0,
+                       "most_activations": 0}
 
     def public(self, args: list[Any]) -> list[Any]:
         return args
 
     def record(self) -> dict[str, Any]:
-        """What this side counted: backward passes, forward passes of the grader's parts, parts made, refusals."""
+        """What this side counted: backward passes, forward passes of the grader's parts, parts made, refusals, and
+        the most ``tanh`` activations one backward pass reached (the largest graph a chain's backward held)."""
         return dict(self.counts)
 
     def answer(self, topic: str, payload: Any) -> Any:
@@ -201,7 +208,10 @@ class Network:
             raise AskRefused("a question of the wrong shape")
         if topic == "backward" and self.allowed["backward"]:
             self.counts["backward_passes"] += 1
-            return packed("d", gradients(payload))
+            reached: list[int] = []
+            answer = packed("d", gradients(payload, reached))
+            self.counts["most_activations"] = max(self.counts["most_activations"], reached[0])
+            return answer
         if topic == "network" and self.allowed["network"] and not self.counts["networks"]:
             self.counts["networks"] += 1
             return self._network()

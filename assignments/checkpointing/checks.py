@@ -1,0 +1,71 @@
+"""Judge-side helpers of assignment ``checkpointing``: the chain's numbers with ``math``, the counts of a run, and
+comparisons that say what went wrong.
+
+The chain is the handout's (``tanh(w * x + b)`` per layer); what is computed here with ``math`` is the plain forward
+pass and its derivatives, never the checkpointed algorithm the student writes.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from grader.testing import Failure, close, show
+
+PASSES = ("checkpointed_forward", "checkpointed_backward")
+
+
+def chain_weights(n: int, seed: Any) -> list[float]:
+    """``w, b`` of each of ``n`` layers: ``w`` in [0.5, 1.5], ``b`` in [-0.5, 0.5] (the handout's ``make_chain``)."""
+    rng = random.Random(seed)
+    return [round(v, 4) for _ in range(n) for v in (rng.uniform(0.5, 1.5), rng.uniform(-0.5, 0.5))]
+
+
+def activations(weights: Sequence[float], x: float) -> list[float]:
+    """The input of each layer, then the output: ``n + 1`` numbers."""
+    out = [x]
+    for i in range(len(weights) // 2):
+        out.append(math.tanh(weights[2 * i] * out[-1] + weights[2 * i + 1]))
+    return out
+
+
+def plain_gradients(weights: Sequence[float], x: float, upstream: float = 1.0) -> tuple[float, list[float]]:
+    """The gradient of ``upstream * output`` with respect to the input, and to each layer's ``w`` and ``b``."""
+    a = activations(weights, x)
+    grads = [0.0] * len(weights)
+    g = upstream
+    for i in reversed(range(len(weights) // 2)):
+        local = 1.0 - a[i + 1] ** 2
+        grads[2 * i], grads[2 * i + 1] = g * local * a[i], g * local
+        g = g * local * weights[2 * i]
+    return g, grads
+
+
+def counts_of(got: dict[str, Any]) -> dict[str, int]:
+    """What the run made the chain do: counted by the judge in hidden grading, by the probe in a self-check."""
+    judged = got.get("judged")
+    source = judged if judged is not None else got["counted"]
+    if source is None:
+        raise Failure("the grader counted nothing for this run (a grader error)")
+    return {key: source[key] for key in ("forward_passes", "backward_passes", "most_activations")}
+
+
+def compare(got: Any, want: float, what: str, rel: float = 1e-9) -> None:
+    """One number against its expected value."""
+    if not close(got, want, rel, 1e-12):
+        raise Failure(f"{what} was {show(got)}, expected {show(want)}")
+
+
+def compare_grads(got: Sequence[Any], want: Sequence[float], what: str, rel: float = 1e-9) -> None:
+    """Each layer's ``w`` and ``b`` gradients, naming the first that differs."""
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        if not close(g, w, rel, 1e-12):
+            raise Failure(f"{what}: layer {k // 2}'s {'wb'[k % 2]}.grad was {show(g)}, expected {show(w)}")
+
+
+def held(counts: dict[str, int]) -> int:
+    """The most activations alive at once the counts show: one checkpoint per segment's backward pass, plus the
+    largest segment's activations."""
+    return counts["backward_passes"] + counts["most_activations"]
