@@ -43,13 +43,23 @@ def plain_gradients(weights: Sequence[float], x: float, upstream: float = 1.0) -
     return g, grads
 
 
-def counts_of(got: dict[str, Any]) -> dict[str, int]:
-    """What the run made the chain do: counted by the judge in hidden grading, by the probe in a self-check."""
+def counts_of(got: dict[str, Any], layers: int) -> dict[str, int]:
+    """What the run made the chain of ``layers`` layers do: counted by the judge in hidden grading, by the probe in a
+    self-check.
+
+    Raises:
+        Failure: In hidden grading, when the judge evaluated fewer layers than the chain has: the run did not go
+            through the grader's layers (its gradients and the worker's counts are then nobody's measurement).
+    """
     judged = got.get("judged")
     source = judged if judged is not None else got["counted"]
     if source is None:
         raise Failure("the grader counted nothing for this run (a grader error)")
-    return {key: source[key] for key in ("forward_passes", "backward_passes", "most_activations")}
+    counts = {key: source[key] for key in ("forward_passes", "backward_passes", "most_activations")}
+    if judged is not None and counts["forward_passes"] < layers:
+        raise Failure(f"the grader's {layers} layers were evaluated {counts['forward_passes']} times: the pass must "
+                      "call the layers it is given, each at least once")
+    return counts
 
 
 def compare(got: Any, want: float, what: str, rel: float = 1e-9) -> None:

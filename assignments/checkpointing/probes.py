@@ -47,14 +47,12 @@ class Counts:
 
     def reached(self, root: Any) -> int:
         """The layer outputs ``root`` was made from, found through ``_prev``."""
-        seen, stack, found = {id(root)}, [root], 0
-        while stack:
-            node = stack.pop()
-            found += id(node) in self.outputs
-            for child in getattr(node, "_prev", ()):
-                if id(child) not in seen:
-                    seen.add(id(child))
-                    stack.append(child)
+        seen, level = {id(root)}, [root]
+        found = int(id(root) in self.outputs)
+        while level:  # level by level
+            children = [c for node in level for c in getattr(node, "_prev", ())]
+            level = [c for c in children if id(c) not in seen and not seen.add(id(c))]
+            found += sum(id(c) in self.outputs for c in level)
         return found
 
     def record(self) -> dict[str, int]:

@@ -177,7 +177,7 @@ def test_the_untouched_release_shows_the_first_assignment_in_detail_and_one_line
         assert len(report) == 1 and re.search(r": \d+ of \d+ public tests fail$", report[0]), text
     assert not any(re.match(r"\s+(ok)?\s*task [2-9]", line) for line in lines), text  # no other assignment's tasks
     assert any("`grader check -v`" in line for line in lines)
-    assert lines[-1] == f"Total: 0 / 91 public points; next: task 1.1 of {first.title}"
+    assert lines[-1] == f"Total: 0 / 106 public points; next: task 1.1 of {first.title}"
 
 
 def test_demo_code_at_the_bottom_of_engine_py_is_named_with_its_line_and_the_main_guard(release, tmp_path):

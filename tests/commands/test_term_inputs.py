@@ -27,7 +27,7 @@ from grader.grading.term_check import load_term_inputs
 from grader.grading.term_inputs import TermInputs
 
 EXAMPLES = ROOT / "examples" / "submissions"
-LATER = ("mlp", "forward_mode", "graph", "classifier", "gradcheck", "checkpoint", "modules")
+LATER = ("mlp", "forward_mode", "graph", "classifier", "gradcheck", "checkpoint", "modules", "checkpointing")
 """The assignments not handed out yet in these tests' course (value_ops and backward are)."""
 
 

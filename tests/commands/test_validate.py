@@ -18,7 +18,7 @@ from grader.errors import ConfigError
 
 
 @pytest.mark.parametrize("assignment", ["value_ops", "backward", "mlp", "forward_mode", "graph", "classifier",
-                                        "gradcheck", "modules"])
+                                        "gradcheck", "modules", "checkpointing"])
 def test_the_real_course_validates_with_no_miss(assignment, capsys):
     """Reference full marks, template 0, every correct variant full marks, every catalogued bug caught (one
     assignment a test, so that the suite's workers share the work)."""

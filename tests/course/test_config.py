@@ -14,7 +14,7 @@ from grader.errors import ConfigError, GraderError
 
 COURSE_ROOT = ROOT
 REAL_ASSIGNMENTS = ["value_ops", "backward", "mlp", "forward_mode", "graph", "classifier", "gradcheck", "checkpoint",
-                    "modules"]
+                    "modules", "checkpointing"]
 MINIMAL = "title: Demo\nfiles: [micrograd/engine.py]\npoints: 10\n"
 
 

@@ -1,4 +1,4 @@
-"""The class report's layout at a real course's size (nine assignments, 300 students, due dates and a late policy),
+"""The class report's layout at a real course's size (ten assignments, 300 students, due dates and a late policy),
 measured in a real Chromium: nothing scrolls sideways at 1280 px, no row is absurdly tall, the late policy is
 readable and the late-work table's header whole, and no two labels of a histogram overlap.
 
@@ -55,10 +55,10 @@ def late_block(due: datetime, i: int, k: int, raw: float, points: float, applied
 
 @pytest.fixture(scope="module")
 def seven(graded_class: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A graded folder of 300 students on the course's nine assignments, with due dates; its report written."""
+    """A graded folder of 300 students on the course's ten assignments, with due dates; its report written."""
     course = Course(ROOT)
     assignments = course.assignments()
-    assert len(assignments) == 9  # the eight coding assignments and the checkpoint
+    assert len(assignments) == 10  # the nine coding assignments and the checkpoint
     store = ResultStore(graded_class)
     examples = sorted(p.name for p in (graded_class / assignments[0].id).iterdir() if (p / "results.json").is_file())
     out = tmp_path_factory.mktemp("seven") / "out"
@@ -144,9 +144,9 @@ def layout_problems(m: dict[str, Any], width: int) -> list[str]:
     return [f"at {width} px: {p}" for p in problems]
 
 
-def test_nine_assignments_and_300_students_read_without_sideways_scrolling(seven, tmp_path):
+def test_ten_assignments_and_300_students_read_without_sideways_scrolling(seven, tmp_path):
     html = seven.read_text(encoding="utf-8")
-    assert html.count('class="student-row"') == STUDENTS and html.count('class="due-row"') == 9
+    assert html.count('class="student-row"') == STUDENTS and html.count('class="due-row"') == 10
     with chromium(tmp_path) as driver:
         from selenium.webdriver.common.by import By
 
@@ -154,7 +154,7 @@ def test_nine_assignments_and_300_students_read_without_sideways_scrolling(seven
         for width in (1280, 1920):
             open_at_width(driver, seven.as_uri(), width)
             measured = driver.execute_script(LAYOUT)
-            assert measured["innerWidth"] == width and measured["charts"] == 9
+            assert measured["innerWidth"] == width and measured["charts"] == 10
             problems += layout_problems(measured, width)
             driver.save_screenshot(str(tmp_path / f"report-{width}.png"))
         assert not problems, "\n".join(problems)
