@@ -44,6 +44,9 @@ class Counts:
         self.backward_passes = 0
         self.most_activations = 0
         self.outputs: set[int] = set()
+        self._held: list[Any] = []
+        """The outputs themselves, so that no other object gets one of their ids once they are dropped (the counts
+        are of identities)."""
 
     def reached(self, root: Any) -> int:
         """The layer outputs ``root`` was made from, found through ``_prev``."""
@@ -70,6 +73,7 @@ class OwnUnit:
         self.counts.forward_passes += 1
         out = (self.w * x + self.b).tanh()
         self.counts.outputs.add(id(out))
+        self.counts._held.append(out)
         return out
 
     def parameters(self) -> list[Any]:

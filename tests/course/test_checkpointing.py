@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import math
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -157,3 +158,43 @@ def test_the_release_gives_the_chain_and_no_checkpointed_pass():
         body = template.split(f"def {name}(", 1)[1].split("\ndef ", 1)[0]
         assert "raise NotImplementedError" in body and ".backward()" not in body.split('"""')[-1], name
     assert Path(ROOT / "assignments" / "checkpointing" / "README.md").is_file()
+
+
+def test_the_gradescope_zip_grades_an_upload_on_the_judges_counts(tmp_path):
+    archive = tmp_path / "autograder.zip"
+    status, printed = run("--course", str(ROOT), "gradescope", "-a", "checkpointing", "-o", str(archive))
+    assert status == 0, printed
+    with zipfile.ZipFile(archive) as zf:
+        zf.extractall(tmp_path / "source")
+    for name, text in (("right", solution("checkpointing.py")), ("whole", solution("checkpointing.py") + WHOLE_GRAPH)):
+        upload = tmp_path / name
+        upload.mkdir()
+        (upload / "engine.py").write_text(solution("engine.py"))
+        (upload / "checkpointing.py").write_text(text)
+        status, printed = run("--course", str(tmp_path / "source"), "autograde", str(upload), "-a", "checkpointing",
+                              "-o", str(tmp_path / f"{name}.json"))
+        assert status == 0, printed
+    right = json.loads((tmp_path / "right.json").read_text(encoding="utf-8"))
+    whole = json.loads((tmp_path / "whole.json").read_text(encoding="utf-8"))
+    assert right["score"] == 30 and math.isclose(sum(t["max_score"] for t in right["tests"]), 30)
+    # one backward() over the whole chain: the backward tests' cases whose segments are shorter than the chain fail
+    # on the judge's counts (public 4 of 4 points, hidden 2 of 3 cases of 4, the trade-offs 1 of 2 cases of 2 and of
+    # 3); every 8 of 8 layers, every 1 and every 36 hold what a whole graph holds and pass
+    assert math.isclose(whole["score"], 30 - 4 - 8 / 3 - 1 - 1, abs_tol=1e-3), whole["score"]
+
+
+def test_the_self_check_counts_on_the_students_engine(release, tmp_path):
+    """No grader's parts in a student's copy: the probe counts in the worker, with the same verdicts (a correct pass
+    gets every public point, one backward() over the whole chain loses the count cases)."""
+    import shutil
+    scores = {}
+    for name, extra in (("right", ""), ("whole", WHOLE_GRAPH)):
+        work = tmp_path / name
+        shutil.copytree(release, work)
+        (work / "micrograd" / "engine.py").write_text(solution("engine.py"))
+        (work / "micrograd" / "checkpointing.py").write_text(solution("checkpointing.py") + extra)
+        status, printed = run("--course", str(work), "check", str(work), "-a", "checkpointing", "-v")
+        scores[name] = (status, printed)
+    assert scores["right"][0] == 0 and "Total: 15 / 15 public points" in scores["right"][1], scores["right"][1][-3000:]
+    status, printed = scores["whole"]
+    assert status == 1 and "ran backward() 1 times, the largest on 7 activations" in printed, printed[-3000:]

@@ -122,15 +122,17 @@ def test_a_taken_folder_for_the_autograders_stops_the_release_before_anything_is
     assert (tmp_path / "teacher" / "autograders" / "mlp" / "autograder.py").is_file()
 
 
-def test_the_modules_autograder_gives_a_correct_solution_its_public_points(release, teacher, tmp_path):
-    """Assignment 9, as the others: its bundle holds its public tests and probes, and grades a correct engine and
-    modules (copied from the reference, markers and all) at full public marks on the student's own engine."""
-    folder = teacher / "autograders" / "modules"
-    assert list((folder / "dist" / "course" / "assignments" / "modules" / "tests" / "public").glob("test_*.py"))
+@pytest.mark.parametrize("aid", ["modules", "checkpointing"])
+def test_a_later_assignments_autograder_gives_a_correct_solution_its_public_points(aid, release, teacher, tmp_path):
+    """Assignments 9 and 10, as the others: the bundle holds their public tests and probes and nothing hidden, and
+    grades a correct engine and module (copied from the reference, markers and all) at full public marks on the
+    student's own engine (a self-check's counts for checkpointing)."""
+    folder = teacher / "autograders" / aid
+    assert list((folder / "dist" / "course" / "assignments" / aid / "tests" / "public").glob("test_*.py"))
     assert not [p for p in folder.rglob("*") if "hidden" in p.name or p.name == "bugs.yaml"]
     checkout = student_repo(release, tmp_path / "correct", ROOT / "reference" / "micrograd" / "engine.py")
-    shutil.copy(ROOT / "reference" / "micrograd" / "modules.py", checkout / "micrograd" / "modules.py")
-    git(checkout, "commit", "-qam", "modules")
-    done, doc = run_autograder(teacher, "modules", checkout)
+    shutil.copy(ROOT / "reference" / "micrograd" / f"{aid}.py", checkout / "micrograd" / f"{aid}.py")
+    git(checkout, "commit", "-qam", aid)
+    done, doc = run_autograder(teacher, aid, checkout)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert validate(doc) == [] and doc["score"] == doc["max-score"] == 15, doc
