@@ -270,3 +270,38 @@ def test_the_self_check_runs_the_network_on_the_students_engine_and_names_an_eng
     # the untouched template: the network's own stubs come first, not the engine's
     assert main(["--course", str(release), "check", str(release), "-a", "mlp"]) == 1
     assert "Neuron.__init__: your code raised NotImplementedError" in capsys.readouterr().out
+
+
+def reference_code(name: str) -> str:
+    """A reference module without its solution markers, as a student would hand it in."""
+    return "".join(line for line in (ROOT / "reference" / "micrograd" / name).read_text().splitlines(True)
+                   if "# BEGIN SOLUTION" not in line and "# END SOLUTION" not in line)
+
+
+WHOLE_GRAPH = '''
+
+def checkpointed_backward(layers, checkpoints, every, upstream=1.0):  # right gradients, the whole graph alive
+    start = Value(checkpoints[0])
+    h = start
+    for layer in layers:
+        h = layer(h)
+    (h * upstream).backward()
+    return start.grad
+'''
+
+
+def test_the_checkpointing_self_check_counts_on_the_students_engine(release, tmp_path, capsys):
+    """No grader's parts in a student's copy: the probe counts in the worker, with the same verdicts (a correct pass
+    gets every public point, one backward() over the whole chain loses the count cases)."""
+    scores = {}
+    for name, extra in (("right", ""), ("whole", WHOLE_GRAPH)):
+        work = tmp_path / name
+        shutil.copytree(release, work)
+        (work / "micrograd" / "engine.py").write_text(reference_code("engine.py"))
+        (work / "micrograd" / "checkpointing.py").write_text(reference_code("checkpointing.py") + extra)
+        capsys.readouterr()
+        status = main(["--course", str(work), "check", str(work), "-a", "checkpointing", "-v"])
+        scores[name] = (status, capsys.readouterr().out)
+    assert scores["right"][0] == 0 and "Total: 15 / 15 public points" in scores["right"][1], scores["right"][1][-3000:]
+    status, printed = scores["whole"]
+    assert status == 1 and "ran backward() 1 times, the largest on 7 activations" in printed, printed[-3000:]
