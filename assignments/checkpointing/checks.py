@@ -55,7 +55,8 @@ def counts_of(got: dict[str, Any], layers: int) -> dict[str, int]:
     source = judged if judged is not None else got["counted"]
     if source is None:
         raise Failure("the grader counted nothing for this run (a grader error)")
-    counts = {key: source[key] for key in ("forward_passes", "backward_passes", "most_activations")}
+    counts = {key: source[key] for key in ("forward_passes", "backward_passes", "most_activations",
+                                           "activations_reached")}
     if judged is not None and counts["forward_passes"] < layers:
         raise Failure(f"the grader's {layers} layers were evaluated {counts['forward_passes']} times: the pass must "
                       "call the layers it is given, each at least once")
@@ -73,6 +74,18 @@ def compare_grads(got: Sequence[Any], want: Sequence[float], what: str, rel: flo
     for k, (g, w) in enumerate(zip(got, want, strict=True)):
         if not close(g, w, rel, 1e-12):
             raise Failure(f"{what}: layer {k // 2}'s {'wb'[k % 2]}.grad was {show(g)}, expected {show(w)}")
+
+
+def reached_every_layer(counts: dict[str, int], layers: int) -> None:
+    """Every layer's gradient came from a ``backward()`` through its activation: the activations the backward passes
+    reached add up to at least the chain's layers.
+
+    Raises:
+        Failure: When they do not (a gradient written by hand, or a layer no backward pass went through).
+    """
+    if counts["activations_reached"] < layers:
+        raise Failure(f"the backward passes went through {counts['activations_reached']} layer activations of the "
+                      f"{layers} layers: each layer's gradient comes from a backward() through its own activation")
 
 
 def held(counts: dict[str, int]) -> int:

@@ -6,8 +6,9 @@ are the grader's (the part ``recording``'s neurons, each of one input): the
 judge (the part ``network_judge``) computes every layer's forward pass and every
 ``backward()``, and counts on its side what the student's code made it do: the
 layers evaluated (``forward_passes``), the ``backward()`` runs
-(``backward_passes``) and the most activations one ``backward()`` reached
-(``most_activations``: the largest graph held at once). The test reads those
+(``backward_passes``), the most activations one ``backward()`` reached
+(``most_activations``: the largest graph held at once) and those all of them reached
+(``activations_reached``: every layer's gradient must come from a ``backward()`` through it). The test reads those
 counts in the answer's ``"judged"`` field; the worker's own report is never used
 for them. The student's ``Value`` is the grader's while the probe runs, so an
 engine bug costs no points here.
@@ -37,12 +38,13 @@ MAX_LAYERS = 1_000
 
 class Counts:
     """What a self-check counts in the worker (hidden grading counts in the judge): layer evaluations, backward
-    passes, and the most activations (layer outputs) one backward pass reached."""
+    passes, the most activations (layer outputs) one backward pass reached, and those all of them reached."""
 
     def __init__(self) -> None:
         self.forward_passes = 0
         self.backward_passes = 0
         self.most_activations = 0
+        self.activations_reached = 0
         self.outputs: set[int] = set()
         self._held: list[Any] = []
         """The outputs themselves, so that no other object gets one of their ids once they are dropped (the counts
@@ -60,7 +62,7 @@ class Counts:
 
     def record(self) -> dict[str, int]:
         return {"forward_passes": self.forward_passes, "backward_passes": self.backward_passes,
-                "most_activations": self.most_activations}
+                "most_activations": self.most_activations, "activations_reached": self.activations_reached}
 
 
 class OwnUnit:
@@ -111,7 +113,9 @@ def _counting_backward(value_cls: Any, counts: Counts) -> list[tuple[Any, str, A
 
     def backward(self: Any) -> Any:
         counts.backward_passes += 1
-        counts.most_activations = max(counts.most_activations, counts.reached(self))
+        reached = counts.reached(self)
+        counts.most_activations = max(counts.most_activations, reached)
+        counts.activations_reached += reached
         return original(self)
     return [(value_cls, "backward", backward)]
 
@@ -193,7 +197,8 @@ def parse_run(value: Any, what: str, weights: list[Any], x: Any, every: int, che
         raise MalformedAnswer(f"checkpoints: expected at most {layers} numbers")
     counted = got["counted"]
     if counted is not None:
-        counted = record(counted, "counted", ("forward_passes", "backward_passes", "most_activations"))
+        counted = record(counted, "counted", ("forward_passes", "backward_passes", "most_activations",
+                                              "activations_reached"))
         answer["counted"] = {key: count(counted[key], key, MAX_ITEMS) for key in counted}
     return answer
 

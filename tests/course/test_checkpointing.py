@@ -114,11 +114,28 @@ def checkpointed_backward(layers, checkpoints, every, upstream=1.0):  # right gr
     return start.grad
 '''
 
+HAND = '''
+
+def checkpointed_backward(layers, checkpoints, every, upstream=1.0):  # gradients by hand beside one empty backward()
+    a = [checkpoints[0]]
+    for layer in layers:
+        a.append(layer(a[-1]).data)
+    g = upstream
+    for i in reversed(range(len(layers))):
+        local = 1.0 - a[i + 1] ** 2
+        layers[i].w.grad += g * local * a[i]
+        layers[i].b.grad += g * local
+        g = g * local * layers[i].w.data
+    (Value(a[0]) * 0.0).backward()  # a backward() the judge sees, through no layer: 2n evaluations, 1 backward
+    return g
+'''
+
 
 def test_a_class_is_graded_on_the_judges_counts(tmp_path):
     subs = tmp_path / "subs"
     engine, code = solution("engine.py"), solution("checkpointing.py")
-    for name, text in {"right": code, "whole_graph": code + WHOLE_GRAPH, "hiding": code + HIDING}.items():
+    for name, text in {"right": code, "whole_graph": code + WHOLE_GRAPH, "hiding": code + HIDING,
+                       "by_hand": code + HAND}.items():
         (subs / name / "micrograd").mkdir(parents=True)
         (subs / name / "micrograd" / "engine.py").write_text(engine)
         (subs / name / "micrograd" / "checkpointing.py").write_text(text)
@@ -149,6 +166,11 @@ def test_a_class_is_graded_on_the_judges_counts(tmp_path):
     assert "withheld" not in rows["hiding"]["notes"] and float(rows["hiding"]["checkpointing"]) <= 30 - 9
     feedback = (out / "checkpointing" / "hiding" / "feedback.md").read_text(encoding="utf-8")
     assert "the grader's 7 layers were evaluated 0 times" in feedback
+    # right gradients written by hand beside a backward() through no layer, within the compute and memory bounds: the
+    # judge saw no layer's activation go through a backward()
+    assert {"16 layers", "36 layers, checkpoints every 1, 6 and 36 layers"} <= lost("by_hand"), lost("by_hand")
+    feedback = (out / "checkpointing" / "by_hand" / "feedback.md").read_text(encoding="utf-8")
+    assert "the backward passes went through 0 layer activations of the 16 layers" in feedback
 
 
 def test_the_release_gives_the_chain_and_no_checkpointed_pass():

@@ -212,7 +212,7 @@ def test_the_judge_answers_only_what_the_probe_allows():
     with pytest.raises(AskRefused):  # the weights it holds, nothing else
         network.answer("call", {"part": neuron, "params": [0.5], "x": [1.0, 2.0]})
     assert network.record() == {"backward_passes": 0, "forward_passes": 1, "networks": 1, "made": 3, "refused": 8,
-                                "most_activations": 0}
+                                "most_activations": 0, "activations_reached": 0}
 
 
 def test_a_handle_builds_the_judges_forward_pass_and_its_gradients_flow():

@@ -186,14 +186,15 @@ class Network:
         self.calls, self.params, self.makes = frozenset(calls), frozenset(parameters), frozenset(makes)
         self.parts: list[tuple[str, Any]] = []
         self.counts = {"backward_passes": 0, "forward_passes": 0, "networks": 0, "made": 0, "refused": 0,
-                       "most_activations": 0}
+                       "most_activations": 0, "activations_reached": 0}
 
     def public(self, args: list[Any]) -> list[Any]:
         return args
 
     def record(self) -> dict[str, Any]:
-        """What this side counted: backward passes, forward passes of the grader's parts, parts made, refusals, and
-        the most ``tanh`` activations one backward pass reached (the largest graph a chain's backward held)."""
+        """What this side counted: backward passes, forward passes of the grader's parts, parts made, refusals, the
+        most ``tanh`` activations one backward pass reached (the largest graph a chain's backward held) and those all
+        the backward passes reached together."""
         return dict(self.counts)
 
     def answer(self, topic: str, payload: Any) -> Any:
@@ -211,6 +212,7 @@ class Network:
             reached: list[int] = []
             answer = packed("d", gradients(payload, reached))
             self.counts["most_activations"] = max(self.counts["most_activations"], reached[0])
+            self.counts["activations_reached"] += reached[0]
             return answer
         if topic == "network" and self.allowed["network"] and not self.counts["networks"]:
             self.counts["networks"] += 1

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from assignments.checkpointing.checks import chain_weights, compare, compare_grads, counts_of, held
+from assignments.checkpointing.checks import chain_weights, compare, compare_grads, counts_of, held, reached_every_layer
 from grader.testing import Failure
 
 
@@ -72,6 +72,7 @@ def test_checkpointed_backward_on_seeded_chains(student, reference, check):
             compare_grads(got["grads"], [upstream * g for g in plain["grads"]], "after checkpointed_backward",
                           rel=1e-7)
             counts = counts_of(got, n)
+            reached_every_layer(counts, n)
             if counts["backward_passes"] != segments or counts["most_activations"] > every \
                     or counts["forward_passes"] > n:
                 raise Failure(f"{counts['backward_passes']} backward() runs (the largest on "
@@ -99,6 +100,7 @@ def test_memory_against_compute_measured_by_the_grader(student, reference, check
             compare(got["input_grad"], plain["input_grad"], "the gradient of the input", rel=1e-7)
             compare_grads(got["grads"], plain["grads"], "after both passes", rel=1e-7)
             counts = counts_of(got, n)
+            reached_every_layer(counts, n)
             if not counts["backward_passes"] or held(counts) > bound or counts["forward_passes"] > evaluations:
                 raise Failure(f"held up to {held(counts)} activations and evaluated layers {counts['forward_passes']} "
                               f"times, expected at most {bound:g} and {evaluations:g}")

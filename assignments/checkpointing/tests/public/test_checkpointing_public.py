@@ -11,7 +11,7 @@ own engine. Expected values are computed here with ``math``.
 import pytest
 
 from assignments.checkpointing.checks import (
-    activations, chain_weights, compare, compare_grads, counts_of, held, plain_gradients,
+    activations, chain_weights, compare, compare_grads, counts_of, held, reached_every_layer, plain_gradients,
 )
 from grader.testing import Failure
 
@@ -77,6 +77,7 @@ def test_checkpointed_backward(student, check):
             compare(got["input_grad"], dx, "the gradient returned (the input's)")
             compare_grads(got["grads"], grads, "after checkpointed_backward")
             counts = counts_of(got, 7)
+            reached_every_layer(counts, 7)
             if counts["backward_passes"] != segments or counts["most_activations"] > every:
                 raise Failure(f"checkpointed_backward ran backward() {counts['backward_passes']} times, the largest on "
                               f"{counts['most_activations']} activations; expected one backward() per segment "
@@ -128,6 +129,7 @@ def test_the_trade_off(student, check):
             compare(got["input_grad"], dx, "the gradient of the input")
             compare_grads(got["grads"], grads, "after both passes")
             counts = counts_of(got, 16)
+            reached_every_layer(counts, 16)
             bound = -(-16 // every) + every
             if not counts["backward_passes"] or held(counts) > bound or counts["forward_passes"] > 32:
                 raise Failure(f"the two passes held up to {held(counts)} activations ({counts['backward_passes']} "
