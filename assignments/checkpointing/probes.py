@@ -50,6 +50,11 @@ class Counts:
         """The outputs themselves, so that no other object gets one of their ids once they are dropped (the counts
         are of identities)."""
 
+    def note(self, out: Any) -> None:
+        """A layer's output, counted as an activation wherever a backward pass reaches it."""
+        self.outputs.add(id(out))
+        self._held.append(out)
+
     def reached(self, root: Any) -> int:
         """The layer outputs ``root`` was made from, found through ``_prev``."""
         seen, level = {id(root)}, [root]
@@ -74,8 +79,7 @@ class OwnUnit:
     def __call__(self, x: Any) -> Any:
         self.counts.forward_passes += 1
         out = (self.w * x + self.b).tanh()
-        self.counts.outputs.add(id(out))
-        self.counts._held.append(out)
+        self.counts.note(out)
         return out
 
     def parameters(self) -> list[Any]:
@@ -223,7 +227,7 @@ def judged(probe: str, args: list[Any]) -> Any:
         return None
     weights = [float(w) for w in args[1]]
     return judge.Network([(1, 1, True)] * (len(weights) // 2), weights, backward=True, network=True,
-                         calls={"Neuron"})
+                         calls={"Neuron"}, activations=True)
 
 
 JUDGED = {name: functools.partial(judged, name) for name in PROBES}

@@ -38,14 +38,21 @@ import functools
 import random
 from typing import Any
 
-from assignments.shared.probes.nn_probes import BELOW, engine_in_use, handles, parameter_facts, swapped
+from assignments.shared.probes.nn_probes import (
+    BELOW,
+    FACTS,
+    engine_in_use,
+    handles,
+    parameter_facts,
+    read_facts,
+    swapped,
+)
 from assignments.shared.probes.nn_probes import rebound as shared_rebound
-from assignments.shared.probes.outputs import listed, read_listed
+from assignments.shared.probes.outputs import listed, read_grads, read_listed
 from probekit import (
     MAX_ITEMS,
     Context,
     MalformedAnswer,
-    Number,
     ProbeError,
     count,
     flag,
@@ -455,18 +462,15 @@ def probe_accuracy(mg: Any, ctx: Context, spec: dict[str, Any], xs: list[list[fl
 
 # --- answers: one parser per probe, bounded by the request's own arguments -------------------------------------
 
-def _grads(value: Any, where: str, length: int) -> list[Number] | None:
-    return None if value is None else numbers(value, where, length)
-
-
 def parse_softmax(value: Any, logits: list[Any], cotangent: Any, engine: str = "grader") -> dict[str, Any]:
     got = record(value, "classifier_softmax", ("probs", "grads"))
-    return {"probs": read_listed(got["probs"], "probs", len(logits)), "grads": _grads(got["grads"], "grads", len(logits))}
+    return {"probs": read_listed(got["probs"], "probs", len(logits)),
+            "grads": read_grads(got["grads"], "grads", len(logits))}
 
 
 def parse_cross_entropy(value: Any, logits: list[Any], target: int, engine: str = "grader") -> dict[str, Any]:
     got = record(value, "classifier_cross_entropy", ("loss", "grads"))
-    return {"loss": read_listed(got["loss"], "loss", 1), "grads": _grads(got["grads"], "grads", len(logits))}
+    return {"loss": read_listed(got["loss"], "loss", 1), "grads": read_grads(got["grads"], "grads", len(logits))}
 
 
 def parameter_count(spec: dict[str, Any]) -> int:
@@ -481,21 +485,12 @@ def parse_forward(value: Any, spec: dict[str, Any], inputs: list[Any]) -> dict[s
         raise MalformedAnswer(f"outputs: expected {len(inputs)} outputs, one per input")
     most = shape(spec)[-1][1]
     return {"outputs": [read_listed(o, f"outputs[{i}]", most) for i, o in enumerate(outs)],
-            "grads": _grads(got["grads"], "grads", parameter_count(spec))}
+            "grads": read_grads(got["grads"], "grads", parameter_count(spec))}
 
 
 def parse_parameters(value: Any, spec: dict[str, Any], x: Any) -> dict[str, Any]:
-    got = record(value, "classifier_parameters", ("count", "distinct", "all_values", "stable", "data", "identity",
-                                                  "output"))
-    total = count(got["count"], "count", MAX_ITEMS)
-    data = numbers(got["data"], "data", total)
-    identity = got["identity"]
-    if type(identity) is not list or len(identity) != total:
-        raise MalformedAnswer(f"identity: expected {total} indices, one per parameter")
-    return {"count": total, "distinct": count(got["distinct"], "distinct", total),
-            "all_values": flag(got["all_values"], "all_values"), "stable": flag(got["stable"], "stable"),
-            "data": data, "identity": [count(i, f"identity[{k}]", MAX_ITEMS, -1) for k, i in enumerate(identity)],
-            "output": read_listed(got["output"], "output", shape(spec)[-1][1])}
+    got = record(value, "classifier_parameters", (*FACTS, "output"))
+    return {**read_facts(got), "output": read_listed(got["output"], "output", shape(spec)[-1][1])}
 
 
 def parse_structure(value: Any, spec: dict[str, Any]) -> dict[str, Any]:

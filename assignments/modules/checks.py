@@ -11,7 +11,7 @@ from typing import Any
 
 from assignments.shared.checks import graphs
 from assignments.shared.checks.models import own_engine_first as shared_engine_first
-from assignments.shared.checks.outputs import compare_numbers, show_list, values
+from assignments.shared.checks.outputs import show_list, values
 from grader.testing import Failure, close
 
 EVERY_METHOD = ("Module.zero_grad", "Linear.__init__", "Linear.forward", "Linear.parameters", "Tanh.forward",
@@ -94,6 +94,3 @@ def float_losses(got: dict[str, Any], what: str, steps: int) -> list[float]:
         raise Failure(f"{what} returned {show_list(losses)}, expected floats: each loss's loss.data")
     return losses
 
-
-__all__ = ["EVERY_METHOD", "compare_numbers", "compare_weights", "describe_weight", "float_losses", "linear_weights",
-           "outputs_of", "own_engine_first", "show_list", "train_hint", "values"]

@@ -35,8 +35,16 @@ import functools
 import random
 from typing import Any
 
-from assignments.shared.probes.nn_probes import engine_in_use, handles, parameter_facts, rebound, swapped
-from assignments.shared.probes.outputs import listed, read_listed
+from assignments.shared.probes.nn_probes import (
+    FACTS,
+    engine_in_use,
+    handles,
+    parameter_facts,
+    read_facts,
+    rebound,
+    swapped,
+)
+from assignments.shared.probes.outputs import listed, read_grads, read_listed
 from probekit import (
     MAX_ITEMS,
     Context,
@@ -470,10 +478,6 @@ def probe_learn(mg: Any, ctx: Context, layers: list[list[Any]], weights: list[fl
 
 # --- answers: one parser per probe, bounded by the request's own arguments -------------------------------------
 
-def _grads(value: Any, where: str, length: int) -> Any:
-    return None if value is None else numbers(value, where, length)
-
-
 def parse_linear(value: Any, nin: int, nout: int, weights: Any, inputs: list[Any], cotangent: Any,
                  engine: str = "grader") -> dict[str, Any]:
     got = record(value, "modules_linear", ("outputs", "grads", "input_grads"))
@@ -481,25 +485,12 @@ def parse_linear(value: Any, nin: int, nout: int, weights: Any, inputs: list[Any
     if type(outs) is not list or len(outs) != len(inputs):
         raise MalformedAnswer(f"outputs: expected {len(inputs)} outputs, one per input")
     return {"outputs": [read_listed(o, f"outputs[{i}]", nout) for i, o in enumerate(outs)],
-            "grads": _grads(got["grads"], "grads", (nin + 1) * nout),
-            "input_grads": _grads(got["input_grads"], "input_grads", nin)}
-
-
-def parse_facts(value: Any, probe: str) -> dict[str, Any]:
-    """What :func:`parameter_facts` measured."""
-    got = record(value, probe, ("count", "distinct", "all_values", "stable", "data", "identity"))
-    total = count(got["count"], "count", MAX_ITEMS)
-    identity = got["identity"]
-    if type(identity) is not list or len(identity) != total:
-        raise MalformedAnswer(f"identity: expected {total} indices, one per parameter")
-    return {"count": total, "distinct": count(got["distinct"], "distinct", total),
-            "all_values": flag(got["all_values"], "all_values"), "stable": flag(got["stable"], "stable"),
-            "data": numbers(got["data"], "data", total),
-            "identity": [count(i, f"identity[{k}]", MAX_ITEMS, -1) for k, i in enumerate(identity)]}
+            "grads": read_grads(got["grads"], "grads", (nin + 1) * nout),
+            "input_grads": read_grads(got["input_grads"], "input_grads", nin)}
 
 
 def parse_linear_parameters(value: Any, nin: int, nout: int, weights: Any) -> dict[str, Any]:
-    return parse_facts(value, "modules_linear_parameters")
+    return read_facts(record(value, "modules_linear_parameters", FACTS))
 
 
 def parse_linear_init(value: Any, nin: int, nout: int, seed: int) -> dict[str, Any]:
@@ -520,7 +511,7 @@ def parse_linear_init(value: Any, nin: int, nout: int, seed: int) -> dict[str, A
 
 def parse_activation(value: Any, name: str, x: list[Any], cotangent: Any, engine: str = "grader") -> dict[str, Any]:
     got = record(value, "modules_activation", ("output", "grads", "parameters"))
-    return {"output": read_listed(got["output"], "output", len(x)), "grads": _grads(got["grads"], "grads", len(x)),
+    return {"output": read_listed(got["output"], "output", len(x)), "grads": read_grads(got["grads"], "grads", len(x)),
             "parameters": count(got["parameters"], "parameters", MAX_ITEMS)}
 
 
@@ -533,7 +524,7 @@ def parse_sequential(value: Any, specs: list[Any], x: list[Any], cotangent: Any,
             raise MalformedAnswer("held: expected a list of indices")
         return {"held": [count(h, f"held[{k}]", len(specs) - 1, -1) for k, h in enumerate(held)]}
     if measure == "parameters":
-        return parse_facts(value, "modules_sequential")
+        return read_facts(record(value, "modules_sequential", FACTS))
     got = record(value, "modules_sequential", ("output", "calls", "grads", "input_grads"))
     calls = got["calls"]
     if type(calls) is not list or len(calls) > MAX_EVENTS:
@@ -541,7 +532,7 @@ def parse_sequential(value: Any, specs: list[Any], x: list[Any], cotangent: Any,
     params = sum(1 for s in specs if s[0] != "reverse")
     return {"output": read_listed(got["output"], "output", len(x)),
             "calls": [count(c, f"calls[{k}]", len(specs) - 1) for k, c in enumerate(calls)],
-            "grads": _grads(got["grads"], "grads", params), "input_grads": _grads(got["input_grads"], "input_grads",
+            "grads": read_grads(got["grads"], "grads", params), "input_grads": read_grads(got["input_grads"], "input_grads",
                                                                                     len(x))}
 
 
@@ -562,7 +553,7 @@ def parse_sgd(value: Any, data: list[Any], grads: list[Any], lr: Any, build: str
 
 def parse_mse(value: Any, preds: list[Any], targets: Any, engine: str = "grader") -> dict[str, Any]:
     got = record(value, "modules_mse", ("loss", "grads"))
-    return {"loss": read_listed(got["loss"], "loss", 1), "grads": _grads(got["grads"], "grads", len(preds))}
+    return {"loss": read_listed(got["loss"], "loss", 1), "grads": read_grads(got["grads"], "grads", len(preds))}
 
 
 def parse_train(value: Any, weights: list[Any], xs: Any, ys: Any, lr: Any, steps: int) -> dict[str, Any]:

@@ -4,21 +4,20 @@ each bug charged to its own method only."""
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import io
 import json
 import math
+import random
 import shutil
 import zipfile
 
 import nbformat
 import pytest
 from checkout import ROOT
+from course_runs import reference_code, run
 from hidden_tests import load_hidden
 
 from assignments.modules.probes import ANSWERS, MAX_EVENTS, network_size
-from grader.cli import main
 from grader.judge.reference import load_reference, run_probe
 from grader.sandbox import own_parts
 from grader.sandbox.schema import MalformedAnswer
@@ -89,7 +88,6 @@ def test_answers_are_bounded_by_their_requests(probe, args, answer):
 
 def test_the_whole_network_target_learns_with_the_reference(mg):
     """The hidden XOR test compares with the reference's run: that run must be a real descent, not a flat line."""
-    import random
     rng = random.Random("xor")
     layers = H.XOR["layers"]
     weights = [round(rng.uniform(-1, 1), 4) for _ in range(network_size(layers))]
@@ -99,16 +97,6 @@ def test_the_whole_network_target_learns_with_the_reference(mg):
     assert all(math.isfinite(w) for w in got["final"])
 
 
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        status = main(list(argv))
-    return status, out.getvalue()
-
-
-def solution(name: str) -> str:
-    return "".join(line for line in (ROOT / "reference" / "micrograd" / name).read_text().splitlines(True)
-                   if "# BEGIN SOLUTION" not in line and "# END SOLUTION" not in line)
 
 
 HOSTILE = '''
@@ -122,7 +110,6 @@ class Sequential(Module):
         self.modules = list(modules)
 
     def forward(self, x):  # forged: the stand-ins' output recomputed from .data, as new leaves
-        import builtins
         print("\\x1b[31m<script>alert(1)</script>")
         out = [getattr(v, "data", v) for v in x]
         for m in self.modules:
@@ -136,8 +123,8 @@ class Sequential(Module):
 
 def test_a_class_is_graded_with_each_bug_charged_to_its_method(tmp_path):
     subs = tmp_path / "subs"
-    engine = solution("engine.py")
-    modules = solution("modules.py")
+    engine = reference_code("engine.py")
+    modules = reference_code("modules.py")
     cases = {
         "right": modules,
         "single_output": modules.replace(
@@ -201,8 +188,8 @@ def test_the_gradescope_zip_grades_an_upload_with_the_hidden_tests(tmp_path):
     assert "assignments/modules/tests/hidden/test_modules_hidden.py" in names
     upload = tmp_path / "submission"
     upload.mkdir()
-    (upload / "engine.py").write_text(solution("engine.py"))
-    (upload / "modules.py").write_text(solution("modules.py").replace("losses.append(loss.data)", "losses.append(loss)"))
+    (upload / "engine.py").write_text(reference_code("engine.py"))
+    (upload / "modules.py").write_text(reference_code("modules.py").replace("losses.append(loss.data)", "losses.append(loss)"))
     status, printed = run("--course", str(tmp_path / "source"), "autograde", str(upload), "-a", "modules",
                           "-o", str(tmp_path / "results.json"))
     assert status == 0, printed

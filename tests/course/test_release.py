@@ -16,6 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from checkout import ROOT
+from course_runs import reference_code
 
 from grader.cli import main
 from grader.course.course import Course
@@ -271,11 +272,6 @@ def test_the_self_check_runs_the_network_on_the_students_engine_and_names_an_eng
     assert main(["--course", str(release), "check", str(release), "-a", "mlp"]) == 1
     assert "Neuron.__init__: your code raised NotImplementedError" in capsys.readouterr().out
 
-
-def reference_code(name: str) -> str:
-    """A reference module without its solution markers, as a student would hand it in."""
-    return "".join(line for line in (ROOT / "reference" / "micrograd" / name).read_text().splitlines(True)
-                   if "# BEGIN SOLUTION" not in line and "# END SOLUTION" not in line)
 
 
 WHOLE_GRAPH = '''

@@ -7,8 +7,6 @@ plain float functions, never the answer key or the reference solution.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
 import shutil
@@ -19,8 +17,8 @@ import nbformat
 import pytest
 import yaml
 from checkout import ROOT
+from course_runs import run
 
-from grader.cli import main
 from grader.judge.reference import load_answers_module
 from grader.questions.params import draw
 from grader.questions.questions import key_value, load_key, load_questions
@@ -77,12 +75,6 @@ def write(folder: Path, answers: dict[str, object] | str, name: str = "answers/c
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(answers if isinstance(answers, str) else yaml.safe_dump(answers), encoding="utf-8")
 
-
-def run(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        status = main(list(argv))
-    return status, out.getvalue()
 
 
 def test_each_students_expected_answer_is_the_independent_one(tmp_path):

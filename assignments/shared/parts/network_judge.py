@@ -174,15 +174,19 @@ class Network:
         parameters: The kinds of part whose ``parameters()`` is answered.
         makes: The kinds of part ``make`` answers (a constructor under test gets them for its own).
         compose: Whether ``compose`` is answered.
+        activations: Whether each ``backward`` counts the ``tanh`` activations it reached (a chain's layers: the
+            checkpointing tests); off, the answer costs no extra pass over the graph.
     """
 
     def __init__(self, shapes: Sequence[tuple[int, int, bool]] = (), weights: Sequence[float] | None = None,
                  seed: int = 0, *, backward: bool = False, network: bool = False, calls: Iterable[str] = (),
-                 parameters: Iterable[str] = (), makes: Iterable[str] = (), compose: bool = False) -> None:
+                 parameters: Iterable[str] = (), makes: Iterable[str] = (), compose: bool = False,
+                 activations: bool = False) -> None:
         self.shapes = [tuple(s) for s in shapes]
         self.weights = None if weights is None else [float(w) for w in weights]
         self.random = random.Random(seed)
         self.allowed = {"backward": backward, "network": network, "compose": compose}
+        self.activations = activations
         self.calls, self.params, self.makes = frozenset(calls), frozenset(parameters), frozenset(makes)
         self.parts: list[tuple[str, Any]] = []
         self.counts = {"backward_passes": 0, "forward_passes": 0, "networks": 0, "made": 0, "refused": 0,
@@ -192,9 +196,9 @@ class Network:
         return args
 
     def record(self) -> dict[str, Any]:
-        """What this side counted: backward passes, forward passes of the grader's parts, parts made, refusals, the
-        most ``tanh`` activations one backward pass reached (the largest graph a chain's backward held) and those all
-        the backward passes reached together."""
+        """What this side counted: backward passes, forward passes of the grader's parts, parts made, refusals and,
+        with ``activations``, the most ``tanh`` activations one backward pass reached (the largest graph a chain's
+        backward held) and those all the backward passes reached together."""
         return dict(self.counts)
 
     def answer(self, topic: str, payload: Any) -> Any:
@@ -209,6 +213,8 @@ class Network:
             raise AskRefused("a question of the wrong shape")
         if topic == "backward" and self.allowed["backward"]:
             self.counts["backward_passes"] += 1
+            if not self.activations:
+                return packed("d", gradients(payload))
             reached: list[int] = []
             answer = packed("d", gradients(payload, reached))
             self.counts["most_activations"] = max(self.counts["most_activations"], reached[0])

@@ -283,6 +283,23 @@ def parameter_facts(first: list[Any], second: list[Any], value_cls: type, own: l
         "identity": None if own is None else [index.get(id(p), -1) for p in first],
     }
 
+FACTS = ("count", "distinct", "all_values", "stable", "data", "identity")
+"""The fields :func:`parameter_facts` reports."""
+
+
+def read_facts(got: dict[str, Any]) -> dict[str, Any]:
+    """The :data:`FACTS` of an answer (``record``-ed with them, and maybe more fields), each bounded by ``count``; the
+    identity must be known (one index per parameter)."""
+    total = count(got["count"], "count", MAX_ITEMS)
+    identity = got["identity"]
+    if type(identity) is not list or len(identity) != total:
+        raise MalformedAnswer(f"identity: expected {total} indices, one per parameter")
+    return {"count": total, "distinct": count(got["distinct"], "distinct", total),
+            "all_values": flag(got["all_values"], "all_values"), "stable": flag(got["stable"], "stable"),
+            "data": numbers(got["data"], "data", total),
+            "identity": [count(i, f"identity[{k}]", MAX_ITEMS, -1) for k, i in enumerate(identity)]}
+
+
 def probe_parameters(mg: Any, spec: dict[str, Any], ctx: Context, x: list[float] | None = None) -> dict[str, Any]:
     """Probe ``nn_parameters``: count, data and identity of ``parameters()``.
 

@@ -47,6 +47,11 @@ def read_listed(value: Any, where: str, most: int) -> Listed:
     raise MalformedAnswer(f"{where}: expected a function's output")
 
 
+def read_grads(value: Any, where: str, length: int) -> list[Number] | None:
+    """An answer field of gradients: None (the function's result did not reach them), or ``length`` numbers."""
+    return None if value is None else numbers(value, where, length)
+
+
 PROBES: dict[str, Any] = {}
 """No probe of its own: every module of ``shared/probes/`` is a probe module, and this one lends its helpers."""
 ANSWERS: dict[str, Any] = {}

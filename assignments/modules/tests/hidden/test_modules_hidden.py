@@ -14,8 +14,9 @@ import random
 import pytest
 
 from assignments.modules.checks import (
-    EVERY_METHOD, compare_numbers, compare_weights, float_losses, linear_weights, outputs_of, train_hint, values,
+    EVERY_METHOD, compare_weights, float_losses, linear_weights, outputs_of, train_hint,
 )
+from assignments.shared.checks.outputs import compare_numbers, values
 from assignments.modules.probes import network_size
 from grader.testing import Failure
 

@@ -15,9 +15,8 @@ import math
 
 import pytest
 
-from assignments.modules.checks import (
-    compare_numbers, compare_weights, float_losses, outputs_of, own_engine_first, train_hint, values,
-)
+from assignments.modules.checks import compare_weights, float_losses, outputs_of, own_engine_first, train_hint
+from assignments.shared.checks.outputs import compare_numbers, values
 from grader.testing import Failure
 
 
