@@ -7,7 +7,9 @@ each bounded (what it draws is :mod:`assignments.graph.drawings`):
 2. a scan of its tokens (:func:`scan`): how many names stand outside
    attribute lists (about one per statement) and how deep braces nest, so
    that pydot, whose parser is slow on long inputs and recursive on nested
-   ones, only sees texts the size of a right answer;
+   ones, only sees texts the size of a right answer (the scan also finds the
+   ``;`` between attributes, which Graphviz reads and pydot does not:
+   :func:`with_commas`);
 3. pydot's parser (:func:`parse`), its printed complaints captured.
 
 Then the texts Graphviz would show: quoted strings unquoted as its lexer
@@ -23,7 +25,7 @@ import contextlib
 import functools
 import io
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import pydot
 
@@ -76,13 +78,29 @@ def check_length(answer: dict[str, Any], most: int) -> str:
     return answer["dot"]
 
 
-def scan(text: str) -> tuple[int, int]:
-    """Count the names (IDs, quoted strings) outside attribute lists, and the deepest nesting of ``{`` and ``[``.
+class Scan(NamedTuple):
+    """What :func:`scan` found in a DOT text.
+
+    Attributes:
+        names: The names (IDs, quoted strings) outside attribute lists: about one per statement.
+        deepest: The deepest nesting of ``{`` and of ``[``.
+        semicolons: The offsets of the ``;`` that separate attributes inside ``[...]``.
+    """
+
+    names: int
+    deepest: int
+    semicolons: list[int]
+
+
+def scan(text: str) -> Scan:
+    """Count the names (IDs, quoted strings) outside attribute lists and the deepest nesting of ``{`` and ``[``, and
+    find the semicolons between attributes.
 
     A lexer of DOT's tokens only: comments are skipped, quoted and HTML strings
     read whole. It bounds what pydot will be given, nothing more.
     """
     names = depth = brackets = deepest = 0
+    semicolons: list[int] = []
     i, n = 0, len(text)
     line_start = True
     while i < n:
@@ -137,8 +155,25 @@ def scan(text: str) -> tuple[int, int]:
             i = max(i, start + 1)
             names += brackets == 0
         else:
+            if c == ";" and brackets:
+                semicolons.append(i)
             i += 1
-    return names, deepest
+    return Scan(names, deepest, semicolons)
+
+
+def with_commas(text: str, semicolons: list[int]) -> str:
+    """``text`` with each ``;`` at the offsets ``semicolons`` (between attributes: :func:`scan`) made a ``,``.
+
+    Graphviz's grammar separates the attributes of a list with either (``a_list : ID '=' ID [(';' | ',')]
+    [a_list]``, https://graphviz.org/doc/info/lang.html), and Graphviz draws ``[label="*"; shape=ellipse]``; pydot's
+    parser reads only the comma, and would call such a drawing text that does not parse.
+    """
+    if not semicolons:
+        return text
+    chars = list(text)
+    for i in semicolons:
+        chars[i] = ","
+    return "".join(chars)
 
 
 def parse(text: str, most_names: int) -> pydot.Dot:
@@ -148,7 +183,7 @@ def parse(text: str, most_names: int) -> pydot.Dot:
         Failure: If the text has too many statements or nests too deep, does not parse, or holds other than one
             graph.
     """
-    names, deepest = scan(text)
+    names, deepest, semicolons = scan(text)
     if names > most_names:
         raise Failure(f"to_dot's text has {names} names outside attribute lists, more than the {most_names} that "
                       "a drawing of this graph can need (one statement per node, op node and arrow)", hint=PARSE_HINT)
@@ -159,7 +194,7 @@ def parse(text: str, most_names: int) -> pydot.Dot:
     try:
         with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            graphs = pydot.graph_from_dot_data(text)
+            graphs = pydot.graph_from_dot_data(with_commas(text, semicolons))
     except Exception:  # noqa: BLE001 - anything pydot's parser raises on a hostile text means: it does not parse
         graphs = None
     if not graphs:

@@ -3,9 +3,13 @@ the public tests' expected drawing is the reference's; answers are bounded by th
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
 import time
+import warnings
 
+import pydot
 import pytest
 from checkout import ROOT
 from hidden_tests import load_hidden
@@ -99,6 +103,28 @@ def test_another_style_of_dot_draws_the_same():
       "303+" [label="+"]; "303+" -> "303"; "101" -> "303+"; "202" -> "303+" }"""
     got = drawings.drawing({"dot": text, "length": len(text), "ids": [1, 2, 3]}, spec, 10_000, 100)
     assert (got.records, got.ops, got.edges) == (want.records, want.ops, want.edges)
+
+
+def test_what_graphviz_reads_and_pydot_alone_would_not_draws_the_same():
+    """Semicolons between attributes (DOT's grammar allows ``;`` or ``,``; pydot's parser only ``,``), with edge
+    chains, a record shape by default and keywords in capitals: the drawing is the handout's, and a ``;`` in a
+    label, a comment or outside brackets stays what it was."""
+    spec = dot_spec([1.0, 2.0, 3.0], [[], [], [0, 1]], ["", "", "+"], [0.5, 0.25, 1.0])
+    spec["label"] = {"0": "a;b"}
+    template = """STRICT DiGraph { rankdir = "TB"; NODE [shape=record]; /* [x=1; y=2] */ // [a=b; c=d]
+      n11 [label="{ a;b | data 1.0000 | grad 0.5000 }"§ fontname=Helvetica]; n22 [label="{data 2.0000|grad 0.2500}"]
+      n33 [label = "{data 3.0000|grad 1.0000}" § color=black §]
+      n33_op [shape=ellipse§ label="+"]
+      n11 -> n33_op -> n33; n22 -> n33_op -> n33 [arrowsize=0.8§ color="gray;50"];
+    }"""  # § between attributes
+    text = template.replace("§", ";")
+    assert dot.with_commas(text, dot.scan(text).semicolons) == template.replace("§", ",")
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():  # pydot alone: no drawing
+        warnings.simplefilter("ignore")
+        assert pydot.graph_from_dot_data(text) is None
+    got = drawings.drawing({"dot": text, "length": len(text), "ids": [11, 22, 33]}, spec, 10_000, 100)
+    want = drawings.expected_drawing(spec, "TB")
+    assert (got.records, got.ops, got.edges, got.rankdir) == (want.records, want.ops, want.edges, "TB")
 
 
 SPEC = dot_spec([1.0, 2.0, 3.0], [[], [], [0, 1]], ["", "", "+"], [0.5, 0.25, 1.0])
