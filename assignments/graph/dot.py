@@ -25,6 +25,7 @@ import contextlib
 import functools
 import io
 import warnings
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 import pydot
@@ -239,8 +240,8 @@ SUBSTITUTIONS = "GNETHL"
 
 def esc_string(text: str) -> str:
     """A label's text as Graphviz shows it (its escString): ``\\\\`` is a backslash, ``\\n``, ``\\l`` and ``\\r``
-    end a line (shown here as a newline), ``\\N`` and the other name substitutions are kept, and a backslash
-    before any other character is dropped."""
+    end a line (shown here as a newline; at the end of the text, where they start no other line, as nothing),
+    ``\\N`` and the other name substitutions are kept, and a backslash before any other character is dropped."""
     out, i = [], 0
     while i < len(text):
         c = text[i]
@@ -251,7 +252,7 @@ def esc_string(text: str) -> str:
         else:
             out.append(c)
             i += 1
-    return "".join(out)
+    return "".join(out).rstrip("\n")
 
 
 HARD_SPACE = "\x00"
@@ -259,20 +260,23 @@ HARD_SPACE = "\x00"
 
 def record_fields(label: str) -> tuple[Any, ...] | None:
     """A record label split as Graphviz's record parser splits it: a tuple of fields, each a text or a tuple (a
-    ``{ ... }`` group); None if the label does not parse (unbalanced braces, text after a group, a port ``<p>``).
+    ``{ ... }`` group); None if the label does not parse (unbalanced braces, text after a group, a ``<`` or ``>``
+    that opens no port at the start of a field).
 
     ``\\{ \\} \\| \\< \\>`` are literal characters and ``\\ `` a space that is kept; other backslash pairs stay
-    for the field's escString. Field texts are trimmed.
+    for the field's escString. A port ``<name>`` at the start of a field is not shown, so not kept. Field texts are
+    trimmed.
     """
     pos = 0
 
-    def finish(chars: list[str]) -> str:
-        return esc_string("".join(chars).strip(" \t\n")).replace(HARD_SPACE, " ")
+    def finish(chars: list[str]) -> str:  # "data 1.0000 \l" shows what "data 1.0000" does
+        return esc_string("".join(chars).strip(" \t\n")).strip(" \t\n").replace(HARD_SPACE, " ")
 
     def fields(top: bool) -> tuple[Any, ...] | None:
         nonlocal pos
         out: list[Any] = []
         chars: list[str] | None = []
+        ported = False  # this field has its port
         while pos < len(label):
             c = label[pos]
             if c == "\\" and pos + 1 < len(label):
@@ -282,7 +286,7 @@ def record_fields(label: str) -> tuple[Any, ...] | None:
                 chars.append(nxt if nxt in "{}|<>" else HARD_SPACE if nxt == " " else "\\" + nxt)
                 pos += 2
             elif c == "{":
-                if chars is None or "".join(chars).strip():
+                if chars is None or "".join(chars).strip() or ported:
                     return None
                 pos += 1
                 group = fields(False)
@@ -301,8 +305,13 @@ def record_fields(label: str) -> tuple[Any, ...] | None:
                 pos += 1
                 if chars is not None:
                     out.append(finish(chars))
-                chars = []
-            elif c in "<>":
+                chars, ported = [], False
+            elif c == "<":  # a port, <name>, at the start of a field: Graphviz does not show it
+                end = label.find(">", pos)
+                if chars is None or "".join(chars).strip() or ported or end < 0 or "<" in label[pos + 1:end]:
+                    return None
+                pos, ported = end + 1, True
+            elif c == ">":
                 return None
             else:
                 if chars is None:
@@ -330,22 +339,72 @@ def show_fields(fields: Any, top: bool = True) -> str:
 
 # --- a parsed graph -----------------------------------------------------------------------------------------------
 
+MAX_EDGES = 20_000
+"""The most arrows :func:`collect` spreads ``{a b} -> {c d}`` into (beyond it, each end stays a subgraph)."""
+
+
+def attributes(item: Any) -> dict[str, str]:
+    """A pydot node's, edge's or graph's attributes, each name as Graphviz reads it: ``"label"="x"`` is
+    ``label="x"`` (a quoted ID is the same ID; pydot keeps the quotes of a name)."""
+    return {(dot_string(k) or k): v for k, v in item.get_attributes().items()}
+
+
 def collect(graph: Any, nodes: dict[str, dict[str, str]], edges: list[tuple[Any, Any, dict[str, str]]],
-             defaults: dict[str, dict[str, str]], depth: int = 0) -> None:
-    """Every node statement (attributes merged in order) and edge of ``graph`` and its subgraphs."""
+            defaults: dict[str, dict[str, str]], depth: int = 0) -> None:
+    """Every node statement (attributes merged in order) and edge of ``graph`` and its subgraphs.
+
+    An edge whose end is a subgraph, ``{a b} -> c``, is an arrow from each of its nodes (as Graphviz draws it), the
+    nodes declared there among the nodes; an end none of whose names could be read is None.
+    """
     for node in graph.get_nodes():
         name = dot_string(node.get_name()) or node.get_name()
-        attrs = dict(node.get_attributes())
+        attrs = attributes(node)
         if name in ("node", "edge", "graph"):
             defaults.setdefault(name, {}).update(attrs)
         else:
             nodes.setdefault(name, {}).update(attrs)
     for edge in graph.get_edges():
-        ends = [e if isinstance(e, str) else None for e in (edge.get_source(), edge.get_destination())]
-        edges.append((*[dot_string(e) if e is not None else None for e in ends], dict(edge.get_attributes())))
+        tails, heads = (_end_names(e, nodes) for e in (edge.get_source(), edge.get_destination()))
+        attrs = attributes(edge)
+        if len(tails) * len(heads) > MAX_EDGES - len(edges):
+            tails, heads = (ends if len(ends) == 1 else [None] for ends in (tails, heads))
+        edges += [(tail, head, attrs) for tail in tails for head in heads]
     if depth < MAX_DEPTH:
         for sub in graph.get_subgraphs():
             collect(sub, nodes, edges, defaults, depth + 1)
+
+
+def node_of(end: str) -> str:
+    """The node an edge's end names: ``n1``, ``"n1"``, and ``n1:port`` or ``"n1":"port":n`` (a port of its record,
+    and a compass point) all name ``n1``."""
+    if end.startswith('"'):
+        i = 1
+        while i < len(end) and end[i] != '"':
+            i += 2 if end[i] == "\\" else 1
+        return dot_string(end[:i + 1]) or end
+    return end.split(":", 1)[0] if ":" in end else end
+
+
+def _end_names(end: Any, nodes: dict[str, dict[str, str]], depth: int = 0) -> list[str | None]:
+    """The node names one end of an edge stands for: a node's, or every node of a subgraph ``{a b}`` (declared in
+    ``nodes`` on the way); ``[None]`` when none can be read."""
+    if isinstance(end, str):
+        return [node_of(end)]
+    names: list[str | None] = []
+    if isinstance(end, Mapping) and depth < MAX_DEPTH:
+        for raw, statements in dict(end.get("nodes") or {}).items():
+            name = dot_string(str(raw)) or str(raw)
+            if name in ("node", "edge", "graph"):
+                continue
+            merged = nodes.setdefault(name, {})
+            for statement in statements if isinstance(statements, (list, tuple)) else ():
+                if isinstance(statement, Mapping) and isinstance(statement.get("attributes"), Mapping):
+                    merged.update({(dot_string(str(k)) or str(k)): v for k, v in statement["attributes"].items()})
+            names.append(name)
+        for subs in dict(end.get("subgraphs") or {}).values():
+            for sub in subs if isinstance(subs, (list, tuple)) else ():
+                names += [n for n in _end_names(sub, nodes, depth + 1) if n is not None]
+    return names or [None]
 
 
 def label_of(attrs: dict[str, str], name: str) -> str | None:

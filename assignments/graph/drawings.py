@@ -25,6 +25,7 @@ from typing import Any
 
 from assignments.graph.dot import (
     PARSE_HINT,
+    attributes,
     check_length,
     collect,
     dot_string,
@@ -121,7 +122,7 @@ def _draw(text: str, names: list[str], datas: tuple[str, ...], most_names: int) 
             if end is not None:
                 nodes.setdefault(end, {})
     out = Drawing()
-    rankdir = graph.get_attributes().get("rankdir") or defaults.get("graph", {}).get("rankdir")
+    rankdir = attributes(graph).get("rankdir") or defaults.get("graph", {}).get("rankdir")
     out.rankdir = dot_string(rankdir) if rankdir is not None else None
 
     role: dict[str, Point] = {}
@@ -133,9 +134,9 @@ def _draw(text: str, names: list[str], datas: tuple[str, ...], most_names: int) 
             role[name] = ("op", by_name[name[:-3]])
     node_defaults = defaults.get("node", {})
 
-    def shape(attrs: dict[str, str]) -> str:
-        raw = attrs.get("shape", node_defaults.get("shape", "ellipse"))
-        return (dot_string(raw) or "").lower()
+    def shape(attrs: dict[str, str]) -> str:  # "record" for Mrecord too: the same fields, rounded corners
+        raw = (dot_string(attrs.get("shape", node_defaults.get("shape", "ellipse"))) or "").lower()
+        return "record" if raw == "mrecord" else raw
 
     # a record named otherwise: the one record whose label shows a node's data (matched by that field)
     have = {r[1] for r in role.values() if r[0] == "v"}

@@ -127,6 +127,43 @@ def test_what_graphviz_reads_and_pydot_alone_would_not_draws_the_same():
     assert (got.records, got.ops, got.edges, got.rankdir) == (want.records, want.ops, want.edges, "TB")
 
 
+GRAPHVIZ_READS = {  # DOT that Graphviz draws as the handout's drawing of x0 + x1 -> x2 ("§" is x0's record line)
+    "quoted attribute names": '"rankdir"="LR"; § ["shape"="record", "label"="{ data 1.0000 | grad 0.5000 }"]',
+    "Mrecord (rounded corners)": 'rankdir=LR; § [shape=Mrecord, label="{ data 1.0000 | grad 0.5000 }"]',
+    "line ends left-justified": r'rankdir=LR; § [shape=record, label="{ data 1.0000\l | grad 0.5000 \l}"]',
+    "ports in the record": 'rankdir=LR; § [shape=record, label="{ <d> data 1.0000 | <g> grad 0.5000 }"]; '
+                           'n11:g:e -> n33_op',
+    "arrows from a subgraph": 'rankdir=LR; § [shape=record, label="{ data 1.0000 | grad 0.5000 }"]; '
+                              '{ n11 "n22" } -> n33_op',
+}
+
+
+@pytest.mark.parametrize("lines", GRAPHVIZ_READS.values(), ids=GRAPHVIZ_READS)
+def test_dot_read_as_graphviz_reads_it(lines):
+    """Quoted attribute names (a quoted ID is the same ID), Mrecord, a line terminator closing a field, record
+    ports, and an edge from a subgraph's nodes: the drawing Graphviz shows, so the handout's."""
+    spec = dot_spec([1.0, 2.0, 3.0], [[], [], [0, 1]], ["", "", "+"], [0.5, 0.25, 1.0])
+    text = "digraph { " + lines.replace("§", "n11") + """
+      n22 [shape=record, label="{data 2.0000|grad 0.2500}"]; n33 [shape=record, label="{data 3.0000|grad 1.0000}"]
+      n33_op [label="+"]; n33_op -> n33; n11 -> n33_op; n22 -> n33_op
+    }"""
+    got = drawings.drawing({"dot": text, "length": len(text), "ids": [11, 22, 33]}, spec, 10_000, 100)
+    want = drawings.expected_drawing(spec)
+    assert (got.records, got.ops, got.edges, got.strays, got.rankdir) == (want.records, want.ops, want.edges, [], "LR")
+
+
+def test_an_edge_from_a_subgraph_is_bounded():
+    """``{a b ...} -> {c d ...}`` spreads into an arrow per pair, at most :data:`dot.MAX_EDGES` of them."""
+    names = " ".join(f"a{i}" for i in range(200))
+    text = f"digraph {{ {{ {names} }} -> {{ {names} }} }}"
+    nodes, edges = {}, []
+    dot.collect(dot.parse(text, 1000), nodes, edges, {})
+    assert len(nodes) == 200 and edges == [(None, None, {})]
+    nodes, edges = {}, []
+    dot.collect(dot.parse("digraph { {a b} -> {c d}; e -> {f} }", 100), nodes, edges, {})
+    assert sorted(t + h for t, h, _ in edges) == ["ac", "ad", "bc", "bd", "ef"] and set(nodes) == set("abcdf")
+
+
 SPEC = dot_spec([1.0, 2.0, 3.0], [[], [], [0, 1]], ["", "", "+"], [0.5, 0.25, 1.0])
 HOSTILE = [
     "", "digraph", "graph { a -- b }", "digraph { a } digraph { b }", "digraph {" + "{" * 500 + "}" * 500 + "}",
@@ -188,7 +225,8 @@ def test_record_fields_and_escstring_follow_graphviz():
     assert dot.record_fields("a | { b | c } | d") == ("a", ("b", "c"), "d")
     assert dot.record_fields("\\{x\\} \\| \\<y\\>") == ("{x} | <y>",)
     assert dot.record_fields("a\\\\|b") == ("a\\", "b")
-    for bad in ("{ a", "a }", "<p> a", "x { y }", "{ a } b"):
+    assert dot.record_fields("{ <d> a | <g>b }") == (("a", "b"),)  # ports are not shown
+    for bad in ("{ a", "a }", "a <p>", "<p a", "a > b", "<p> <q> a", "<p> { a }", "x { y }", "{ a } b"):
         assert dot.record_fields(bad) is None
     assert dot.esc_string("a\\\\b\\c\\nd\\N") == "a\\bc\nd\\N"
     assert dot.dot_string('"a\\"b\\\\"') == 'a"b\\\\' and dot.dot_string("abc") == "abc"
