@@ -46,10 +46,13 @@ def use_course_parts() -> None:
 
 use_course_parts()
 
-# Every judge and `python -m grader` process the suite starts imports the grader package. Where
-# PYTHONDONTWRITEBYTECODE is set, no process ever writes its bytecode, so each of them compiled the whole package
-# from source: it is written once here, where Python keeps it (__pycache__; files already up to date are skipped).
-compileall.compile_dir(Path(grader.__file__).parent, quiet=2)
+# Every judge and `python -m grader` process the suite starts imports the grader package, and every judge the
+# course's code (its probes, checks, parts and tests) and the reference. Where PYTHONDONTWRITEBYTECODE is set (every
+# judge), no process ever writes its bytecode, so each of them compiled those from source: it is written once here,
+# where Python keeps it (__pycache__; files already up to date are skipped; releases, fingerprints and copies of the
+# course leave __pycache__ out).
+for _folder in (Path(grader.__file__).parent, ROOT / "assignments", ROOT / "reference"):
+    compileall.compile_dir(_folder, quiet=2)
 
 
 @pytest.fixture(autouse=True)
