@@ -12,11 +12,10 @@ each bounded (what it draws is :mod:`assignments.graph.drawings`):
    :func:`with_commas`);
 3. pydot's parser (:func:`parse`), its printed complaints captured.
 
-Then the texts Graphviz would show: quoted strings unquoted as its lexer
-does (:func:`dot_string`), record labels split into fields as its record
-parser does (:func:`record_fields`), escapes resolved as in its labels
-(:func:`esc_string`). Every text from the student's DOT that reaches a
-message is cut short and shown inert (:func:`short`).
+Then each node and edge statement with its attributes (:func:`collect`); the texts
+Graphviz shows for them are :mod:`assignments.graph.labels`'. Every text
+from the student's DOT that reaches a message is cut short and shown inert
+(:func:`short`).
 """
 
 from __future__ import annotations
@@ -30,6 +29,7 @@ from typing import Any, NamedTuple
 
 import pydot
 
+from assignments.graph.labels import dot_string, esc_string, record_fields, show_fields
 from grader.testing import Failure
 
 MAX_DEPTH = 4
@@ -208,135 +208,6 @@ def parse(text: str, most_names: int) -> pydot.Dot:
     return graphs[0]
 
 
-# --- what Graphviz shows -------------------------------------------------------------------------------------------
-
-def dot_string(value: str) -> str | None:
-    """The text of a DOT ID as Graphviz's lexer reads it (pydot keeps the quotes): a quoted string's content with
-    ``\\"`` as ``"``, an unquoted ID as it is; None for an HTML label ``<...>``."""
-    if value.startswith("<") and value.endswith(">"):
-        return None
-    if len(value) < 2 or value[0] != '"' or value[-1] != '"':
-        return value
-    out, i, body = [], 0, value[1:-1]
-    while i < len(body):
-        pair = body[i:i + 2]
-        if pair == '\\"':
-            out.append('"')
-        elif pair == "\\\\":
-            out.append(pair)
-        elif pair == "\\\n":
-            pass
-        else:
-            out.append(body[i])
-            i += 1
-            continue
-        i += 2
-    return "".join(out)
-
-
-SUBSTITUTIONS = "GNETHL"
-"""Escapes Graphviz replaces by names in a label (``\\N`` the node's name...): kept as they are here."""
-
-
-def esc_string(text: str) -> str:
-    """A label's text as Graphviz shows it (its escString): ``\\\\`` is a backslash, ``\\n``, ``\\l`` and ``\\r``
-    end a line (shown here as a newline; at the end of the text, where they start no other line, as nothing),
-    ``\\N`` and the other name substitutions are kept, and a backslash before any other character is dropped."""
-    out, i = [], 0
-    while i < len(text):
-        c = text[i]
-        if c == "\\" and i + 1 < len(text):
-            nxt = text[i + 1]
-            out.append("\n" if nxt in "nlr" else c + nxt if nxt in SUBSTITUTIONS else nxt)
-            i += 2
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out).rstrip("\n")
-
-
-HARD_SPACE = "\x00"
-
-
-def record_fields(label: str) -> tuple[Any, ...] | None:
-    """A record label split as Graphviz's record parser splits it: a tuple of fields, each a text or a tuple (a
-    ``{ ... }`` group); None if the label does not parse (unbalanced braces, text after a group, a ``<`` or ``>``
-    that opens no port at the start of a field).
-
-    ``\\{ \\} \\| \\< \\>`` are literal characters and ``\\ `` a space that is kept; other backslash pairs stay
-    for the field's escString. A port ``<name>`` at the start of a field is not shown, so not kept. Field texts are
-    trimmed.
-    """
-    pos = 0
-
-    def finish(chars: list[str]) -> str:  # "data 1.0000 \l" shows what "data 1.0000" does
-        return esc_string("".join(chars).strip(" \t\n")).strip(" \t\n").replace(HARD_SPACE, " ")
-
-    def fields(top: bool) -> tuple[Any, ...] | None:
-        nonlocal pos
-        out: list[Any] = []
-        chars: list[str] | None = []
-        ported = False  # this field has its port
-        while pos < len(label):
-            c = label[pos]
-            if c == "\\" and pos + 1 < len(label):
-                nxt = label[pos + 1]
-                if chars is None:
-                    return None
-                chars.append(nxt if nxt in "{}|<>" else HARD_SPACE if nxt == " " else "\\" + nxt)
-                pos += 2
-            elif c == "{":
-                if chars is None or "".join(chars).strip() or ported:
-                    return None
-                pos += 1
-                group = fields(False)
-                if group is None:
-                    return None
-                out.append(group)
-                chars = None
-            elif c == "}":
-                if top:
-                    return None
-                pos += 1
-                if chars is not None:
-                    out.append(finish(chars))
-                return tuple(out)
-            elif c == "|":
-                pos += 1
-                if chars is not None:
-                    out.append(finish(chars))
-                chars, ported = [], False
-            elif c == "<":  # a port, <name>, at the start of a field: Graphviz does not show it
-                end = label.find(">", pos)
-                if chars is None or "".join(chars).strip() or ported or end < 0 or "<" in label[pos + 1:end]:
-                    return None
-                pos, ported = end + 1, True
-            elif c == ">":
-                return None
-            else:
-                if chars is None:
-                    if not c.isspace():
-                        return None
-                else:
-                    chars.append(c)
-                pos += 1
-        if not top:
-            return None
-        if chars is not None:
-            out.append(finish(chars))
-        return tuple(out)
-
-    return fields(True)
-
-
-def show_fields(fields: Any, top: bool = True) -> str:
-    """A record's fields written back as a label, ``{ data 1.0000 | grad 0.0000 }``, for messages."""
-    if isinstance(fields, tuple):
-        inner = " | ".join(show_fields(f, False) for f in fields)
-        return inner if top else "{ " + inner + " }"
-    return str(fields)
-
-
 # --- a parsed graph -----------------------------------------------------------------------------------------------
 
 MAX_EDGES = 20_000
@@ -344,9 +215,14 @@ MAX_EDGES = 20_000
 
 
 def attributes(item: Any) -> dict[str, str]:
-    """A pydot node's, edge's or graph's attributes, each name as Graphviz reads it: ``"label"="x"`` is
-    ``label="x"`` (a quoted ID is the same ID; pydot keeps the quotes of a name)."""
-    return {(dot_string(k) or k): v for k, v in item.get_attributes().items()}
+    """A pydot node's, edge's or graph's attributes (:func:`named`)."""
+    return named(item.get_attributes())
+
+
+def named(attrs: Mapping[Any, Any]) -> dict[str, Any]:
+    """Attributes with each name as Graphviz reads it: ``"label"="x"`` is ``label="x"`` (a quoted ID is the same ID;
+    pydot keeps the quotes of a name)."""
+    return {(dot_string(str(k)) or str(k)): v for k, v in attrs.items()}
 
 
 def collect(graph: Any, nodes: dict[str, dict[str, str]], edges: list[tuple[Any, Any, dict[str, str]]],
@@ -399,7 +275,7 @@ def _end_names(end: Any, nodes: dict[str, dict[str, str]], depth: int = 0) -> li
             merged = nodes.setdefault(name, {})
             for statement in statements if isinstance(statements, (list, tuple)) else ():
                 if isinstance(statement, Mapping) and isinstance(statement.get("attributes"), Mapping):
-                    merged.update({(dot_string(str(k)) or str(k)): v for k, v in statement["attributes"].items()})
+                    merged.update(named(statement["attributes"]))
             names.append(name)
         for subs in dict(end.get("subgraphs") or {}).values():
             for sub in subs if isinstance(subs, (list, tuple)) else ():

@@ -23,19 +23,8 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from assignments.graph.dot import (
-    PARSE_HINT,
-    attributes,
-    check_length,
-    collect,
-    dot_string,
-    esc_string,
-    label_of,
-    parse,
-    record_fields,
-    short,
-    show_fields,
-)
+from assignments.graph.dot import PARSE_HINT, attributes, check_length, collect, label_of, parse, short
+from assignments.graph.labels import dot_string, esc_string, record_fields, show_fields
 from grader.testing import Failure
 
 Point = tuple[str, Any]

@@ -14,7 +14,7 @@ import pytest
 from checkout import ROOT
 from hidden_tests import load_hidden
 
-from assignments.graph import checks, dot, drawings
+from assignments.graph import checks, dot, drawings, labels
 from assignments.graph.checks import check_trace_edges, check_trace_nodes
 from assignments.graph.probes import ANSWERS, edge_list
 from assignments.graph.specs import deep_chain, diamond_chain, dot_spec, from_expression, random_expression
@@ -221,16 +221,16 @@ def test_the_refused_rankdirs_are_refused_by_the_reference_and_only_a_valueerror
 
 
 def test_record_fields_and_escstring_follow_graphviz():
-    assert dot.record_fields("{ a | b }") == (("a", "b"),)
-    assert dot.record_fields("a | { b | c } | d") == ("a", ("b", "c"), "d")
-    assert dot.record_fields("\\{x\\} \\| \\<y\\>") == ("{x} | <y>",)
-    assert dot.record_fields("a\\\\|b") == ("a\\", "b")
-    assert dot.record_fields("{ <d> a | <g>b }") == (("a", "b"),)  # ports are not shown
+    assert labels.record_fields("{ a | b }") == (("a", "b"),)
+    assert labels.record_fields("a | { b | c } | d") == ("a", ("b", "c"), "d")
+    assert labels.record_fields("\\{x\\} \\| \\<y\\>") == ("{x} | <y>",)
+    assert labels.record_fields("a\\\\|b") == ("a\\", "b")
+    assert labels.record_fields("{ <d> a | <g>b }") == (("a", "b"),)  # ports are not shown
     for bad in ("{ a", "a }", "a <p>", "<p a", "a > b", "<p> <q> a", "<p> { a }", "x { y }", "{ a } b"):
-        assert dot.record_fields(bad) is None
-    assert dot.esc_string("a\\\\b\\c\\nd\\N") == "a\\bc\nd\\N"
-    assert dot.dot_string('"a\\"b\\\\"') == 'a"b\\\\' and dot.dot_string("abc") == "abc"
-    assert dot.dot_string("<<b>x</b>>") is None
+        assert labels.record_fields(bad) is None
+    assert labels.esc_string("a\\\\b\\c\\nd\\N") == "a\\bc\nd\\N"
+    assert labels.dot_string('"a\\"b\\\\"') == 'a"b\\\\' and labels.dot_string("abc") == "abc"
+    assert labels.dot_string("<<b>x</b>>") is None
 
 
 @pytest.mark.parametrize("probe, args, answer", [
