@@ -532,8 +532,8 @@ def parse_sequential(value: Any, specs: list[Any], x: list[Any], cotangent: Any,
     params = sum(1 for s in specs if s[0] != "reverse")
     return {"output": read_listed(got["output"], "output", len(x)),
             "calls": [count(c, f"calls[{k}]", len(specs) - 1) for k, c in enumerate(calls)],
-            "grads": read_grads(got["grads"], "grads", params), "input_grads": read_grads(got["input_grads"], "input_grads",
-                                                                                    len(x))}
+            "grads": read_grads(got["grads"], "grads", params),
+            "input_grads": read_grads(got["input_grads"], "input_grads", len(x))}
 
 
 def parse_zero_grad(value: Any, owner: str, data: list[Any], grads: Any, weights: Any,

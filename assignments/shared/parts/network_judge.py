@@ -213,12 +213,11 @@ class Network:
             raise AskRefused("a question of the wrong shape")
         if topic == "backward" and self.allowed["backward"]:
             self.counts["backward_passes"] += 1
-            if not self.activations:
-                return packed("d", gradients(payload))
-            reached: list[int] = []
+            reached: list[int] | None = [] if self.activations else None
             answer = packed("d", gradients(payload, reached))
-            self.counts["most_activations"] = max(self.counts["most_activations"], reached[0])
-            self.counts["activations_reached"] += reached[0]
+            for n in reached or ():
+                self.counts["most_activations"] = max(self.counts["most_activations"], n)
+                self.counts["activations_reached"] += n
             return answer
         if topic == "network" and self.allowed["network"] and not self.counts["networks"]:
             self.counts["networks"] += 1
