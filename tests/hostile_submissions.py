@@ -132,6 +132,35 @@ for fd in range(3, 64):
             break
 """
 
+FORGED_CONTROL = """
+import json, sys
+
+def _channel():  # the worker's response pipe, found on the call stack while this module is imported
+    frame = sys._getframe()
+    while frame is not None:
+        found = frame.f_locals.get("wfile")
+        if hasattr(found, "write"):
+            return found
+        frame = frame.f_back
+
+def _send(message):
+    channel = _channel()
+    channel.write((json.dumps(message) + "\\n").encode())
+    channel.flush()
+
+_FORGED = {{
+    "setup_failed": [{{"setup_failed": {{"layer": layer, "reason": "forged"}}}}
+                     for layer in ("namespaces", "landlock", "separate user")],
+    "isolation": [{{"isolation": {{"landlock": {{"layer": "landlock", "active": False, "reason": "forged"}}}}}}],
+    "launcher": [{{"launcher": {{"pid": 1, "self": 1, "pid_namespace": False}}}}],
+}}
+for _message in _FORGED[{kind!r}]:
+    _send(_message)
+"""
+"""Student code that writes, while it is imported, the messages only the sandbox sends before any student code:
+``kind`` is ``"setup_failed"`` (one per optional layer: obeyed, they turned the layers off for the whole judge),
+``"isolation"`` or ``"launcher"``. Format with ``kind``."""
+
 LIAR = """
 class Liar(float):
     def __eq__(self, other): return True

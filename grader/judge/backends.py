@@ -15,13 +15,17 @@ Two backends run sandbox workers (see :mod:`grader.judge.worker_handle`):
 feature it needs, whatever the platform is called, and ``portable``
 otherwise; ``linux`` and ``portable`` force one.
 
-In the judge, :class:`Sandbox` starts workers and learns what the host
-refuses: when a worker reports that setting up a layer failed before any
-student code ran, the layer is turned off for the rest of the judge's
-session (with the reason in every later isolation report) and the worker
-is started again. Only when the sandbox cannot start even with every
-optional layer off does :class:`~grader.judge.worker_handle.SandboxSetupError` reach the
-test, which withholds the score (a grader error, never the student's).
+In the judge, :class:`Sandbox` starts workers. Which layers the host allows
+is settled once, before any student code runs (:meth:`Sandbox.settle`): a
+worker is started on empty copies of the student's files, and while it
+reports that setting up a layer failed, that layer is turned off (with the
+reason in every later isolation report) and it is started again. Then the
+layers are fixed for the judge's session: nothing a worker says afterwards
+turns one off, since a student's code could have written it. Only when the
+sandbox cannot start even with every optional layer off, or a later worker
+fails before its student code runs, does
+:class:`~grader.judge.worker_handle.SandboxSetupError` reach the test, which
+withholds the score (a grader error, never the student's).
 """
 
 from __future__ import annotations
@@ -32,12 +36,13 @@ import signal
 import socket
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from grader.course.config import Limits
 from grader.errors import GraderError
+from grader.files import remove_tree
 from grader.judge.forkserver_client import ForkServer
 from grader.judge.linux_handle import SandboxWorker
 from grader.judge.portable_handle import PortableWorker
@@ -156,7 +161,11 @@ class Sandbox:
         self.runtime = runtime
         self.forkserver = ForkServer(runtime) if kind == "linux" else None
         self.off: dict[str, str] = {}
-        """Layers turned off for the rest of the session, to the reason."""
+        """Layers turned off for the rest of the session, to the reason: decided by :meth:`settle` alone."""
+        self.settled = kind == "portable"
+        """Whether the layers are decided (the portable backend has none to decide)."""
+        self.broken = ""
+        """Why the sandbox cannot start on this host even with every optional layer off ("" while it can)."""
         self.parts = frozenset(p.stem for p in (runtime / PARTS_FOLDER).glob("*.py"))
         """The grader's parts the runtime holds (none in a release): a worker is asked to load only these."""
 
@@ -170,7 +179,7 @@ class Sandbox:
         return SandboxWorker(*args, **kwargs, forkserver=self.forkserver)
 
     def start(self, spec: WorkerSpec, attempt: Callable[[Worker], None] | None = None) -> Worker:
-        """Start a worker for ``spec``, turning off the layers this host refuses until one starts.
+        """Start a worker for ``spec`` with the layers :meth:`settle` decided (settling them first, once).
 
         Args:
             spec: What the worker runs.
@@ -181,23 +190,68 @@ class Sandbox:
             The started worker (its ``imports`` and ``isolation`` filled in).
 
         Raises:
-            SandboxSetupError: The sandbox could not start even with every optional layer off.
-            WorkerFault: Importing the student's code crashed, hung or broke the protocol.
+            SandboxSetupError: The sandbox cannot start on this host, or this worker failed before any student code
+                ran, twice (the grader's fault: the score is withheld; no layer is turned off for it).
+            WorkerFault: Importing the student's code crashed, hung or broke the protocol (a set-up message written
+                by student code included).
         """
-        while True:
+        self.settle(spec)
+        for tries in (1, 2):  # once more: a fork that failed on a busy machine is no reason to withhold a score
             worker = self.worker(spec)
             if attempt is not None:
                 attempt(worker)
             try:
                 worker.start()
                 return worker
-            except SandboxSetupError as exc:
+            except SandboxSetupError:
                 worker.close()  # no student code ran: nothing of it is kept
-                if not self.turn_off(exc):
+                if tries == 2:
                     raise
+        raise AssertionError("unreachable")
+
+    def settle(self, spec: WorkerSpec) -> None:
+        """Decide which layers this host allows, before any student code runs in this judge: start a worker of
+        ``spec``'s settings on empty files of the names ``spec`` imports (staged as a submission is, so a layer that
+        would hide them is found here), turning off the layer each failed start names (else the next optional one)
+        until one starts. Then the layers are fixed for the rest of the session. Does nothing once settled.
+
+        Raises:
+            SandboxSetupError: The sandbox cannot start even with every optional layer off (raised again for every
+                later worker: each of their scores is withheld).
+        """
+        if self.broken:
+            raise SandboxSetupError("", self.broken)
+        if self.settled:
+            return
+        folder = self.runtime.parent / f"settle-{os.getpid()}-{id(self):x}"
+        remove_tree(folder)
+        try:
+            folder.mkdir()  # with the process's umask, as the folders submissions are staged in (not mkdtemp's 0700)
+            code = folder / "code"
+            for module in spec.modules:  # as grader.intake.submission.stage writes a submission, every file empty
+                file = code.joinpath(*module.split(".")).with_suffix(".py")
+                file.parent.mkdir(parents=True, exist_ok=True)
+                (file.parent / "__init__.py").write_text("", encoding="utf-8")
+                file.write_text("", encoding="utf-8")
+            empty = replace(spec, code_dir=code, scratch=folder / "scratch")
+            while True:
+                worker = self.worker(empty)
+                try:
+                    worker.start()
+                    break
+                except SandboxSetupError as exc:
+                    if not self.turn_off(exc):
+                        self.broken = exc.reason
+                        raise
+                finally:
+                    worker.close()
+        finally:
+            self.settled = True
+            remove_tree(folder)
 
     def turn_off(self, failure: SandboxSetupError) -> bool:
-        """Learn from a worker that failed to start: turn off the layer to blame.
+        """Learn from a worker that failed to start while :meth:`settle` runs (no student code anywhere): turn off
+        the layer to blame.
 
         The layer the worker named, else the next optional layer still on
         (namespaces, then Landlock, then the separate user).
@@ -206,7 +260,7 @@ class Sandbox:
             True if a layer was turned off (starting again may work), False
             if nothing is left to turn off.
         """
-        if self.kind == "portable":
+        if self.kind == "portable" or self.settled:
             return False
         named = failure.layer in OPTIONAL_LAYERS and failure.layer not in self.off
         layer = failure.layer if named else next((name for name in OPTIONAL_LAYERS if name not in self.off), "")

@@ -15,15 +15,23 @@ Two kinds of failure are kept apart, because only one is the student's:
   needed the worker;
 * :class:`SandboxSetupError` before any student code ran (the launcher or
   an isolation step failed, the worker cannot see its staged code): the
-  grader's own machinery failed; the judge retries without the failing
-  layer, and if that fails too the score is withheld, never charged.
+  grader's own machinery failed; the score is withheld, never charged.
+  Which layers a host allows is learnt from such failures only while the
+  judge settles its sandbox, with no student code at all
+  (:meth:`grader.judge.backends.Sandbox.settle`).
 
 Start-up messages, in order (see :mod:`grader.sandbox.worker`): the
 launcher's (Linux only), ``{"isolation": {...}}`` before any student code
 runs, ``{"importing": module}`` before each student module is imported (so a
 start-up that runs out of time names the file), then
-``{"hello": 1, "imports": {...}}``; any of them may instead be
-``{"setup_failed": {"layer", "reason"}}``.
+``{"hello": 1, "imports": {...}}``. Until the first ``importing`` (or the
+hello, with no module to import) no student code has run, and any of them
+may instead be ``{"setup_failed": {"layer", "reason"}}``. From the first
+``importing`` on, the student's code shares the worker's process and can
+write on its channel: every message is then an answer to be checked, never
+an instruction, and a set-up message is a protocol fault of that
+submission (:class:`WorkerProtocolError`), which changes nothing of the
+sandbox for anyone.
 """
 
 from __future__ import annotations
@@ -46,6 +54,8 @@ FAULTS_ENV = "GRADER_SANDBOX_FAULTS"
 """Comma-separated isolation steps to fail on purpose (tests emulating refusing hosts; see grader.sandbox.isolation)."""
 MAX_REASON = 300
 """Longest setup-failure reason kept from a worker, in characters."""
+SETUP_KINDS = ("setup_failed", "isolation", "launcher")
+"""The messages a worker sends only before any student code runs (:mod:`grader.sandbox.protocol`)."""
 
 
 class WorkerFault(Exception):
@@ -218,7 +228,7 @@ class Worker:
         except WorkerFault as exc:
             self.kill()
             raise SandboxSetupError("", f"the sandbox did not start ({exc})") from None
-        hello = self._imported(deadline)
+        hello = self._imported(self._before_student_code(deadline), deadline)
         imports = hello.get("imports")
         if hello.get("hello") != 1 or not isinstance(imports, dict):
             self.kill()
@@ -226,12 +236,25 @@ class Worker:
         self.imports = {str(k)[:100]: import_result(v) for k, v in list(imports.items())[:10]}
         return self.imports
 
-    def _imported(self, deadline: float) -> dict[str, Any]:
+    def _before_student_code(self, deadline: float) -> dict[str, Any]:
+        """The first message after the isolation report: the worker's last before any student code may run (its
+        first ``importing``, or its hello when there is no module to import), or its report that the sandbox could
+        not be set up (it cannot see the staged code), which raises :class:`SandboxSetupError`."""
+        try:
+            return self._setup_message(self._read(deadline, "starting the sandbox"))
+        except WorkerFault as exc:  # no student code has run yet: the grader's machinery failed
+            self.kill()
+            raise SandboxSetupError("", f"the sandbox did not start ({exc})") from None
+
+    def _imported(self, first: dict[str, Any], deadline: float) -> dict[str, Any]:
         """Read the worker's messages while it imports the student's modules (each ``{"importing": module}``, noted
-        in :attr:`importing`) until its hello, which is returned."""
+        in :attr:`importing`), from ``first`` on, until its hello, which is returned.
+
+        Student code may be running from ``first`` on: a message that is neither is a protocol fault of the
+        submission (:meth:`_student_message`), a set-up failure included.
+        """
+        message = first
         for _ in range(len(self.modules) + 1):
-            during = f"importing {module_file(self.importing)}" if self.importing else "importing your code"
-            message = self._setup_message(self._read(deadline, during))
             if "importing" not in message:
                 return message
             name = message["importing"]
@@ -239,11 +262,15 @@ class Worker:
                 self.kill()
                 raise WorkerProtocolError("the sandbox named a module it was not asked to import")
             self.importing = name
+            message = self._student_message(self._read(deadline, f"importing {module_file(self.importing)}"))
+        if "importing" not in message:
+            return message
         self.kill()
         raise WorkerProtocolError("the sandbox did not start properly (no hello after importing)")
 
     def _setup_message(self, message: dict[str, Any]) -> dict[str, Any]:
-        """``message``, unless it reports a setup failure: then kill and raise :class:`SandboxSetupError`."""
+        """``message`` (read before any student code could run), unless it reports a setup failure: then kill and
+        raise :class:`SandboxSetupError`."""
         failed = message.get("setup_failed")
         if failed is None:
             return message
@@ -251,6 +278,19 @@ class Worker:
         if not isinstance(failed, dict):
             raise SandboxSetupError("", "the sandbox reported a setup failure")
         raise SandboxSetupError(str(failed.get("layer") or "")[:40], str(failed.get("reason") or "")[:MAX_REASON])
+
+    def _student_message(self, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` (read once student code may have run), unless it claims to be one of the messages only the
+        sandbox sends before any student code (a set-up failure, an isolation report, the launcher's): student code
+        wrote it, so the worker is killed and the submission's start fails (:class:`WorkerProtocolError`); nothing
+        of the sandbox changes, for this submission or any other."""
+        forged = next((kind for kind in SETUP_KINDS if kind in message), None)
+        if forged is None:
+            return message
+        self.kill()
+        raise WorkerProtocolError(f"your code wrote a {forged!r} message on the grader's channel while it was "
+                                  "imported; only the sandbox sends one, before any of your code runs, so it was "
+                                  "not obeyed (code that writes to the grader's channel earns nothing)")
 
     def request(self, probe: str, args: list[Any], timeout: float, during: str, judged: Judged | None = None,
                 starved_until: float | None = None) -> dict[str, Any]:

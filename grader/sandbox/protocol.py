@@ -17,8 +17,13 @@ Before any request, the worker then sends, in order:
 4. ``{"hello": 1, "imports": {module: None | error}}`` (:class:`Hello`, :class:`ImportErrorReport`), after importing
    the submission.
 
-Any of them may be ``{"setup_failed": {"layer": ..., "reason": ...}}`` (:class:`SetupFailedMessage`)
-instead: the sandbox could not be set up, and no student code has run. Then, per probe::
+Until the first ``importing`` (or the hello, with nothing to import), any of them may be
+``{"setup_failed": {"layer": ..., "reason": ...}}`` (:class:`SetupFailedMessage`) instead: the sandbox could not
+be set up, and no student code has run. From the first ``importing`` on, student code shares the worker's process
+and may write anything on its channel, so the judge obeys no message: a ``setup_failed``, ``isolation`` or
+``launcher`` message then is the submission's protocol fault (:mod:`grader.judge.worker_handle`), the hello and
+every response are answers it checks with bounds, and the questions a probe asks (``{"ask": ..., "payload":
+...}``) are answered by the judge's side from what it alone holds (:mod:`grader.testing.judged`). Then, per probe::
 
     {"id": 7, "probe": "graph", "args": [...]}                    # Request, judge to worker
     {"id": 7, "ok": true, "value": <plain data>}                  # OkResponse

@@ -108,6 +108,28 @@ def test_a_students_check_passes_as_a_normal_user_with_a_refused_uid_map(as_user
     assert "All public tests pass." in done.stdout
 
 
+def test_a_forged_set_up_failure_turns_off_no_layer_for_a_normal_user(as_user):
+    """tests/judge/test_forged_control.py as a normal user: a submission that writes set-up failures at import is
+    that submission's fault, and the honest student graded after it in the same judge keeps every layer."""
+    run, work = as_user
+    folder = work / "forged-subs"
+    H.write(folder / "a_honest", H.NO_POW)
+    H.write(folder / "b_forger", H.with_import_code(H.FORGED_CONTROL.format(kind="setup_failed")))
+    H.write(folder / "z_honest", H.NO_POW)
+    subprocess.run(["chown", "-R", f"{USER}:{USER}", str(folder)], check=True)
+    done = run("grade", "forged-subs", "-o", "out-forged", "-a", "value_ops", "-j", "1")
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = grades(work / "out-forged")
+    assert got["a_honest"]["value_ops"] == got["z_honest"]["value_ops"] != "0" and got["b_forger"]["value_ops"] == "0"
+
+    def isolation(student: str) -> dict[str, str]:
+        doc = json.loads((work / "out-forged" / "value_ops" / student / "results.json").read_text())
+        return doc["extra_data"]["grader"]["isolation"]
+
+    assert isolation("z_honest") == isolation("a_honest")
+    assert not isolation("z_honest")["pid namespace"].startswith("off")  # user namespaces are allowed here
+
+
 def test_a_fork_bomb_is_bounded_on_the_portable_backend_for_a_normal_user(as_user):
     """Root ignores RLIMIT_NPROC, so this is the portable backend's fork-bomb bound: a normal user's."""
     run, work = as_user
