@@ -340,22 +340,38 @@ class Worker:
             answer = self._answer(judged, response["ask"], response["payload"])
             if self.starved_until is not None:  # the judge's own time answering is not the student's code's
                 deadline = min(deadline + time.monotonic() - answering, max(deadline, self.starved_until))
-            self._write(protocol.encode(answer), deadline, during)
+            self._write(self._encoded(answer), deadline, during)
         if response.get("id") != rid or not isinstance(response.get("ok"), bool):
             self.kill()
             raise WorkerProtocolError(f"the sandbox sent an invalid answer while {during}")
         return response
 
     def _answer(self, judged: Judged, topic: str, payload: Any) -> dict[str, Any]:
-        """The reply to one question: ``{"answer": ...}``, or ``{"refused": why}`` when the judge's side refuses it;
-        any other exception there kills the worker and propagates (the grader's bug)."""
+        """The reply to one question: ``{"answer": ...}``, or ``{"refused": why}`` when the judge's side refuses it
+        or cannot compute it from the numbers the question sent (an ``ArithmeticError``: a number too large, a
+        division by zero: the values are the submission's, so its probe fails, saying so); any other exception there
+        kills the worker and propagates (the grader's bug: the score is withheld)."""
         try:
             return {"answer": judged.answer(topic, payload)}
         except AskRefused as exc:
             return {"refused": str(exc)[:300]}
+        except ArithmeticError as exc:
+            return {"refused": f"the grader cannot compute its answer from the numbers your code sent "
+                               f"({type(exc).__name__}: {str(exc)[:200]})"}
         except BaseException:
             self.kill()
             raise
+
+    @staticmethod
+    def _encoded(answer: dict[str, Any]) -> bytes:
+        """``answer`` as a message; an answer the protocol cannot carry (over :data:`~grader.sandbox.protocol.
+        MAX_MESSAGE_BYTES`, or a value JSON cannot hold, such as an integer of thousands of digits) was computed
+        from what the submission asked, so the question is refused instead, saying why."""
+        try:
+            return protocol.encode(answer)
+        except ProtocolError as exc:
+            return protocol.encode({"refused": f"the grader's answer to your code's question is over its bound "
+                                               f"({str(exc)[:200]})"})
 
     def _decode(self, line: bytes, during: str) -> dict[str, Any]:
         try:

@@ -193,3 +193,23 @@ def test_the_judges_time_answering_a_question_is_not_the_students_up_to_the_limi
     plain = Deadlines([ask(), ask(), DONE])
     assert plain.request("p", [], 0.5, "testing", Slow()) == DONE
     assert plain.deadlines[0] == plain.deadlines[1] == plain.deadlines[2]  # without a cap the limit is final
+
+
+@pytest.mark.parametrize(("answer", "raised", "says"), [
+    (lambda payload: 10 ** 5000, None, "over its bound"),  # an integer JSON cannot spell (over 4,300 digits)
+    (lambda payload: [0.0] * 3_000_000, None, "over its bound"),  # over the protocol's 8 MB
+    (lambda payload: float(10 ** 400), OverflowError, "cannot compute its answer from the numbers your code sent"),
+    (lambda payload: 1 / 0, ZeroDivisionError, "cannot compute its answer from the numbers your code sent"),
+])
+def test_an_answer_the_judge_cannot_compute_or_send_is_refused_to_the_students_probe(answer, raised, says):
+    """Issue 53, 2: what the judge computes from a submission's question is bounded where it is sent; an answer it
+    cannot compute (arithmetic on the submission's numbers) or cannot send fails that probe with why, and the worker
+    lives on: never a withheld score."""
+    class Computing(Counter):
+        def answer(self, topic: str, payload: Any) -> Any:
+            return answer(payload)
+
+    worker = Scripted([ask(), DONE])
+    assert worker.request("p", [], 5.0, "testing", Computing()) == DONE
+    refused = worker.written[1]["refused"]
+    assert says in refused and (raised is None or raised.__name__ in refused) and not worker.killed

@@ -231,3 +231,41 @@ def test_a_handle_builds_the_judges_forward_pass_and_its_gradients_flow():
     expected.backward()
     assert out.data == expected.data
     assert [p.grad for p in params] == [p.grad for p in theirs.parameters()] and x[0].grad == leaf.grad
+
+
+# --- values a submission supplies: the judge bounds them, and its probe fails saying why (issue 53, 2) ---------------
+
+def test_a_negative_number_to_a_fractional_power_fails_the_students_backward_not_the_judge():
+    """modules: ``(Value(-1.0) ** 0.5).backward()``: the local gradient is complex, which the judge could not pack."""
+    with channel():
+        out = recording.Value(-1.0) ** 0.5
+        with pytest.raises(ProbeError, match="not a real number"):
+            out.backward()
+
+
+def test_a_layer_too_large_for_the_grader_is_refused_before_its_weights_are_drawn():
+    """mlp: a student's ``MLP.__init__`` that makes ``Layer(900, 900)`` of the grader's: an answer of 16 MB."""
+    network = judge.Network(makes={"Layer", "Neuron"}, compose=True)
+    with pytest.raises(AskRefused, match="at most 100,000 weights in one test: a Layer\\(900, 900\\)"):
+        network.answer("make", {"kind": "Layer", "nin": 900, "nout": 900, "nonlin": True})
+    assert network.parts == [] and network.weights_made == 0
+    layers = [network.answer("make", {"kind": "Layer", "nin": 99, "nout": 100, "nonlin": True}) for _ in range(10)]
+    assert len(layers) == 10 and network.weights_made == judge.MAX_WEIGHTS
+    with pytest.raises(AskRefused, match="beside the 100,000 made already"):
+        network.answer("make", {"kind": "Neuron", "nin": 1, "nonlin": True})
+    with pytest.raises(AskRefused, match="beside the 100,000 made already"):
+        network.answer("compose", {"kind": "Neuron", "nin": 1, "nonlin": True})
+
+
+def test_weights_and_inputs_too_large_for_a_float_are_refused():
+    """mlp: the grader's neuron given ``10**3000`` weights and inputs would answer an integer the judge cannot send."""
+    network = judge.Network([(2, 1, False)], [0.5, -1.0, 0.25], network=True, calls={"Neuron"})
+    neuron = network.answer("network", {})["layers"][0]["neurons"][0]["part"]
+    for params, x in (([10 ** 3000, 1, 1], [1.0, 2.0]), ([1, 1, 1], [10 ** 3000, 2.0]), ([1, 1, 1], [{"v": -(10 ** 400)}, 2])):
+        with pytest.raises(AskRefused, match="too large for the grader"):
+            network.answer("call", {"part": neuron, "params": params, "x": x})
+    big = 2 ** 1023  # the largest taken: products of such numbers still cross the pipe
+    program = network.answer("call", {"part": neuron, "params": [big, big, big], "x": [big, big]})
+    assert len(json.dumps(program)) < 10_000
+    with pytest.raises(AskRefused, match="wrong number of weights or inputs"):  # a neuron of 2 inputs, sent 100,000
+        network.answer("call", {"part": neuron, "params": [1, 1, 1], "x": [1.0] * 100_000})

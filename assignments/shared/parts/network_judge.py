@@ -60,6 +60,12 @@ MAX_NODES = 200_000
 """The largest graph a ``backward`` question may send."""
 MAX_PARTS = 10_000
 """The most parts one call of a probe may make."""
+MAX_WEIGHTS = 100_000
+"""The most weights the grader's parts made in one call of a probe may hold in all (the tests' largest network has a
+few hundred; a student's ``Layer(900, 900)`` asks for 810,900, an answer of 16 MB)."""
+MAX_INT = 2 ** 1023
+"""The largest whole number (in magnitude) taken as a weight or an input: beyond it no float holds it, and products
+of such numbers grow past what the protocol can carry."""
 KINDS = ("Neuron", "Layer", "MLP")
 _NUMBERS = (int, float)
 
@@ -67,6 +73,8 @@ _NUMBERS = (int, float)
 def _number(value: Any, what: str) -> float:
     if type(value) not in _NUMBERS:
         raise AskRefused(f"{what} is not a number")
+    if type(value) is int and not -MAX_INT <= value <= MAX_INT:
+        raise AskRefused(f"{what} is a whole number too large for the grader (over 2**1023 in magnitude)")
     return value
 
 
@@ -152,6 +160,8 @@ def gradients(payload: Any, activations: list[int] | None = None) -> list[float]
         except (ArithmeticError, ValueError) as exc:
             raise AskRefused(f"the local gradient of {op} at {args} is not defined ({type(exc).__name__}: {exc})"
                              ) from None
+        if any(type(g) is complex for g in locals_):  # (-1.0) ** 0.5
+            raise AskRefused(f"the local gradient of {op} at {args} is not a real number")
         for r, local_g in zip(operands, locals_):
             if r >= 0:
                 grads[r] += local_g * g
@@ -189,6 +199,8 @@ class Network:
         self.activations = activations
         self.calls, self.params, self.makes = frozenset(calls), frozenset(parameters), frozenset(makes)
         self.parts: list[tuple[str, Any]] = []
+        self.weights_made = 0
+        """The weights of every neuron made so far (bounded by :data:`MAX_WEIGHTS`)."""
         self.counts = {"backward_passes": 0, "forward_passes": 0, "networks": 0, "made": 0, "refused": 0,
                        "most_activations": 0, "activations_reached": 0}
 
@@ -250,12 +262,26 @@ class Network:
     def _neuron(self, nin: int, nonlin: bool, data: Sequence[float] | None = None) -> dict[str, Any]:
         neuron = stand_ins.Neuron.__new__(stand_ins.Neuron)
         neuron.nin, neuron.nonlin = nin, nonlin
+        self._reserve(nin + 1, f"a Neuron({nin})")
         values = list(data) if data is not None else [self.random.uniform(-1, 1) for _ in range(nin + 1)]
         neuron.w, neuron.b = [stand_ins.Value(v) for v in values[:-1]], stand_ins.Value(values[-1])
         return {"part": self._new("Neuron", neuron), "data": values}
 
+    def _reserve(self, weights: int, what: str, keep: bool = True) -> None:
+        """Count ``weights`` more weights of the grader's parts (``keep`` False: only check they would fit).
+
+        Raises:
+            AskRefused: If this call's parts would then hold more than :data:`MAX_WEIGHTS`.
+        """
+        if self.weights_made + weights > MAX_WEIGHTS:
+            raise AskRefused(f"the grader's parts hold at most {MAX_WEIGHTS:,} weights in one test: {what} would "
+                             f"hold {weights:,} more, beside the {self.weights_made:,} made already")
+        if keep:
+            self.weights_made += weights
+
     def _layer(self, nin: int, nout: int, nonlin: bool, data: Sequence[float] | None = None) -> dict[str, Any]:
         size = nin + 1
+        self._reserve(size * nout, f"a Layer({nin}, {nout})", keep=False)  # each neuron counts its own
         neurons = [self._neuron(nin, nonlin, None if data is None else data[k * size:(k + 1) * size])
                    for k in range(nout)]
         layer = stand_ins.Layer.__new__(stand_ins.Layer)
@@ -291,6 +317,7 @@ class Network:
             neuron = stand_ins.Neuron.__new__(stand_ins.Neuron)
             nin = _size(payload["nin"], "inputs")
             neuron.nin, neuron.nonlin = nin, payload["nonlin"]
+            self._reserve(nin + 1, f"a Neuron({nin})")
             neuron.w, neuron.b = [stand_ins.Value(0.0) for _ in range(nin)], stand_ins.Value(0.0)
             return {"part": self._new("Neuron", neuron)}
         kind, ids = payload.get("kind"), payload.get("parts")
@@ -309,7 +336,7 @@ class Network:
     def _call(self, part: Any, payload: dict[str, Any]) -> dict[str, Any]:
         params, x = payload.get("params"), payload.get("x")
         own = part.parameters()
-        if type(params) is not list or len(params) != len(own) or type(x) is not list or len(x) > MAX_NODES:
+        if type(params) is not list or len(params) != len(own) or type(x) is not list or len(x) > len(own):
             raise AskRefused("a forward pass of the grader's part with the wrong number of weights or inputs")
         refs: dict[int, dict[str, Any]] = {}
         for i, (p, value) in enumerate(zip(own, params)):
