@@ -57,7 +57,7 @@ def counts_of(got: dict[str, Any], layers: int) -> dict[str, int]:
     if source is None:
         raise Failure("the grader counted nothing for this run (a grader error)")
     counts = {key: source[key] for key in ("forward_passes", "backward_passes", "most_activations",
-                                           "activations_reached")}
+                                           "activations_reached", "most_alive")}
     if judged is not None and counts["forward_passes"] < layers:
         raise Failure(f"the grader's {layers} layers were evaluated {counts['forward_passes']} times: the pass must "
                       "call the layers it is given, each at least once")
@@ -89,6 +89,25 @@ def reached_every_layer(counts: dict[str, int], layers: int) -> None:
 
 
 def held(counts: dict[str, int]) -> int:
-    """The most activations alive at once the counts show: one checkpoint per segment's backward pass, plus the
-    largest segment's activations."""
-    return counts["backward_passes"] + counts["most_activations"]
+    """The most activations alive at once the counts show: one checkpoint per segment's backward pass, plus the most
+    layer outputs alive at one moment (``most_alive``: the largest segment's, for the handout's passes)."""
+    return counts["backward_passes"] + counts["most_alive"]
+
+
+def grads_of(got: dict[str, Any]) -> list[Any]:
+    """Each layer's ``w`` and ``b`` gradient after the run: in hidden grading as the judge's own backward passes gave
+    them (``weight_grads``: a gradient written by hand in the worker changes nothing), in a self-check as the probe
+    read them."""
+    judged = got.get("judged")
+    return judged["weight_grads"] if judged is not None else got["grads"]
+
+
+def no_graph_outlives_its_layer(counts: dict[str, int]) -> None:
+    """The checkpointed forward pass held one activation at a time: each layer ran on a fresh ``Value``.
+
+    Raises:
+        Failure: When more were alive at once (a layer ran on the last one's output itself: the whole graph stays).
+    """
+    if counts["most_alive"] > 1:
+        raise Failure(f"the forward pass kept {counts['most_alive']} layer outputs alive at once: run each layer on "
+                      "a fresh Value of the last output's data, so that no graph outlives its layer")

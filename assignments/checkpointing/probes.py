@@ -7,14 +7,16 @@ judge (the part ``network_judge``) computes every layer's forward pass and every
 ``backward()``, and counts on its side what the student's code made it do: the
 layers evaluated (``forward_passes``), the ``backward()`` runs
 (``backward_passes``), the most activations one ``backward()`` reached
-(``most_activations``: the largest graph held at once) and those all of them reached
-(``activations_reached``: every layer's gradient must come from a ``backward()`` through it). The test reads those
-counts in the answer's ``"judged"`` field; the worker's own report is never used
-for them. The student's ``Value`` is the grader's while the probe runs, so an
+(``most_activations``), those all of them reached
+(``activations_reached``: every layer's gradient must come from a ``backward()`` through it) and the most alive at
+once at any moment (``most_alive``: :mod:`assignments.shared.probes.live_activations`). The judge knows its own
+nodes by tokens and checks every graph sent against them (the part ``activations_judge``), and keeps the weights'
+gradients itself (``weight_grads``). The test reads those counts and gradients in the answer's ``"judged"`` field;
+the worker's own report is never used for them. The student's ``Value`` is the grader's while the probe runs, so an
 engine bug costs no points here.
 
 Without the grader's parts (a student's self-check) the layers are made here on
-the student's own ``Value``, and this probe counts the same three things in the
+the student's own ``Value``, and this probe counts the same things in the
 worker (``counted``): a self-check needs no boundary, and says the same.
 
 Probes measure, never decide: the judge compares the outputs and gradients with
@@ -27,6 +29,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from assignments.shared.probes.live_activations import Ledger
 from assignments.shared.probes.nn_probes import engine_in_use, handles, swapped
 from probekit import MAX_ITEMS, Context, MalformedAnswer, count, number, numbers, part, record
 
@@ -38,7 +41,8 @@ MAX_LAYERS = 1_000
 
 class Counts:
     """What a self-check counts in the worker (hidden grading counts in the judge): layer evaluations, backward
-    passes, the most activations (layer outputs) one backward pass reached, and those all of them reached."""
+    passes, the most activations (layer outputs) one backward pass reached, those all of them reached, and the most
+    alive at once (the judge's :class:`~assignments.shared.probes.live_activations.Ledger`, on identities)."""
 
     def __init__(self) -> None:
         self.forward_passes = 0
@@ -46,28 +50,42 @@ class Counts:
         self.most_activations = 0
         self.activations_reached = 0
         self.outputs: set[int] = set()
+        self.ledger = Ledger()
         self._held: list[Any] = []
         """The outputs themselves, so that no other object gets one of their ids once they are dropped (the counts
         are of identities)."""
 
-    def note(self, out: Any) -> None:
-        """A layer's output, counted as an activation wherever a backward pass reaches it."""
+    def evaluated(self, x: Any, out: Any) -> None:
+        """A layer made ``out`` from ``x``: an activation, made now from ``x`` if ``x`` is one."""
+        self.forward_passes += 1
+        self.ledger.tick()
         self.outputs.add(id(out))
         self._held.append(out)
+        self.ledger.made(id(out), [id(x)] if id(x) in self.outputs else [])
 
-    def reached(self, root: Any) -> int:
-        """The layer outputs ``root`` was made from, found through ``_prev``."""
+    def reached(self, root: Any) -> list[int]:
+        """The layer outputs ``root`` was made from, found through ``_prev`` (their ids)."""
         seen, level = {id(root)}, [root]
-        found = int(id(root) in self.outputs)
+        found = [id(root)] if id(root) in self.outputs else []
         while level:  # level by level
             children = [c for node in level for c in getattr(node, "_prev", ())]
             level = [c for c in children if id(c) not in seen and not seen.add(id(c))]
-            found += sum(id(c) in self.outputs for c in level)
+            found += [id(c) for c in level if id(c) in self.outputs]
         return found
+
+    def backward(self, root: Any) -> None:
+        """A ``backward()`` from ``root``: the activations it reaches are used now."""
+        self.backward_passes += 1
+        self.ledger.tick()
+        reached = self.reached(root)
+        self.ledger.used(reached)
+        self.most_activations = max(self.most_activations, len(reached))
+        self.activations_reached += len(reached)
 
     def record(self) -> dict[str, int]:
         return {"forward_passes": self.forward_passes, "backward_passes": self.backward_passes,
-                "most_activations": self.most_activations, "activations_reached": self.activations_reached}
+                "most_activations": self.most_activations, "activations_reached": self.activations_reached,
+                "most_alive": self.ledger.most_alive()}
 
 
 class OwnUnit:
@@ -77,9 +95,8 @@ class OwnUnit:
         self.w, self.b, self.counts = value_cls(w), value_cls(b), counts
 
     def __call__(self, x: Any) -> Any:
-        self.counts.forward_passes += 1
         out = (self.w * x + self.b).tanh()
-        self.counts.note(out)
+        self.counts.evaluated(x, out)
         return out
 
     def parameters(self) -> list[Any]:
@@ -116,10 +133,7 @@ def _counting_backward(value_cls: Any, counts: Counts) -> list[tuple[Any, str, A
     original = value_cls.backward
 
     def backward(self: Any) -> Any:
-        counts.backward_passes += 1
-        reached = counts.reached(self)
-        counts.most_activations = max(counts.most_activations, reached)
-        counts.activations_reached += reached
+        counts.backward(self)
         return original(self)
     return [(value_cls, "backward", backward)]
 
@@ -202,7 +216,7 @@ def parse_run(value: Any, what: str, weights: list[Any], x: Any, every: int, che
     counted = got["counted"]
     if counted is not None:
         counted = record(counted, "counted", ("forward_passes", "backward_passes", "most_activations",
-                                              "activations_reached"))
+                                              "activations_reached", "most_alive"))
         answer["counted"] = {key: count(counted[key], key, MAX_ITEMS) for key in counted}
     return answer
 

@@ -17,7 +17,6 @@ from course_runs import reference_code, run
 from assignments.checkpointing.checks import activations, chain_weights, plain_gradients
 from assignments.checkpointing.probes import ANSWERS
 from assignments.shared.parts.network_judge import Network
-from assignments.shared.parts.recording import OPS, packed
 from grader.judge.reference import load_reference
 from grader.sandbox.schema import MalformedAnswer
 
@@ -47,17 +46,51 @@ def test_the_reference_cost_model_is_the_minimum_over_every_distance(mg):
     assert mg.checkpointing.cost(36, 6) == (12, 72)
 
 
-def test_the_judge_counts_the_activations_one_backward_reached():
-    """A chain of 3 tanh nodes made before 2 others that the root does not use: 3 reached, not 5."""
-    tanh = OPS["tanh"]
-    ops = [0, tanh, tanh, 0, tanh, tanh, tanh]  # leaf a; t1(a), t2(t1) unused; leaf b; t3(b), t4(t3), t5(t4): root
-    refs = [0, 1, 3, 4, 5]
-    vals = [0.1, 0.2, 0.3, 0.4, 0.5]
-    payload = {"seqs": packed("q", list(range(7))), "ops": packed("B", ops), "arity": packed("I", [0, 1, 1, 0, 1, 1, 1]),
-               "refs": packed("q", refs), "vals": packed("d", vals), "grads": packed("d", [0.0] * 7)}
-    judge = Network(backward=True, activations=True)
-    judge.answer("backward", payload)
-    assert judge.record()["most_activations"] == 3 and judge.record()["backward_passes"] == 1
+def test_the_judge_counts_only_its_own_activations_and_checks_its_nodes():
+    """In-process, as a worker would ask: a chain of the judge's 3 layers (evaluated on each other's output) and 2
+    tanh nodes of the student's; a backward() from the last layer reaches the judge's 3 activations, not the others',
+    and a node of the judge's relabelled, cut loose or given a gradient by hand is refused."""
+    from assignments.shared.parts import recording
+    from grader.judge.reference import in_process
+    from grader.sandbox.probekit import ProbeError, answering
+
+    def chain() -> tuple[Network, list]:
+        judge = Network([(1, 1, True)] * 3, [0.5, 0.1, 0.7, -0.2, 1.1, 0.3], backward=True, network=True,
+                        calls={"Neuron"}, activations=True)
+        with answering(in_process(judge)):
+            neurons = [layer.neurons[0] for layer in recording.network().layers]
+        return judge, neurons
+
+    judge, neurons = chain()
+    with answering(in_process(judge)):
+        extra = recording.Value(0.3).tanh().tanh()  # the student's own tanh nodes: no activation of the grader's
+        h = recording.Value(0.2)
+        for neuron in neurons:
+            h = neuron([h])
+        (h + extra).backward()
+    record = judge.record()
+    assert (record["most_activations"], record["activations_reached"], record["most_alive"]) == (3, 3, 3)
+    assert record["weight_grads"] == [g for n in neurons for g in (n.w[0].grad, n.b.grad)] != [0.0] * 6
+    for tamper, says in (("relabel", "not as the grader made it"), ("cut", "not as the grader made it"),
+                         ("by hand", "set by hand"), ("weight", "takes its gradient only through")):
+        judge, neurons = chain()
+        with answering(in_process(judge)):
+            h = recording.Value(0.2)
+            outs = []
+            for neuron in neurons:
+                h = neuron([h])
+                outs.append(h)
+            root = h * 2.0
+            if tamper == "relabel":
+                outs[1]._op = "mul"
+            elif tamper == "cut":
+                outs[0]._prev, outs[0]._rs, outs[0]._vals, outs[0]._op = set(), (), (), ""
+            elif tamper == "by hand":
+                outs[1].grad = 5.0
+            else:
+                root = root + neurons[0].w[0] * 3.0
+            with pytest.raises(ProbeError, match=says):
+                root.backward()
 
 
 @pytest.mark.parametrize("args, answer", [
@@ -118,11 +151,97 @@ def checkpointed_backward(layers, checkpoints, every, upstream=1.0):  # gradient
 '''
 
 
+# Issue 53, 3: counts forged against a judge that believed the graph the worker described (each scored 30/30)
+NO_LAYER_TANH = '''
+
+def checkpointed_backward(layers, checkpoints, every, upstream=1.0):  # by hand, then backward() through tanh of no layer
+    n = len(layers)
+    a = [checkpoints[0]]
+    for layer in layers:
+        a.append(layer(a[-1]).data)
+    g = upstream
+    for i in reversed(range(n)):
+        local = 1.0 - a[i + 1] ** 2
+        layers[i].w.grad += g * local * a[i]
+        layers[i].b.grad += g * local
+        g = g * local * layers[i].w.data
+    for j in range(len(checkpoints)):  # one backward() per segment, through as many tanh nodes as the segment's layers
+        h = Value(0.1)
+        for _ in range(min(every, n - j * every)):
+            h = h.tanh()
+        h.backward()
+    return g
+'''
+
+RELABELLED = '''
+
+def checkpointed_backward(layers, checkpoints, every, upstream=1.0):  # the whole graph, its tanh nodes relabelled
+    n = len(layers)
+    start = Value(checkpoints[0])
+    h, outs = start, []
+    for layer in layers:
+        h = layer(h)
+        outs.append(h)
+    for out in outs[:n - min(every, n)]:  # the judge sees tanh nodes in the last segment only
+        out._op = "mul"
+    (h * upstream).backward()
+    a = [checkpoints[0]] + [o.data for o in outs]
+    g = upstream
+    for i in reversed(range(n)):
+        local = 1.0 - a[i + 1] ** 2
+        layers[i].w.grad = g * local * a[i]
+        layers[i].b.grad = g * local
+        g = g * local * layers[i].w.data
+    for j in range(len(checkpoints) - 1):  # padding: a backward() for each other segment, through tanh of no layer
+        t = Value(0.1)
+        for _ in range(every):
+            t = t.tanh()
+        t.backward()
+    return g
+'''
+
+CUT = '''
+
+def checkpointed_backward(layers, checkpoints, every, upstream=1.0):  # one graph, each segment's input made a leaf
+    import sys
+    recording = next(m for m in list(sys.modules.values()) if hasattr(m, "_restart"))  # the grader's Value's module
+    tokens = getattr(recording, "_TOKENS", {{}})
+    n = len(layers)
+    h = Value(checkpoints[0])
+    outs = [h]
+    for layer in layers:  # one forward pass: n evaluations, the whole graph kept
+        kept = tokens.pop(h._seq, None) if {strip!r} else None  # the input sent as a plain Value: no link recorded
+        out = layer(h)
+        if kept is not None:
+            tokens[h._seq] = kept
+        h = out
+        outs.append(h)
+    recording._restart()  # the forward pass off the tape: each backward() below sends what it reaches
+    g = upstream
+    for j in reversed(range(len(checkpoints))):
+        first, last = outs[j * every], outs[min((j + 1) * every, n)]
+        add = next(iter(outs[j * every + 1]._prev))  # tanh(add(mul(w, first), b))
+        mul = next(node for node in add._prev if first in node._prev)
+        x = Value(first.data)  # the segment's input, made a leaf for this backward() alone, as old as first
+        x._seq = first._seq
+        mul._prev = (mul._prev - {{first}}) | {{x}}
+        kept = tokens.pop(first._seq, None) if {strip!r} else None
+        (last * g).backward()
+        if kept is not None:
+            tokens[first._seq] = kept
+        g = x.grad
+    return g
+'''
+
+
 def test_a_class_is_graded_on_the_judges_counts(tmp_path):
     subs = tmp_path / "subs"
     engine, code = reference_code("engine.py"), reference_code("checkpointing.py")
     for name, text in {"right": code, "whole_graph": code + WHOLE_GRAPH, "hiding": code + HIDING,
-                       "by_hand": code + HAND}.items():
+                       "by_hand": code + HAND, "no_layer_tanh": code + NO_LAYER_TANH, "relabelled": code + RELABELLED,
+                       "cut": code + CUT.format(strip=False), "cut_unlinked": code + CUT.format(strip=True),
+                       "forward_keeps_graph": code.replace("h = layer(Value(h)).data", "h = layer(Value(h) if isinstance(h, float) else h)").replace(
+                           "return h, checkpoints", "return h.data, checkpoints").replace("checkpoints.append(h)", "checkpoints.append(getattr(h, 'data', h))")}.items():
         (subs / name / "micrograd").mkdir(parents=True)
         (subs / name / "micrograd" / "engine.py").write_text(engine)
         (subs / name / "micrograd" / "checkpointing.py").write_text(text)
@@ -157,7 +276,21 @@ def test_a_class_is_graded_on_the_judges_counts(tmp_path):
     # judge saw no layer's activation go through a backward()
     assert {"16 layers", "36 layers, checkpoints every 1, 6 and 36 layers"} <= lost("by_hand"), lost("by_hand")
     feedback = (out / "checkpointing" / "by_hand" / "feedback.md").read_text(encoding="utf-8")
-    assert "the backward passes went through 0 layer activations of the 16 layers" in feedback
+    assert "a gradient of the grader's layers was set by hand" in feedback  # the graph sent holds the weights
+    # issue 53, 3: the forged counts; each loses every test of its pass, none is withheld
+    backward_tests = {"checkpointed_backward recomputes each segment from its checkpoint and gives the plain gradients",
+                      "checkpointed_backward on the reference's checkpoints", "16 layers",
+                      "36 layers, checkpoints every 1, 6 and 36 layers"}
+    for name, says in (("no_layer_tanh", "set by hand"), ("relabelled", "not as the grader made it"),
+                       ("cut", "not as the grader made it"), ("cut_unlinked", "activations alive at once")):
+        assert backward_tests <= lost(name), (name, lost(name))
+        assert "withheld" not in rows[name]["notes"]
+        assert says in (out / "checkpointing" / name / "feedback.md").read_text(encoding="utf-8"), name
+    # the handout's "no graph outlives its layer", measured at every moment, not only inside backward()
+    assert "checkpointed_forward keeps the input of every every-th layer as a number, and evaluates each layer " \
+           "once" in lost("forward_keeps_graph")
+    assert "kept 7 layer outputs alive at once" in (out / "checkpointing" / "forward_keeps_graph" / "feedback.md"
+                                                    ).read_text(encoding="utf-8")
 
 
 def test_the_release_gives_the_chain_and_no_checkpointed_pass():
@@ -190,3 +323,42 @@ def test_the_gradescope_zip_grades_an_upload_on_the_judges_counts(tmp_path):
     # 3); every 8 of 8 layers, every 1 and every 36 hold what a whole graph holds and pass
     assert math.isclose(whole["score"], 30 - 4 - 8 / 3 - 1 - 1, abs_tol=1e-3), whole["score"]
 
+
+
+def test_the_ledger_counts_what_each_pass_must_have_held():
+    """live_activations.Ledger on the passes the handout names: a plain backward pass holds all n, the checkpointed
+    one a segment at a time, a forward pass on fresh Values one; a forward pass on the outputs themselves, or a
+    backward pass that reuses the forward pass's graph, all of them."""
+    from assignments.shared.probes.live_activations import Ledger
+
+    def run(n: int, every: int, chained_forward: bool, recompute: bool) -> int:
+        ledger, made, last = Ledger(), [], None
+        for i in range(n):  # the forward pass
+            ledger.tick()
+            ledger.made(i, [last] if chained_forward and last is not None else [])
+            made.append(i)
+            last = i
+        key = n
+        for start in reversed(range(0, n, every)):  # the backward pass, segment by segment
+            segment = list(range(start, min(start + every, n)))
+            if recompute:
+                prev = None
+                segment = []
+                for _ in range(start, min(start + every, n)):
+                    ledger.tick()
+                    ledger.made(key, [prev] if prev is not None else [])
+                    segment.append(key)
+                    prev, key = key, key + 1
+            ledger.tick()
+            ledger.used(segment)
+        return ledger.most_alive()
+
+    assert run(16, 16, chained_forward=True, recompute=False) == 16  # plain: forward, then one backward()
+    assert run(16, 4, chained_forward=False, recompute=True) == 4  # the handout's two passes
+    assert run(16, 4, chained_forward=True, recompute=True) == 16  # the forward pass kept its graph
+    assert run(16, 4, chained_forward=False, recompute=False) == 16  # the forward's outputs reused, not recomputed
+    ledger = Ledger()
+    for i in range(5):
+        ledger.tick()
+        ledger.made(i)
+    assert ledger.most_alive() == 1 and Ledger().most_alive() == 0

@@ -48,6 +48,7 @@ from assignments.shared.probes.engine_probes import FORWARD
 from grader.testing.judged import AskRefused
 
 from . import stand_ins
+from .activations_judge import Activations
 from .local_gradients import LOCAL
 from .recording import OPS, packed, unpacked
 
@@ -84,22 +85,24 @@ def _size(value: Any, what: str) -> int:
     return value
 
 
-def gradients(payload: Any, activations: list[int] | None = None) -> list[float]:
+def gradients(payload: Any, judged: Activations | None = None) -> list[float]:
     """The ``backward`` answer (see the module docstring); a malformed graph is refused.
 
-    With ``activations``, the number of ``tanh`` nodes the root was made from (the activations this ``backward()``
-    reached: a chain's layers) is appended to it.
+    With ``judged`` (the checkpointing tests: :mod:`.activations_judge`), the graph's nodes that carry the judge's
+    tokens (column ``toks``) are checked against the judge's record first, and the judge counts the activations the
+    root was made from.
 
     The nodes come in the order they were made, so each operand is an earlier node (checked) and the reverse of
     that order is a topological one: no graph walk, and no cycle can be sent.
     """
     fields = ("seqs", "ops", "arity", "refs", "vals", "grads")
-    if type(payload) is not dict or set(payload) != set(fields):
+    if type(payload) is not dict or set(payload) != {*fields, *(("toks",) if judged is not None else ())}:
         raise AskRefused("backward() sent no graph the grader reads")
     columns = [unpacked(kind, payload[f], MAX_NODES * most) for f, kind, most in zip(
         fields, ("q", "B", "I", "q", "d", "d"), (1, 1, 1, 3, 3, 1))]
     seqs, ops, arity, sent, vals, grads = columns
-    if seqs is None or ops is None or arity is None or sent is None or vals is None or grads is None:
+    toks = unpacked("q", payload["toks"], MAX_NODES) if judged is not None else []
+    if seqs is None or ops is None or arity is None or sent is None or vals is None or grads is None or toks is None:
         raise AskRefused("backward() sent a graph the grader does not read")
     n = len(ops)
     if not 0 < n <= MAX_NODES or len(seqs) != n or len(arity) != n or len(sent) != len(vals) or len(grads) != n \
@@ -108,6 +111,8 @@ def gradients(payload: Any, activations: list[int] | None = None) -> list[float]
     place = dict(zip(seqs, range(n)))
     refs = list(map(place.get, sent, itertools.repeat(-1)))  # an operand not sent (or -1) is a number
     starts = list(itertools.accumulate(arity, initial=0))
+    if judged is not None:
+        judged.check(toks, ops, arity, starts, refs, vals, grads)
     reached = bytearray(n)
     reached[n - 1] = 1
     grads[n - 1] = 1.0  # backward() on the last node made: the root
@@ -166,8 +171,8 @@ def gradients(payload: Any, activations: list[int] | None = None) -> list[float]
             if r >= 0:
                 grads[r] += local_g * g
                 reached[r] = 1
-    if activations is not None:
-        activations.append(sum(1 for op, hit in zip(ops, reached) if hit and op == _TANH))
+    if judged is not None:
+        judged.after(toks, grads, reached)
     return grads
 
 
@@ -184,8 +189,10 @@ class Network:
         parameters: The kinds of part whose ``parameters()`` is answered.
         makes: The kinds of part ``make`` answers (a constructor under test gets them for its own).
         compose: Whether ``compose`` is answered.
-        activations: Whether each ``backward`` counts the ``tanh`` activations it reached (a chain's layers: the
-            checkpointing tests); off, the answer costs no extra pass over the graph.
+        activations: Whether the judge keeps its own record of the nodes it makes (the checkpointing tests:
+            :mod:`.activations_judge`): tokens on them, every graph sent checked against it, the activations each
+            ``backward`` reached and those alive at once counted, the weights' gradients kept; off, the answer costs
+            no extra pass over the graph.
     """
 
     def __init__(self, shapes: Sequence[tuple[int, int, bool]] = (), weights: Sequence[float] | None = None,
@@ -196,11 +203,13 @@ class Network:
         self.weights = None if weights is None else [float(w) for w in weights]
         self.random = random.Random(seed)
         self.allowed = {"backward": backward, "network": network, "compose": compose}
-        self.activations = activations
+        self.judged = Activations() if activations else None
         self.calls, self.params, self.makes = frozenset(calls), frozenset(parameters), frozenset(makes)
         self.parts: list[tuple[str, Any]] = []
         self.weights_made = 0
         """The weights of every neuron made so far (bounded by :data:`MAX_WEIGHTS`)."""
+        self.tokens: dict[int, int] = {}
+        """With ``activations``: the token of each weight of the grader's parts, by the identity of its node here."""
         self.counts = {"backward_passes": 0, "forward_passes": 0, "networks": 0, "made": 0, "refused": 0,
                        "most_activations": 0, "activations_reached": 0}
 
@@ -209,9 +218,14 @@ class Network:
 
     def record(self) -> dict[str, Any]:
         """What this side counted: backward passes, forward passes of the grader's parts, parts made, refusals and,
-        with ``activations``, the most ``tanh`` activations one backward pass reached (the largest graph a chain's
-        backward held) and those all the backward passes reached together."""
-        return dict(self.counts)
+        with ``activations``, the most of the judge's activations (its layers' outputs) one backward pass reached
+        and those all the backward passes reached together, the most alive at once at any moment (``most_alive``:
+        :class:`~assignments.shared.probes.live_activations.Ledger`), and each weight's gradient as the judge's
+        backward passes gave it (``weight_grads``, in the network's order)."""
+        if self.judged is None:
+            return dict(self.counts)
+        grads = self.judged.grads() if self.judged.weights else [0.0] * len(self.weights or ())
+        return {**self.counts, "most_alive": self.judged.most_alive(), "weight_grads": grads}
 
     def answer(self, topic: str, payload: Any) -> Any:
         try:
@@ -225,9 +239,9 @@ class Network:
             raise AskRefused("a question of the wrong shape")
         if topic == "backward" and self.allowed["backward"]:
             self.counts["backward_passes"] += 1
-            reached: list[int] | None = [] if self.activations else None
-            answer = packed("d", gradients(payload, reached))
-            for n in reached or ():
+            answer = packed("d", gradients(payload, self.judged))
+            if self.judged is not None:
+                n = self.judged.last_reached
                 self.counts["most_activations"] = max(self.counts["most_activations"], n)
                 self.counts["activations_reached"] += n
             return answer
@@ -265,7 +279,11 @@ class Network:
         self._reserve(nin + 1, f"a Neuron({nin})")
         values = list(data) if data is not None else [self.random.uniform(-1, 1) for _ in range(nin + 1)]
         neuron.w, neuron.b = [stand_ins.Value(v) for v in values[:-1]], stand_ins.Value(values[-1])
-        return {"part": self._new("Neuron", neuron), "data": values}
+        made = {"part": self._new("Neuron", neuron), "data": values}
+        if self.judged is not None:  # each weight gets a token: the judge's own node
+            made["tokens"] = [self.judged.weight() for _ in values]
+            self.tokens.update(zip(map(id, neuron.parameters()), made["tokens"]))
+        return made
 
     def _reserve(self, weights: int, what: str, keep: bool = True) -> None:
         """Count ``weights`` more weights of the grader's parts (``keep`` False: only check they would fit).
@@ -340,22 +358,32 @@ class Network:
             raise AskRefused("a forward pass of the grader's part with the wrong number of weights or inputs")
         refs: dict[int, dict[str, Any]] = {}
         for i, (p, value) in enumerate(zip(own, params)):
-            p.data = _number(value, "a weight")
+            value = _number(value, "a weight")
+            if self.judged is not None and value != p.data:  # its weights are the judge's, pinned
+                raise AskRefused("the weights of the grader's layers are the grader's: they were changed")
+            p.data = value
             refs[id(p)] = {"p": i}
         inputs: list[Any] = []
+        tokens: list[int] = []
         for j, item in enumerate(x):
-            if type(item) is dict and set(item) == {"v"}:
+            if type(item) is dict and (set(item) == {"v"} or self.judged is not None and set(item) == {"v", "t"}):
                 leaf = stand_ins.Value(_number(item["v"], "an input"))
                 refs[id(leaf)] = {"x": j}
                 inputs.append(leaf)
+                tokens.append(self.judged.input_token(item) if self.judged is not None else 0)
             else:
                 inputs.append(_number(item, "an input"))
+                tokens.append(0)
         try:
             out = part(inputs)
         except (ArithmeticError, ValueError, TypeError) as exc:
             raise AskRefused(f"the grader's part could not run on these inputs ({type(exc).__name__}: {exc})") from None
         self.counts["forward_passes"] += 1
-        return _program(out, refs)
+        program = _program(out, refs)
+        if self.judged is not None:
+            program["tokens"] = self.judged.evaluated(program, [self.tokens.get(id(p), 0) for p in own], own,
+                                                      inputs, tokens)
+        return program
 
 
 def _program(out: Any, refs: dict[int, dict[str, Any]]) -> dict[str, Any]:

@@ -169,6 +169,9 @@ _BASE = [0]
 """The ``_seq`` of the first node the tape may hold; a node made before it is *outside*."""
 _OUTSIDE: dict[int, Value] = {}
 """The nodes made before :data:`_BASE` that nodes on the tape use (a network's weights, mostly), by ``_seq``."""
+_TOKENS: dict[int, int] = {}
+"""The judge's token of each node it made, by the node's ``_seq`` (the checkpointing tests only: the judge keeps its
+own record of them and checks every graph sent against it; elsewhere empty)."""
 MAX_TAPE = 50_000
 """The most nodes the tape holds: made without a ``backward()`` (a forward pass over many points), it starts again."""
 
@@ -292,18 +295,30 @@ def graph(root: Value) -> tuple[list[Value], dict[str, Any]]:
             nodes = sorted(seen, key=_BY_MADE)
         if len(nodes) > MAX_NODES:
             raise ProbeError(f"backward() on a graph of more than {MAX_NODES} nodes")
-        payload = {"seqs": packed("q", list(map(_BY_MADE, nodes))),
+        seqs = list(map(_BY_MADE, nodes))
+        payload = {"seqs": packed("q", seqs),
                    "ops": packed("B", list(map(OPS.get, map(_OP, nodes), itertools.repeat(OTHER)))),
                    "arity": packed("I", list(map(len, map(_RS, nodes)))),
                    "refs": packed("q", list(itertools.chain.from_iterable(map(_RS, nodes)))),
                    "vals": packed("d", list(itertools.chain.from_iterable(map(_VALS, nodes)))),
                    "grads": packed("d", list(map(_GRAD, nodes)))}
+        if _TOKENS:
+            payload["toks"] = packed("q", [_TOKENS.get(seq, 0) for seq in seqs])
     except (AttributeError, TypeError):  # something else than the grader's nodes in the graph, or not a number
         raise ProbeError(f"backward() reached a node of the grader's Value whose fields are not what it made: "
                          f"{_odd(list(seen) + list(frontier))}") from None
     finally:
         _restart()
     return nodes, payload
+
+
+def _tokened(nodes: Sequence[Value], tokens: Any) -> None:
+    """Keep the judge's tokens of ``nodes`` (None: the judge gave none)."""
+    if tokens is None:
+        return
+    if type(tokens) is not list or len(tokens) != len(nodes) or not all(type(t) is int for t in tokens):
+        raise ProbeError("the judge's tokens do not fit the grader's parts")
+    _TOKENS.update(zip([n._seq for n in nodes], tokens))
 
 
 def _data(params: Sequence[Any]) -> list[float]:
@@ -319,7 +334,9 @@ def _inputs(x: Any) -> tuple[list[Any], list[Any]]:
     sent: list[Any] = []
     for item in items:
         if isinstance(item, Value):
-            sent.append({"v": _plain(item.data, "an input")})
+            token = _TOKENS.get(item._seq) if _TOKENS else None
+            sent.append({"v": _plain(item.data, "an input")} if token is None
+                        else {"v": _plain(item.data, "an input"), "t": token})
         elif isinstance(item, _NUMBERS):
             sent.append(item)
         else:
@@ -351,6 +368,7 @@ def build(program: Any, params: Sequence[Any], inputs: Sequence[Any]) -> Any:
         node = _made(data, op, tuple(getattr(o, "data", o) for o in operands),
                      {o for o in operands if isinstance(o, Value)}, tuple([_ref(o) for o in operands]))
         made.append(node)
+    _tokened(made, program.get("tokens"))
     out = program.get("out")
     return [resolve(r) for r in out] if type(out) is list else resolve(out)
 
@@ -398,6 +416,7 @@ class Neuron(_Part):
             raise ProbeError("the judge's part does not fit")
         self._part = made["part"]
         self._params = _values(made.get("data"))
+        _tokened(self._params, made.get("tokens"))
         self.w, self.b = self._params[:-1], self._params[-1]
 
     @classmethod
@@ -444,6 +463,7 @@ class MLP(_Part):
 def network() -> MLP:
     """The grader's network of the probe's model spec, pinned to its weights, as the judge made it (a Neuron is a
     layer of one, a Layer a network of one layer)."""
+    _TOKENS.clear()  # a new call of a probe: the judge's earlier nodes are nobody's now
     made = ask("network", {})
     if type(made) is not dict or type(made.get("part")) is not int or type(made.get("layers")) is not list:
         raise ProbeError("the judge's network does not fit")

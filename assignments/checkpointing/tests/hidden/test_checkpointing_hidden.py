@@ -11,7 +11,9 @@ import random
 
 import pytest
 
-from assignments.checkpointing.checks import chain_weights, compare, compare_grads, counts_of, held, reached_every_layer
+from assignments.checkpointing.checks import (
+    chain_weights, compare, compare_grads, counts_of, grads_of, held, no_graph_outlives_its_layer, reached_every_layer,
+)
 from grader.testing import Failure
 
 
@@ -29,7 +31,7 @@ def test_forward_on_seeded_chains(student, reference, check):
             if got["input_grad"] is None:
                 raise Failure("forward(...) did not return a Value: backward() could not run")
             compare(got["input_grad"], exp["input_grad"], "after backward(), the input's grad")
-            compare_grads(got["grads"], exp["grads"], "after backward()")
+            compare_grads(grads_of(got), exp["grads"], "after backward()")
 
 
 @pytest.mark.points(2)
@@ -51,6 +53,7 @@ def test_checkpointed_forward_on_seeded_chains(student, reference, check):
             if counts["forward_passes"] != n or counts["backward_passes"]:
                 raise Failure(f"{counts['forward_passes']} layer evaluations and {counts['backward_passes']} "
                               f"backward() runs, expected {n} and none")
+            no_graph_outlives_its_layer(counts)
 
 
 @pytest.mark.points(4)
@@ -69,14 +72,14 @@ def test_checkpointed_backward_on_seeded_chains(student, reference, check):
             got = student("checkpointing_run", "checkpointed_backward", weights, x, every, kept, upstream)
             plain = reference("checkpointing_run", "forward", weights, x, 1)
             compare(got["input_grad"], upstream * plain["input_grad"], "the gradient returned", rel=1e-7)
-            compare_grads(got["grads"], [upstream * g for g in plain["grads"]], "after checkpointed_backward",
+            compare_grads(grads_of(got), [upstream * g for g in plain["grads"]], "after checkpointed_backward",
                           rel=1e-7)
             counts = counts_of(got, n)
             reached_every_layer(counts, n)
-            if counts["backward_passes"] != segments or counts["most_activations"] > every \
+            if counts["backward_passes"] != segments or counts["most_alive"] > every \
                     or counts["forward_passes"] > n:
-                raise Failure(f"{counts['backward_passes']} backward() runs (the largest on "
-                              f"{counts['most_activations']} activations) and {counts['forward_passes']} layer "
+                raise Failure(f"{counts['backward_passes']} backward() runs (up to "
+                              f"{counts['most_alive']} activations alive at once) and {counts['forward_passes']} layer "
                               f"evaluations, expected {segments} runs on at most {every} activations and {n} "
                               "evaluations")
 
@@ -98,7 +101,7 @@ def test_memory_against_compute_measured_by_the_grader(student, reference, check
                              "time and recomputes each layer once"):
             got = student("checkpointing_run", "checkpointed", weights, x, every)
             compare(got["input_grad"], plain["input_grad"], "the gradient of the input", rel=1e-7)
-            compare_grads(got["grads"], plain["grads"], "after both passes", rel=1e-7)
+            compare_grads(grads_of(got), plain["grads"], "after both passes", rel=1e-7)
             counts = counts_of(got, n)
             reached_every_layer(counts, n)
             if not counts["backward_passes"] or held(counts) > bound or counts["forward_passes"] > evaluations:

@@ -11,7 +11,8 @@ own engine. Expected values are computed here with ``math``.
 import pytest
 
 from assignments.checkpointing.checks import (
-    activations, chain_weights, compare, compare_grads, counts_of, held, reached_every_layer, plain_gradients,
+    activations, chain_weights, compare, compare_grads, counts_of, grads_of, held, no_graph_outlives_its_layer,
+    plain_gradients, reached_every_layer,
 )
 from grader.testing import Failure
 
@@ -33,7 +34,7 @@ def test_forward(student, check):
             raise Failure("forward(...) did not return a Value, so backward() cannot run: return the last layer's "
                           "output itself")
         compare(got["input_grad"], dx, "after backward(), the input's grad")
-        compare_grads(got["grads"], grads, "after backward()")
+        compare_grads(grads_of(got), grads, "after backward()")
 
 
 @pytest.mark.points(3)
@@ -58,6 +59,7 @@ def test_checkpointed_forward(student, check):
                 raise Failure(f"the forward pass evaluated layers {counts['forward_passes']} times and ran "
                               f"backward() {counts['backward_passes']} times, expected each of the 7 layers once and "
                               "no backward()")
+            no_graph_outlives_its_layer(counts)
 
 
 @pytest.mark.points(4)
@@ -75,12 +77,12 @@ def test_checkpointed_backward(student, check):
             got = student("checkpointing_run", "checkpointed_backward", W7, X, every, kept, upstream)
             dx, grads = plain_gradients(W7, X, upstream)
             compare(got["input_grad"], dx, "the gradient returned (the input's)")
-            compare_grads(got["grads"], grads, "after checkpointed_backward")
+            compare_grads(grads_of(got), grads, "after checkpointed_backward")
             counts = counts_of(got, 7)
             reached_every_layer(counts, 7)
-            if counts["backward_passes"] != segments or counts["most_activations"] > every:
-                raise Failure(f"checkpointed_backward ran backward() {counts['backward_passes']} times, the largest on "
-                              f"{counts['most_activations']} activations; expected one backward() per segment "
+            if counts["backward_passes"] != segments or counts["most_alive"] > every:
+                raise Failure(f"checkpointed_backward ran backward() {counts['backward_passes']} times, holding up to "
+                              f"{counts['most_alive']} activations at once; expected one backward() per segment "
                               f"({segments}), each on at most {every} activations")
             if counts["forward_passes"] > 7:
                 raise Failure(f"checkpointed_backward evaluated layers {counts['forward_passes']} times, expected "
@@ -127,11 +129,11 @@ def test_the_trade_off(student, check):
                         hint="the forward pass keeps no graph; the backward pass holds one segment's graph at a time"):
             got = student("checkpointing_run", "checkpointed", weights, X, every)
             compare(got["input_grad"], dx, "the gradient of the input")
-            compare_grads(got["grads"], grads, "after both passes")
+            compare_grads(grads_of(got), grads, "after both passes")
             counts = counts_of(got, 16)
             reached_every_layer(counts, 16)
             bound = -(-16 // every) + every
             if not counts["backward_passes"] or held(counts) > bound or counts["forward_passes"] > 32:
                 raise Failure(f"the two passes held up to {held(counts)} activations ({counts['backward_passes']} "
-                              f"checkpoints, {counts['most_activations']} in the largest segment) and evaluated "
+                              f"checkpoints, up to {counts['most_alive']} layer outputs alive at once) and evaluated "
                               f"layers {counts['forward_passes']} times, expected at most {bound} and 32")
