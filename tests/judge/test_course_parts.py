@@ -26,7 +26,7 @@ def course_without_parts(tmp_path: Path):
 def test_the_judge_loads_the_parts_its_assignments_name(tmp_path):
     course = Course(ROOT)
     assert use_course_parts(course, course.assignments(["mlp"]), required=True) == [
-        "local_gradients", "network_judge", "recording", "stand_ins"]
+        "activations_judge", "graph_backward", "local_gradients", "network_judge", "recording", "stand_ins"]
     assert own_parts.get("stand_ins").Value(2.0).tanh().data == pytest.approx(0.9640275800758169)
 
 

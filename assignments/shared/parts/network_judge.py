@@ -11,7 +11,8 @@ they ask comes here, over the probe's channel (:mod:`grader.testing.judged`):
   times its grad added to its operands', in reverse topological order, from
   the grads the nodes held). An operand is an earlier node's index, or -1 for
   a number; its value is its data when the node was made, the point of the
-  local gradients.
+  local gradients (:func:`.graph_backward.gradients`). With ``activations``, also ``toks``: the judge's token of
+  each node it made (:mod:`.activations_judge`).
 * ``network`` ``{}``: the grader's network of the probe's model spec, pinned
   to its weights: ``{"part": n, "layers": [{"part": n, "nonlin": bool,
   "neurons": [{"part": n, "data": [w..., b]}, ...]}, ...]}``.
@@ -25,6 +26,8 @@ they ask comes here, over the probe's channel (:mod:`grader.testing.judged`):
 * ``call`` ``{"part": n, "params": [data...], "x": [number | {"v": data}, ...]}``:
   the part's forward pass at those weights and inputs, node by node
   (``recording.build`` reads it); ``parameters`` ``{"part": n}``: permission.
+  With ``activations``, an input may carry the token of the judge's node it is (``{"v": data, "t": token}``), and
+  the answer carries each node's token (``"tokens"``), as ``network``'s neurons carry their weights'.
 
 Each probe says (:class:`Network`'s arguments) which of these it answers, for
 which kinds of part: a forward pass of the grader's ``Neuron`` while the
@@ -37,28 +40,17 @@ kept here and given to the test (``record()``).
 
 from __future__ import annotations
 
-import itertools
-import math
-import operator
 import random
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from assignments.shared.probes.engine_probes import FORWARD
 from grader.testing.judged import AskRefused
 
 from . import stand_ins
 from .activations_judge import Activations
-from .local_gradients import LOCAL
-from .recording import OPS, packed, unpacked
+from .graph_backward import gradients
+from .recording import packed
 
-NAMES = {code: op for op, code in OPS.items()}
-_ADD, _MUL, _TANH = OPS["add"], OPS["mul"], OPS["tanh"]
-"""Each operation's name by its code in a packed graph (:data:`.recording.OPS`; another code: no operation of the
-engine, nothing flows through it)."""
-
-MAX_NODES = 200_000
-"""The largest graph a ``backward`` question may send."""
 MAX_PARTS = 10_000
 """The most parts one call of a probe may make."""
 MAX_WEIGHTS = 100_000
@@ -83,97 +75,6 @@ def _size(value: Any, what: str) -> int:
     if type(value) is not int or not 0 <= value <= 100_000:
         raise AskRefused(f"the grader's parts need a whole number of {what}, got {str(value)[:20]}")
     return value
-
-
-def gradients(payload: Any, judged: Activations | None = None) -> list[float]:
-    """The ``backward`` answer (see the module docstring); a malformed graph is refused.
-
-    With ``judged`` (the checkpointing tests: :mod:`.activations_judge`), the graph's nodes that carry the judge's
-    tokens (column ``toks``) are checked against the judge's record first, and the judge counts the activations the
-    root was made from.
-
-    The nodes come in the order they were made, so each operand is an earlier node (checked) and the reverse of
-    that order is a topological one: no graph walk, and no cycle can be sent.
-    """
-    fields = ("seqs", "ops", "arity", "refs", "vals", "grads")
-    if type(payload) is not dict or set(payload) != {*fields, *(("toks",) if judged is not None else ())}:
-        raise AskRefused("backward() sent no graph the grader reads")
-    columns = [unpacked(kind, payload[f], MAX_NODES * most) for f, kind, most in zip(
-        fields, ("q", "B", "I", "q", "d", "d"), (1, 1, 1, 3, 3, 1))]
-    seqs, ops, arity, sent, vals, grads = columns
-    toks = unpacked("q", payload["toks"], MAX_NODES) if judged is not None else []
-    if seqs is None or ops is None or arity is None or sent is None or vals is None or grads is None or toks is None:
-        raise AskRefused("backward() sent a graph the grader does not read")
-    n = len(ops)
-    if not 0 < n <= MAX_NODES or len(seqs) != n or len(arity) != n or len(sent) != len(vals) or len(grads) != n \
-            or sum(arity) != len(sent) or not all(map(operator.lt, seqs, seqs[1:])):
-        raise AskRefused("backward() sent a graph the grader does not read")
-    place = dict(zip(seqs, range(n)))
-    refs = list(map(place.get, sent, itertools.repeat(-1)))  # an operand not sent (or -1) is a number
-    starts = list(itertools.accumulate(arity, initial=0))
-    if judged is not None:
-        judged.check(toks, ops, arity, starts, refs, vals, grads)
-    reached = bytearray(n)
-    reached[n - 1] = 1
-    grads[n - 1] = 1.0  # backward() on the last node made: the root
-    for i in range(n - 1, -1, -1):
-        a = arity[i]
-        if not a or not reached[i]:  # a leaf, or a node root was not made from (it keeps its grad)
-            continue
-        s, g, code = starts[i], grads[i], ops[i]
-        if a == 2:  # the network's sums and products: LOCAL's "add" and "mul", inline
-            r0, r1 = refs[s], refs[s + 1]
-            if not (-1 <= r0 < i and -1 <= r1 < i):
-                raise AskRefused(_LATER)
-            if code == _ADD:
-                if r0 >= 0:
-                    grads[r0] += g
-                    reached[r0] = 1
-                if r1 >= 0:
-                    grads[r1] += g
-                    reached[r1] = 1
-                continue
-            if code == _MUL:
-                if r0 >= 0:
-                    grads[r0] += vals[s + 1] * g
-                    reached[r0] = 1
-                if r1 >= 0:
-                    grads[r1] += vals[s] * g
-                    reached[r1] = 1
-                continue
-        elif a == 1 and code == _TANH:  # LOCAL's "tanh", inline: 1 - out**2 at the output it had
-            r0 = refs[s]
-            if not -1 <= r0 < i:
-                raise AskRefused(_LATER)
-            if r0 >= 0:
-                out = math.tanh(vals[s])
-                grads[r0] += (1.0 - out * out) * g
-                reached[r0] = 1
-            continue
-        operands = refs[s:s + a]
-        if not -1 <= min(operands) <= max(operands) < i:
-            raise AskRefused(_LATER)
-        op = NAMES.get(code, "")
-        local = LOCAL.get(op)
-        if local is None:
-            continue  # a node the student made with Value(data, children, op): nothing flows through it
-        args = vals[s:s + a]
-        try:
-            locals_ = local(*args, FORWARD[op](*args))  # its value as it was made
-        except TypeError:
-            continue  # an operation with another number of operands than the engine's
-        except (ArithmeticError, ValueError) as exc:
-            raise AskRefused(f"the local gradient of {op} at {args} is not defined ({type(exc).__name__}: {exc})"
-                             ) from None
-        if any(type(g) is complex for g in locals_):  # (-1.0) ** 0.5
-            raise AskRefused(f"the local gradient of {op} at {args} is not a real number")
-        for r, local_g in zip(operands, locals_):
-            if r >= 0:
-                grads[r] += local_g * g
-                reached[r] = 1
-    if judged is not None:
-        judged.after(toks, grads, reached)
-    return grads
 
 
 class Network:
@@ -407,7 +308,6 @@ class _Outputs:
         self._prev = outs
 
 
-_LATER = "backward() sent a graph whose operands are not made before their nodes"
 _REFUSED = {
     "backward": "backward() of the grader's Value is there for the tests that run on it, not this one",
     "network": "the grader's network is there once per test",
