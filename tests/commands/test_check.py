@@ -8,7 +8,7 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from actions_runner import obeyed
+from actions_runner import lines, obeyed, parse
 from checkout import ROOT
 
 from grader.cli import main
@@ -115,6 +115,13 @@ def test_github_format_writes_annotations_and_the_summary_but_no_classroom_resul
     assert "\\::error title=forged::owned" in out and "##\\[warning]x" in out and "| ::add-mask::printed" in out
     assert "## micrograd self-check" in summary.read_text()
     assert not output.exists()  # GitHub Classroom's `result` output: nothing reads it since 28 August 2026
+
+
+def test_an_error_message_reaches_the_log_inert(capsys):
+    """Any error's text (the judge's log, quoted when it fails, can hold what a submission said) is inert."""
+    assert main(["--course", str(ROOT), "check", "/no/such/\n::error::x ##[add-mask]y\x1b", "-a", "value_ops"]) == 2
+    err = capsys.readouterr().err
+    assert [line for line in lines(err) if parse(line)] == [] and "\\::error::x ##\\[add-mask]y\\x1b" in err
 
 
 CLASSROOM50_ENV = {"CLASSROOM": "ml-2026", "ASSIGNMENT": "micrograd",
