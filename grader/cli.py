@@ -50,6 +50,7 @@ from types import ModuleType
 from grader import __version__
 from grader.commands import COMMANDS, ExitCode, args_of
 from grader.errors import GraderError, WithheldError
+from grader.inert import actions_log, terminal
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(command.run(args_of(command.Args, namespace)))
     except GraderError as exc:
-        print(f"grader: error: {exc}", file=sys.stderr)
+        print(actions_log(terminal(f"grader: error: {exc}")), file=sys.stderr)  # it may quote what a submission said
         return ExitCode.GRADER_FAULT if isinstance(exc, WithheldError) else ExitCode.ERROR
     except KeyboardInterrupt:
         print("grader: interrupted", file=sys.stderr)

@@ -16,12 +16,19 @@ are the submission's to choose. Before they are shown:
   an image or raw HTML;
 * :func:`xml_text`: characters XML 1.0 forbids (most control characters, lone
   surrogates, U+FFFE and U+FFFF) become visible escapes, so a JUnit report
-  stays well-formed XML whatever a message holds.
+  stays well-formed XML whatever a message holds;
+* :func:`actions_log` and :func:`actions_fence`: no line becomes a GitHub
+  Actions workflow command. The runner (actions/runner,
+  ``ActionCommand.TryParseV2`` and ``TryParse``) obeys a line whose start,
+  after any whitespace, is ``::name`` and then ``::``, and a line holding
+  ``##[name]`` anywhere; between ``::stop-commands::TOKEN`` and ``::TOKEN::``
+  it obeys neither, but for the token itself (``::TOKEN::`` or ``##[TOKEN]``).
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 import unicodedata
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
@@ -78,3 +85,30 @@ _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 def xml_text(text: str) -> str:
     """``text`` with every character XML 1.0 does not allow shown as an escape (``\\x1b``)."""
     return _NOT_XML.sub(lambda m: _visible(m.group(0)), text)
+
+
+_LINE_COMMAND = re.compile(r"(?<![^\r\n])([^\S\r\n]*)::")
+"""The ``::`` that starts a line, after any whitespace (the runner trims it, Unicode spaces too). Lines end as the
+runner's reader ends them: at CR, LF or CRLF."""
+LEGACY_COMMAND = "##["
+"""What starts a legacy workflow command anywhere in a line (``##[warning]``)."""
+
+
+def actions_log(text: str) -> str:
+    """``text`` with no line the GitHub Actions runner reads as a workflow command: a backslash before the ``::``
+    that starts a line (``\\::error::x``, after the line's whitespace) and inside every ``##[`` (``##\\[warning]``).
+    Text without either is returned as it is; the change is visible, so a student still reads their message."""
+    if "::" not in text and LEGACY_COMMAND not in text:  # the usual case
+        return text
+    return _LINE_COMMAND.sub(r"\1\\::", text.replace(LEGACY_COMMAND, "##\\["))
+
+
+def actions_fence(text: str) -> list[str]:
+    """``text`` for a GitHub Actions log (lines): made inert (:func:`actions_log`) and between
+    ``::stop-commands::TOKEN`` and ``::TOKEN::``, so the runner obeys no command in it even if one got through.
+
+    TOKEN is 32 hex digits drawn here, when the text is printed: no submission's code is running any more, none saw
+    it before, and the runner masks it (``***``) in the log, so nothing in ``text`` can end the fence early.
+    """
+    token = secrets.token_hex(16)
+    return [f"::stop-commands::{token}", actions_log(text), f"::{token}::"]

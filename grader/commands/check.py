@@ -12,6 +12,10 @@ with ``-a``) shows each in detail. While it runs, stderr gets a line per assignm
 (with ``-v`` or ``-a``, a line per test): :class:`grader.grading.follow.CheckProgress`. An error that stops several
 assignments (``micrograd/engine.py`` could not be imported) is reported once, with the assignments it stops.
 
+No line of the report is a GitHub Actions workflow command, whatever a submission's code said
+(:func:`grader.inert.actions_log`); with ``--format github`` and ``--format classroom50``, made for GitHub Actions, the
+report is also fenced between ``::stop-commands::TOKEN`` and ``::TOKEN::`` (:func:`grader.inert.actions_fence`).
+
 With ``--format classroom50`` it is what a Classroom 50 ``autograder.py`` runs: it writes ``result.json`` and
 ``release-body.md`` into the current folder (:mod:`grader.outputs.classroom50`) and exits 0 whenever grading ran,
 the score being in the file; when the grader itself failed it writes no ``result.json`` and exits non-zero, which the
@@ -30,7 +34,7 @@ from pathlib import Path
 from grader.commands import CourseArgs, ExitCode, course_of, sandbox_option
 from grader.grading.follow import CheckProgress
 from grader.grading.one import self_check
-from grader.inert import terminal
+from grader.inert import actions_fence, actions_log, terminal
 from grader.judge.backends import choose
 from grader.outputs import classroom50, formats
 from grader.outputs.self_check import CheckResult
@@ -74,6 +78,15 @@ class Args(CourseArgs):
     sandbox: str
 
 
+def in_log(report: str, fenced: bool) -> str:
+    """The text report for stdout, inert on a terminal (:func:`grader.inert.terminal`) and in a CI log: no line is a
+    GitHub Actions workflow command (:func:`grader.inert.actions_log`), and with ``fenced`` (the formats made for
+    GitHub Actions) it is also between ``::stop-commands::TOKEN`` and ``::TOKEN::``
+    (:func:`grader.inert.actions_fence`)."""
+    report = terminal(report)
+    return "\n".join(actions_fence(report)) if fenced else actions_log(report)
+
+
 def run(args: Args) -> ExitCode:
     """``grader check [PATH]``: a student's self-check on the public tests (exit 0 only when all pass; with
     ``--format classroom50``, whenever grading ran)."""
@@ -88,7 +101,7 @@ def run(args: Args) -> ExitCode:
     with CheckProgress(sys.stderr, course, every_test=every) as progress:  # on stderr: stdout is the report's
         result = self_check(course, Path(args.path), ids, sandbox=choice.kind, follower=progress)
     if args.format == "classroom50":
-        print(terminal(formats.text(result, every)))
+        print(in_log(formats.text(result, every), fenced=True))
         if result.withheld:
             return ExitCode.GRADER_FAULT
         doc = classroom50.write(result, Path.cwd(), os.environ)
@@ -96,10 +109,9 @@ def run(args: Args) -> ExitCode:
               f"({doc['score']} / {doc['max-score']} points)")
         return ExitCode.OK
     render: dict[str, Callable[[CheckResult], str]] = {
-        "text": lambda r: formats.text(r, every), "json": formats.as_json, "junit": formats.check_junit,
-        "github": lambda r: formats.github(r, every=every)}
-    shown = render[args.format](result)
-    print(terminal(shown) if args.format in ("text", "github") else shown)
+        "text": lambda r: in_log(formats.text(r, every), fenced=False), "json": formats.as_json,
+        "junit": formats.check_junit, "github": lambda r: formats.github(r, every=every)}
+    print(render[args.format](result))
     if result.withheld:
         return ExitCode.GRADER_FAULT
     return ExitCode.OK if result.passed else ExitCode.CHECK_FAILED

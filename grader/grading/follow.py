@@ -29,7 +29,7 @@ from typing import IO, Any, Protocol
 from grader.course.course import Course
 from grader.errors import GraderError
 from grader.grading.batch import judge_environment as batch_environment
-from grader.inert import terminal
+from grader.inert import actions_log, terminal
 from grader.judge.manifest import Manifest
 from grader.judge.progress_feed import ENV, Counts, Ended, Event, FeedReader, Started
 from grader.outputs.gradebook import points
@@ -163,6 +163,7 @@ class CheckProgress:
             return
         if not self.encodes(text):  # a title's character the code page lacks becomes "?", not an error
             text = text.encode(self.encoding, "replace").decode(self.encoding)
+        text = actions_log(text)  # a title read from the feed never becomes a workflow command in a CI log
         try:
             print(text, file=self.stream, end=end, flush=True)
         except (OSError, ValueError):  # closed or broken stderr

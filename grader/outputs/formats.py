@@ -8,8 +8,10 @@
   assignments it stops);
 * ``junit``: JUnit XML (one ``testsuite`` per assignment, every test), read by most CI systems;
 * ``github``: for GitHub Actions: an ``::error`` annotation per failing test
-  (at the student's line when the failure is an exception in their code) and
-  a Markdown job summary appended to ``$GITHUB_STEP_SUMMARY``. It no longer
+  (at the student's line when the failure is an exception in their code), then
+  the text report, fenced so the runner obeys no workflow command in it
+  (:func:`grader.inert.actions_fence`), and a Markdown job summary appended to
+  ``$GITHUB_STEP_SUMMARY``. It no longer
   writes the ``result`` step output GitHub Classroom's reporter read: GitHub
   Classroom was shut down on 28 August 2026, and Classroom 50 reads the
   ``result.json`` that ``--format classroom50`` writes
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.course.config import Assignment
-from grader.inert import fence, markdown, terminal, xml_text
+from grader.inert import actions_fence, fence, markdown, terminal, xml_text
 from grader.outputs.failures import not_run, views
 from grader.outputs.gradebook import points
 from grader.outputs.self_check import CheckResult, headline, label, package_of
@@ -237,40 +239,48 @@ NOT_RUN_IN_JUNIT = "Not run (your code could not be loaded):"
 
 
 def _escape(message: str) -> str:
-    """Escape a workflow-command message (GitHub's rules for %, CR and LF)."""
+    """Escape a workflow command's message: the runner's data escapes (``%``, CR and LF; ``UnescapeData`` in
+    actions/runner's ``ActionCommand.cs``), so the message stays on the command's one line."""
     return message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def _escape_property(value: str) -> str:
+    """Escape a workflow command's property (a title, a file): the data escapes, and ``:`` and ``,`` (which would end
+    the properties or start another; ``UnescapeProperty``)."""
     return _escape(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def _annotation(title: str, message: str) -> str:
+    """An ``::error`` workflow command: at the student's file and line when ``message`` names them (:data:`WHERE`)."""
+    where = WHERE.search(message)
+    location = f"file={_escape_property(where.group(1))},line={_escape_property(where.group(2))}," if where else ""
+    return f"::error {location}title={_escape_property(title)}::{_escape(message)}"
 
 
 def github(result: CheckResult, env: dict[str, str] | None = None, every: bool = True) -> str:
     """Annotations (returned, for stdout), then the text report (:func:`text`, ``every`` as there); the job summary
     appended to ``$GITHUB_STEP_SUMMARY`` when ``env`` names it.
 
-    An error that stopped several assignments is one annotation, titled with the assignments it stopped.
+    An error that stopped several assignments is one annotation, titled with the assignments it stopped. The
+    annotations are the only workflow commands the runner obeys: each is one line (its student text escaped as
+    GitHub documents), and the report after them, which holds what the student's code said, is made inert and
+    fenced between ``::stop-commands::TOKEN`` and ``::TOKEN::`` (:func:`grader.inert.actions_fence`).
     """
     env = dict(os.environ) if env is None else env
     lines = []
     for shared in result.shared_load_errors():  # once, where the error is; not once per test or assignment
-        where = WHERE.search(shared.error["detail"])
-        location = f"file={where.group(1)},line={where.group(2)}," if where else ""
-        title = _escape_property(f"{', '.join(shared.assignments)}: your code could not be loaded")
-        lines.append(f"::error {location}title={title}::{_escape(shared.error['detail'])}")
+        title = f"{', '.join(shared.assignments)}: your code could not be loaded"
+        lines.append(_annotation(title, shared.error["detail"]))
     for a in result.assignments:
         for t in result.tests(a):
             if t["status"] == "passed" or not_run(t):
                 continue
-            where = WHERE.search(t["output"])
-            location = f"file={where.group(1)},line={where.group(2)}," if where else ""
-            title = _escape_property(f"{a.id}: {t['name']}")
-            lines.append(f"::error {location}title={title}::{_escape(t['output'] or 'failed')}")
+            lines.append(_annotation(f"{a.id}: {t['name']}", t["output"] or "failed"))
     if env.get("GITHUB_STEP_SUMMARY"):
         with open(env["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as f:
             f.write(summary_markdown(result))
-    lines.append(text(result, every))
-    return "\n".join(lines)
+    lines += actions_fence(terminal(text(result, every)))  # the token drawn now, after every worker has ended
+    return terminal("\n".join(lines))
 
 
 def summary_markdown(result: CheckResult) -> str:
@@ -298,7 +308,8 @@ def summary_markdown(result: CheckResult) -> str:
         out.append("")
         for t in result.tests(a):
             if t["status"] != "passed" and not not_run(t):
-                out += [f"<details><summary>{markdown(t['name'])}</summary>", "", *fence(t["output"]), "</details>", ""]
+                out += [f"<details><summary>{markdown(t['name'])}</summary>", "", *fence(terminal(t["output"])),
+                        "</details>", ""]
     return "\n".join(out) + "\n"
 
 

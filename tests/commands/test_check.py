@@ -8,6 +8,7 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from actions_runner import lines, obeyed, parse
 from checkout import ROOT
 
 from grader.cli import main
@@ -89,17 +90,38 @@ def test_junit_format(capsys):
     assert any("tanh" in c.get("name") for c in failing)
 
 
+HOSTILE_TANH = ("print('::add-mask::printed', flush=True)\n"
+                "        raise NotImplementedError('Task 2.1\\n::error title=forged::owned\\n  ##[warning]x')")
+"""The template's tanh, printing and raising what GitHub Actions' runner would obey as workflow commands."""
+
+
 def test_github_format_writes_annotations_and_the_summary_but_no_classroom_result(tmp_path, capsys, monkeypatch):
     output, summary = tmp_path / "output", tmp_path / "summary"
     monkeypatch.setenv("GITHUB_OUTPUT", str(output))
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    status, out = run(capsys, str(EXAMPLES / "template_unchanged"), "-a", "backward", "--format", "github")
+    submission = shutil.copytree(EXAMPLES / "template_unchanged", tmp_path / "hostile")
+    engine = submission / "micrograd" / "engine.py"
+    code = engine.read_text(encoding="utf-8")
+    engine.write_text(code.replace('raise NotImplementedError("Task 2.1: implement Value.tanh")', HOSTILE_TANH),
+                      encoding="utf-8")
+    status, out = run(capsys, str(submission), "-a", "backward", "--format", "github")
     assert status == 1
     annotations = [line for line in out.splitlines() if line.startswith("::error ")]
     assert annotations and all("::" in a[8:] for a in annotations)
     assert any("file=micrograd/engine.py,line=" in a for a in annotations)
+    # the runner obeys the annotations and the fence around the report, nothing the student's code said
+    token = out.split("::stop-commands::", 1)[1].split("\n", 1)[0]
+    assert [c.name for c in obeyed(out)] == ["error"] * len(annotations) + ["stop-commands", token]
+    assert "\\::error title=forged::owned" in out and "##\\[warning]x" in out and "| ::add-mask::printed" in out
     assert "## micrograd self-check" in summary.read_text()
     assert not output.exists()  # GitHub Classroom's `result` output: nothing reads it since 28 August 2026
+
+
+def test_an_error_message_reaches_the_log_inert(capsys):
+    """Any error's text (the judge's log, quoted when it fails, can hold what a submission said) is inert."""
+    assert main(["--course", str(ROOT), "check", "/no/such/\n::error::x ##[add-mask]y\x1b", "-a", "value_ops"]) == 2
+    err = capsys.readouterr().err
+    assert [line for line in lines(err) if parse(line)] == [] and "\\::error::x ##\\[add-mask]y\\x1b" in err
 
 
 CLASSROOM50_ENV = {"CLASSROOM": "ml-2026", "ASSIGNMENT": "micrograd",
@@ -127,7 +149,9 @@ def test_classroom50_format_exits_0_with_a_valid_result_for_the_template(tmp_pat
     assert [t["test-name"] for t in doc["tests"] if t["passed"]] == ["value_ops: Value(data, children, op) keeps data, grad = 0, _prev and _op"]
     assert (doc["classroom"], doc["assignment"], doc["owner"]) == ("ml-2026", "micrograd", "alice")
     assert "Classroom 50: wrote result.json and release-body.md (0 / 10 points)" in out
-    assert "task 1.1:" in out  # the text report as usual
+    assert "task 1.1:" in out  # the text report as usual, fenced for GitHub Actions' log
+    token = out.split("::stop-commands::", 1)[1].split("\n", 1)[0]
+    assert f"\n::{token}::\nClassroom 50: wrote" in out and out.startswith("::stop-commands::")
     body = (tmp_path / "checkout" / "release-body.md").read_text(encoding="utf-8")
     assert body.startswith("# micrograd self-check: 0 / 10 points")
 

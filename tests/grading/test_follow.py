@@ -153,7 +153,9 @@ def test_titles_reach_the_terminal_inert_and_nothing_is_written_when_nothing_ran
     assert out.getvalue() == ""
     with shown:
         shown.event(Ended("value_ops", "evil\x1b[2J\rtitle", 1, 1, True, 0.0, ""))
+        shown.event(Ended("value_ops", "x ##[add-mask]secret", 1, 1, True, 0.0, ""))  # a title forged in the feed
     assert "\x1b" not in out.getvalue() and "\r" not in out.getvalue() and "evil\\x1b[2J\\x0dtitle" in out.getvalue()
+    assert "  ✓ x ##\\[add-mask]secret (1 / 1)" in out.getvalue()  # no workflow command in a CI log (##[ anywhere is)
 
 
 def test_a_legacy_code_page_gets_plain_marks_and_a_broken_stream_is_given_up():
