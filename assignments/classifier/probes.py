@@ -498,6 +498,8 @@ def parse_structure(value: Any, spec: dict[str, Any]) -> dict[str, Any]:
     found, parts = got["parts"], []
     if type(found) is not list or len(found) > MAX_ITEMS:
         raise MalformedAnswer("parts: expected a list")
+    if spec["kind"] == "Neuron" and len(found) != 1:
+        raise MalformedAnswer("parts: expected one item for a Neuron, itself")
     for k, item in enumerate(found):
         if type(item) is not list or len(item) not in (2, 3):
             raise MalformedAnswer(f"parts[{k}]: expected [nin, activation] or [nin, nout, activation]")

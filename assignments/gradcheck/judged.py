@@ -24,6 +24,7 @@ gradients asked for outside one) are the judge's. Anything malformed is refused 
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from assignments.gradcheck.probes import PROBES, public
@@ -36,14 +37,34 @@ MAX_ORDER = 100_000
 
 
 def _number(value: Any, what: str) -> float:
-    if type(value) not in (int, float):
+    """``value`` as a float: a float as it is (NaN and infinities too: a checker may step onto them), a whole number
+    that a float holds.
+
+    Raises:
+        AskRefused: If ``value`` is not a number (a bool is not), or is a whole number too large for a float.
+    """
+    if type(value) is float:
+        return value
+    if type(value) is not int:
         raise AskRefused(f"{what} is not a number")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        digits = int(value.bit_length() * math.log10(2))  # of its magnitude, without writing out its digits
+        raise AskRefused(f"{what} is a number too large for the grader (about {'-' if value < 0 else ''}10**{digits}; "
+                         "a float holds at most about 1.8e308)") from None
 
 
 def _index(value: Any, size: int, what: str) -> int:
-    if type(value) is not int or not 0 <= value < size:
-        raise AskRefused(f"there is no {what} {str(value)[:20]}")
+    """``value`` as an index below ``size``.
+
+    Raises:
+        AskRefused: If it is not a whole number (named by its type only), or out of range.
+    """
+    if type(value) is not int:
+        raise AskRefused(f"a {what} number is a whole number, not a {type(value).__name__}")
+    if not 0 <= value < size:
+        raise AskRefused(f"there is no {what} {value if abs(value) < 10**12 else 'that large'}")
     return value
 
 
@@ -114,7 +135,7 @@ class Functions:
     def _forward(self, payload: dict[str, Any]) -> float:
         """Arithmetic the student's checker does on its Values: the forward value of one operation."""
         op, args = payload["op"], payload["args"]
-        if op not in FORWARD or type(args) is not list or not 1 <= len(args) <= 2:
+        if type(op) is not str or op not in FORWARD or type(args) is not list or not 1 <= len(args) <= 2:
             raise AskRefused("not an operation of the engine")
         return forward_value(op, [_number(a, "an operand") for a in args])
 

@@ -5,9 +5,10 @@ each bounded (what it draws is :mod:`assignments.graph.drawings`):
 
 1. its length, against what the request allowed (:func:`check_length`);
 2. a scan of its tokens (:func:`scan`): how many names stand outside
-   attribute lists (about one per statement) and how deep braces nest, so
-   that pydot, whose parser is slow on long inputs and recursive on nested
-   ones, only sees texts the size of a right answer (the scan also finds the
+   attribute lists (about one per statement), how many groups ``{ }`` open
+   and how deep braces nest, so that pydot, whose parser is slow on long
+   inputs, slower on groups and recursive on nested ones, only sees texts the
+   size of a right answer (the scan also finds the
    ``;`` between attributes, which Graphviz reads and pydot does not:
    :func:`with_commas`);
 3. pydot's parser (:func:`parse`), its printed complaints captured.
@@ -38,6 +39,10 @@ CACHE_SIZE = 256
 """How many label sets :func:`shown_texts` keeps parsed."""
 MAX_DOT_CHARS = 1 << 20
 """The probe reports a text's length up to this (and one more for any longer text)."""
+NAMES_PER_GROUP = 16
+"""What a group ``{ }`` costs pydot's parser, in names of statements (one costs about twenty, nested ones more: a
+text of 360 groups nested three deep took it 15 s); a text may open 8 groups and one per this many names it may
+have (:func:`parse`). A right answer opens one, the digraph's body."""
 
 
 def short(text: str, limit: int = 60) -> str:
@@ -86,21 +91,23 @@ class Scan(NamedTuple):
         names: The names (IDs, quoted strings) outside attribute lists: about one per statement.
         deepest: The deepest nesting of ``{`` and of ``[``.
         semicolons: The offsets of the ``;`` that separate attributes inside ``[...]``.
+        groups: How many ``{`` open a group (the graph's body, subgraphs).
     """
 
     names: int
     deepest: int
     semicolons: list[int]
+    groups: int = 0
 
 
 def scan(text: str) -> Scan:
-    """Count the names (IDs, quoted strings) outside attribute lists and the deepest nesting of ``{`` and ``[``, and
-    find the semicolons between attributes.
+    """Count the names (IDs, quoted strings) outside attribute lists, the groups ``{`` opens and the deepest nesting
+    of ``{`` and ``[``, and find the semicolons between attributes.
 
     A lexer of DOT's tokens only: comments are skipped, quoted and HTML strings
     read whole. It bounds what pydot will be given, nothing more.
     """
-    names = depth = brackets = deepest = 0
+    names = depth = brackets = deepest = groups = 0
     semicolons: list[int] = []
     i, n = 0, len(text)
     line_start = True
@@ -138,6 +145,7 @@ def scan(text: str) -> Scan:
             names += brackets == 0
         elif c in "{[":
             depth += c == "{"
+            groups += c == "{"
             brackets += c == "["
             deepest = max(deepest, depth, brackets)
             i += 1
@@ -159,7 +167,7 @@ def scan(text: str) -> Scan:
             if c == ";" and brackets:
                 semicolons.append(i)
             i += 1
-    return Scan(names, deepest, semicolons)
+    return Scan(names, deepest, semicolons, groups)
 
 
 def with_commas(text: str, semicolons: list[int]) -> str:
@@ -181,13 +189,17 @@ def parse(text: str, most_names: int) -> pydot.Dot:
     """The one graph of a DOT text, read by pydot once :func:`scan` found it within bounds.
 
     Raises:
-        Failure: If the text has too many statements or nests too deep, does not parse, or holds other than one
-            graph.
+        Failure: If the text has too many statements or groups or nests too deep, does not parse, or holds other
+            than one graph.
     """
-    names, deepest, semicolons = scan(text)
+    names, deepest, semicolons, groups = scan(text)
     if names > most_names:
         raise Failure(f"to_dot's text has {names} names outside attribute lists, more than the {most_names} that "
                       "a drawing of this graph can need (one statement per node, op node and arrow)", hint=PARSE_HINT)
+    most_groups = 8 + most_names // NAMES_PER_GROUP
+    if groups > most_groups:
+        raise Failure(f"to_dot's text opens {groups} groups {{ }}, more than the {most_groups} that a drawing of this "
+                      "graph can need (the digraph's body is one)", hint=PARSE_HINT)
     if deepest > MAX_DEPTH:
         raise Failure(f"to_dot's text nests braces, brackets or <> {deepest} deep, expected at most {MAX_DEPTH}",
                       hint=PARSE_HINT)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assignments.graph.dot import PARSE_HINT, attributes, check_length, collect, label_of, parse, short
-from assignments.graph.labels import dot_string, esc_string, record_fields, show_fields
+from assignments.graph.labels import MAX_GROUPS, dot_string, esc_string, record_fields, show_fields
 from grader.testing import Failure
 
 Point = tuple[str, Any]
@@ -173,7 +173,7 @@ def _draw(text: str, names: list[str], datas: tuple[str, ...], most_names: int) 
                 fields = record_fields(label)
                 out.records[k] = fields if fields is not None else Unreadable(
                     "has a label Graphviz cannot split into record fields (an unescaped { } | < > or an unbalanced "
-                    "brace)", label)
+                    f"brace), or that nests braces more than {MAX_GROUPS} deep", label)
         elif kind == "op":
             out.ops[k] = _op_text(label, shape(merged) == "record")
         else:

@@ -61,12 +61,15 @@ def esc_string(text: str) -> str:
 
 
 HARD_SPACE = "\x00"
+MAX_GROUPS = 16
+"""The deepest nesting of ``{ ... }`` groups in a record label read (the handout's record has one; each level is a
+call of the parser: a student's label nested thousands deep is not read, :func:`record_fields`)."""
 
 
 def record_fields(label: str) -> tuple[Any, ...] | None:
     """A record label split as Graphviz's record parser splits it: a tuple of fields, each a text or a tuple (a
     ``{ ... }`` group); None if the label does not parse (unbalanced braces, text after a group, a ``<`` or ``>``
-    that opens no port at the start of a field).
+    that opens no port at the start of a field) or nests groups more than :data:`MAX_GROUPS` deep.
 
     ``\\{ \\} \\| \\< \\>`` are literal characters and ``\\ `` a space that is kept; other backslash pairs stay
     for the field's escString. A port ``<name>`` at the start of a field is not shown, so not kept. Field texts are
@@ -77,8 +80,10 @@ def record_fields(label: str) -> tuple[Any, ...] | None:
     def finish(chars: list[str]) -> str:  # "data 1.0000 \l" shows what "data 1.0000" does
         return esc_string("".join(chars).strip(" \t\n")).strip(" \t\n").replace(HARD_SPACE, " ")
 
-    def fields(top: bool) -> tuple[Any, ...] | None:
+    def fields(top: bool, depth: int = 0) -> tuple[Any, ...] | None:
         nonlocal pos
+        if depth > MAX_GROUPS:
+            return None
         out: list[Any] = []
         chars: list[str] | None = []
         ported = False  # this field has its port
@@ -94,7 +99,7 @@ def record_fields(label: str) -> tuple[Any, ...] | None:
                 if chars is None or "".join(chars).strip() or ported:
                     return None
                 pos += 1
-                group = fields(False)
+                group = fields(False, depth + 1)
                 if group is None:
                     return None
                 out.append(group)

@@ -54,6 +54,39 @@ for _module in list(_sys.modules.values()):
 '''
 STRATEGIES = ("malformed", "echo", "empty")
 
+PLANTED = {  # values the judge computes on, each of which once made it withhold this student's result
+    "gradcheck.py": '''
+
+def numerical_grad(f, xs, h=1e-6):  # asks the grader's f about a number no float holds
+    return f.__globals__["ask"]("call", {"f": 0, "at": [10 ** 400] * len(xs)})
+''',
+    "graph.py": '''
+
+def to_dot(root, rankdir="LR"):  # a record label nested 900 braces deep (the judge's parser recursed per brace)
+    if rankdir not in ("TB", "LR", "BT", "RL"):
+        raise ValueError(f"no such rankdir: {rankdir!r}")
+    nodes, _ = trace(root)
+    deep = "{" * 900 + "}" * 900
+    return "\\n".join([f"digraph {{ rankdir={rankdir};"] + [f'  n{id(v)} [shape=record, label="{deep}"];'
+                                                            for v in list(nodes)[:1]] + ["}"])
+''',
+    "modules.py": '''
+
+import random as _random
+
+
+def _plain_floats(self, nin, nout):  # an honest bug: weights kept as floats, not Values
+    k = 1 / nin ** 0.5
+    self.nin, self.nout = nin, nout
+    self.weight = [[_random.uniform(-k, k) for _ in range(nin)] for _ in range(nout)]
+    self.bias = [_random.uniform(-k, k) for _ in range(nout)]
+
+
+Linear.__init__ = _plain_floats
+''',
+}
+"""What the submission ``planted`` adds to the template (see ``tests/test_attacks_on_judge_values.py``)."""
+
 
 @pytest.fixture(scope="module")
 def forged(tmp_path_factory):
@@ -67,6 +100,10 @@ def forged(tmp_path_factory):
         for module in folder.glob("*.py"):
             if module.name != "__init__.py":
                 module.write_text(module.read_text() + FORGE.format(strategy=strategy))
+    planted = subs / "planted" / "micrograd"
+    shutil.copytree(template, planted)
+    for name, code in PLANTED.items():
+        (planted / name).write_text((planted / name).read_text() + code)
     args = ["--course", str(ROOT), "grade", str(subs), "-o", str(out), "-j", "2"]
     status = main(args + [arg for a in LATER for arg in ("-a", a)])
     with open(out / "grades.csv", encoding="utf-8") as f:
@@ -88,3 +125,17 @@ def test_a_template_that_forges_every_probe_scores_zero_and_nothing_is_withheld(
         assert results["score"] == 0.0, aid
         assert [t["name"] for t in results["tests"] if t.get("score", 0) != 0] == [], aid
         assert "grader error" not in json.dumps(results).lower(), aid
+
+
+@pytest.mark.parametrize(("aid", "test", "says"), [
+    ("gradcheck", "numerical_grad", "a number too large for the grader (about 10**400"),
+    ("graph", "to_dot(root) on 3 random graphs", "nests braces more than 16 deep"),
+    ("modules", "Linear(9, 5): 45 weights", "50 of the 50 weights and biases were not numbers"),
+])
+def test_a_value_the_judge_cannot_compute_on_fails_the_case_and_says_why(forged, aid, test, says):
+    """The end-to-end case of ``tests/test_attacks_on_judge_values.py``: the planted values fail their cases with a
+    message saying why, and no test of the submission is withheld."""
+    results = json.loads((forged["out"] / aid / "planted" / "results.json").read_text())
+    assert "grader error" not in json.dumps(results).lower(), aid
+    found = [t for t in results["tests"] if t["name"].startswith(test)]
+    assert found and found[0]["status"] == "failed" and says in found[0]["output"], found

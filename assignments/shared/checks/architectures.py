@@ -80,11 +80,14 @@ def mse(preds: Sequence[float], ys: Sequence[float]) -> float:
 
 
 def identify(nin: int, nouts: Sequence[int], initial: Sequence[float], xs: Sequence[Sequence[float]],
-             ys: Sequence[float], first_loss: float, rel: float = 1e-9) -> list[Architecture]:
+             ys: Sequence[float], first_loss: object, rel: float = 1e-9) -> list[Architecture]:
     """Every architecture (one activation per layer) whose loss from ``initial`` is ``first_loss``: the handout's
     first, then those with one activation in all hidden layers, then the others, each group in a fixed order.
-    Several may fit one loss (ReLU and linear agree where every input is positive).
+    Several may fit one loss (ReLU and linear agree where every input is positive). A ``first_loss`` that is not a
+    float (a student's answer: a non-number's marker) fits none.
     """
+    if type(first_loss) is not float:
+        return []
     names = list(ACTIVATIONS)
     found: list[Architecture] = []
     combos: list[Architecture] = [()]

@@ -89,12 +89,16 @@ def evaluate(graph: dict[str, Any], leaves: Sequence[float] | None = None) -> li
     """Forward values of every node, computed with plain floats.
 
     Raises:
-        ValueError, ZeroDivisionError, OverflowError: Outside an operation's domain.
+        ValueError, ZeroDivisionError, OverflowError: Outside an operation's domain (a ValueError also for a
+            complex result, ``(-2.0) ** 0.5``: a graph a student's answer describes may hold one).
     """
     values = [float(x) for x in (graph["leaves"] if leaves is None else leaves)]
     for op, *operands in graph["nodes"]:
         args = [o["const"] if isinstance(o, dict) else values[o] for o in operands]
-        values.append(float(FUNCTIONS[op](*args)))
+        value = FUNCTIONS[op](*args)
+        if isinstance(value, complex):
+            raise ValueError(f"{op} of {args} is not a real number")
+        values.append(float(value))
     return values
 
 

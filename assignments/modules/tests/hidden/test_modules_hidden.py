@@ -9,6 +9,7 @@ optimiser and loss. One test is about every method at once:
 ``Tanh``, trained by their ``train``, ``SGD`` and ``mse_loss``).
 """
 
+import math
 import random
 
 import pytest
@@ -18,7 +19,7 @@ from assignments.modules.checks import (
 )
 from assignments.shared.checks.outputs import compare_numbers, values
 from assignments.modules.probes import network_size
-from grader.testing import Failure
+from grader.testing import Failure, show
 
 
 def grads_of(got, key, what):
@@ -46,7 +47,8 @@ def test_linear_on_random_inputs(student, reference, check):
                                 exp["outputs"][k]["list"], f"Linear({nin}, {nout})({x})")
             compare_weights(grads_of(got, "grads", f"Linear({nin}, {nout})"), exp["grads"], nin, nout,
                             f"after backward() from sum_k c_k * y_k with c = {c}, the gradient", rel=1e-6)
-            compare_numbers(got["input_grads"], exp["input_grads"], "after backward(), the gradient of x", rel=1e-6)
+            compare_numbers(grads_of(got, "input_grads", f"Linear({nin}, {nout})"), exp["input_grads"],
+                            "after backward(), the gradient of x", rel=1e-6)
 
 
 @pytest.mark.points(1)
@@ -62,9 +64,12 @@ def test_linear_init_scale(student, check):
                 raise Failure(f"Linear(9, 5) made rows of lengths {got['rows']} and {got['bias']} biases, expected "
                               "5 rows of 9 and 5 biases")
             data = got["data"]
-            if not all(isinstance(d, float) for d in data) or max(map(abs, data)) > 1 / 3 + 1e-12:
-                raise Failure(f"an initial weight was outside [-1/3, 1/3]: largest magnitude "
-                              f"{max(abs(d) for d in data if isinstance(d, float))!r}")
+            bad = [d for d in data if not (isinstance(d, float) and math.isfinite(d))]
+            if bad:
+                raise Failure(f"{len(bad)} of the {len(data)} weights and biases were not numbers (the first: "
+                              f"{show(bad[0])}): expected each a Value holding a float")
+            if max(map(abs, data)) > 1 / 3 + 1e-12:
+                raise Failure(f"an initial weight was outside [-1/3, 1/3]: largest magnitude {max(map(abs, data))!r}")
             if max(map(abs, data)) < 0.2:
                 raise Failure(f"the initial weights all lie within {max(map(abs, data)):.3g} of 0, expected them "
                               "spread over [-1/3, 1/3]")
