@@ -217,7 +217,7 @@ def test_the_template_reads_back_and_the_form_check_never_tells_right_from_wrong
         "bonus: no such question (the questions: reverse_order, why_accumulate, chain_rule, dtanh, drelu)",
         "reverse_order: choose one answer",
         "why_accumulate: q is not one of the choices (a, b, c, d)",
-        "chain_rule: expected a number, or arithmetic such as 3/4, not a list",
+        "chain_rule: expected a number, or arithmetic such as `(1 + 2/7)*-3`, not a list",
         "dtanh: ^ is not a power here: write x**2 for x squared",
         "drelu: no answer",
     ]
