@@ -190,11 +190,11 @@ def square(x: float) -> float:
 QUESTIONS_YAML = '''\
 # The questions students read (the release holds this file). {{name}} in a prompt is the student's own number.
 questions:
-  - id: order
+  - id: add_local
     kind: choice
     points: 1
-    prompt: "In which order does backward() visit the nodes?"
-    choices: {{a: "the order they were made", b: "reverse topological order"}}
+    prompt: "out = a + b: what does out._backward add to a.grad?"
+    choices: {{a: "out.grad", b: "b * out.grad"}}
   - id: chain
     kind: number
     points: 1
@@ -209,9 +209,9 @@ questions:
 
 KEY_YAML = '''\
 # The answer key of {id}: only the judge reads it (never released). A wrong choice's feedback lives here.
-order:
-  right: b
-  feedback: {{a: "a node's gradient is complete only once every node that uses it has run"}}
+add_local:
+  right: a
+  feedback: {{b: "b * out.grad is a product's: a sum's local gradient is 1 for each input"}}
 chain: "b"          # a formula over the question's parameters (or {{reference: function}} of reference/answers/{id}.py)
 dsquare: "2*x"      # a formula over its variables
 '''

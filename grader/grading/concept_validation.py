@@ -13,7 +13,9 @@ A concept check has no code to mutate, so its catalogue is made from its answer 
 * ``_template``: the release's empty answers file: 0.
 
 Each is graded by :func:`grader.grading.batch.grade` like any class, so the check covers intake, the judge's tests
-and the scores together.
+and the scores together. Beside them, every example a student reads (the handout's, the sheet's, the answers
+template's) is marked against every question at every draw of its numbers: one that would score, or names a
+choice's letter, is a miss (:mod:`grader.questions.examples`).
 """
 
 from __future__ import annotations
@@ -30,9 +32,10 @@ from grader.course.course import Course
 from grader.grading.batch import grade
 from grader.judge.reference import load_answers_module
 from grader.outputs.store import ResultStore
+from grader.questions.examples import examples_in, scoring_examples
 from grader.questions.params import draw
 from grader.questions.questions import KeyEntry, Question, key_value, load_key, load_questions
-from grader.questions.sheet import answers_template
+from grader.questions.sheet import answers_template, question_sheet
 
 STUDENTS = ("ada", "grace", "alan")
 """The ids the key's answers are made for (each draws its own numbers)."""
@@ -104,7 +107,24 @@ def validate_concept_check(course: Course, assignment: Assignment, work: Path, j
     _write(subs, TEMPLATE, assignment, answers_template(questions))
     store = grade(course, subs, [assignment.id], out, jobs, force=True).store
     assert store is not None
-    return _misses(store, assignment, questions, answers, right), sum(1 for _ in subs.iterdir())
+    misses = _misses(store, assignment, questions, answers, right)
+    needs_reference = any(key[q.id].reference is not None for q in questions)
+    return misses + example_misses(assignment, questions, key, reference() if needs_reference else None), \
+        sum(1 for _ in subs.iterdir())
+
+
+def example_misses(assignment: Assignment, questions: list[Question], key: dict[str, KeyEntry],
+                   reference: Any = None) -> list[str]:
+    """Each example that the handout (``README.md``), the sheet or the answers template of ``assignment`` shows and
+    that would score on a question, or names a choice's letter, one line each (``reference``: the loaded reference
+    module, for a key that calls it)."""
+    handout = assignment.root / "README.md"
+    texts = {"the handout": handout.read_text(encoding="utf-8") if handout.is_file() else "",
+             "the sheet": question_sheet(assignment.title, questions, assignment.id, STUDENTS[0]),
+             "the answers template": answers_template(questions)}
+    return [f"{assignment.id}: {where} shows `{s.example}` as an example, and it {s.why}: an example must be no answer"
+            for where, text in texts.items()
+            for s in scoring_examples(examples_in(text), questions, key, assignment.id, reference)]
 
 
 def _question(test_name: str) -> str:

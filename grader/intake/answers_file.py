@@ -35,7 +35,8 @@ def answers_text(sub: Submission, wanted: str, assignment_id: str = "") -> tuple
 
     Raises:
         SubmissionError: If the submission could not be read, holds neither, holds two files at the same depth, or
-            the answers are larger than :data:`MAX_BYTES` or not UTF-8.
+            the answers are larger than :data:`MAX_BYTES` or not UTF-8 (a notebook's cell: not text, such as a lone
+            surrogate).
     """
     if sub.error:
         raise SubmissionError(sub.error)
@@ -76,5 +77,10 @@ def _notebook_cell(sub: Submission, name: str, assignment_id: str) -> tuple[str,
                 chosen = number, source[first.end():]
         if chosen is not None:
             where = f"{cap(path, 80)}, cell {chosen[0]}"
-            return _checked(chosen[1].encode("utf-8"), where), where
+            try:
+                data = chosen[1].encode("utf-8")
+            except UnicodeEncodeError as exc:  # a lone surrogate, which a notebook's JSON can spell (\ud800)
+                raise SubmissionError(f"{where} holds U+{ord(exc.object[exc.start]):04X}, half of a character, "
+                                      "which is no text: delete it") from None
+            return _checked(data, where), where
     return None

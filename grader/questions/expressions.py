@@ -1,4 +1,4 @@
-"""Short math expressions (``1 - tanh(x)**2``) read as data and evaluated in the judge, never run as Python.
+"""Short math expressions (``3*x**2 - exp(-x)``) read as data and evaluated in the judge, never run as Python.
 
 A student's answer to an expression question, and an answer key's formula over a question's parameters, are
 parsed with the standard library's :mod:`ast` into a tree of a few allowed kinds (numbers, the question's
@@ -15,6 +15,8 @@ import ast
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+
+from grader.questions.forms import expression_example
 
 MAX_CHARS = 400
 """The longest expression read, in characters (an answer is one line of math)."""
@@ -75,6 +77,11 @@ class Expression:
     _tree: ast.expr
     _functions: Mapping[str, Function]
 
+    @property
+    def used(self) -> frozenset[str]:
+        """The variables it reads (its value depends on no other)."""
+        return frozenset(n.id for n in ast.walk(self._tree) if isinstance(n, ast.Name) and n.id in self.variables)
+
     def __call__(self, values: Mapping[str, float]) -> float:
         """The expression's value at ``values`` (every variable's value, a float).
 
@@ -120,8 +127,8 @@ def parse_expression(text: str, variables: tuple[str, ...] = (),
     try:
         tree = ast.parse(text, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        raise ExpressionError(f"{text!r} is not an expression (write products with *, powers with **, "
-                              "e.g. 3*x**2 - exp(-x))") from None
+        raise ExpressionError(f"{text!r} is not an expression (write products with *, powers with **, such as "
+                              f"`{expression_example(variables)}`)") from None
     nodes = sum(1 for _ in ast.walk(tree))
     if nodes > MAX_NODES:
         raise ExpressionError(f"the expression has {nodes} parts, more than the {MAX_NODES} read")

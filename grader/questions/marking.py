@@ -4,7 +4,7 @@
   one share for each wrong one, never below 0 (the "right minus wrong" partial credit of Canvas's multiple-answers
   questions). Each wrong letter chosen shows its feedback.
 - **number**: right when ``|answer - key| <= max(abs, rel * |key|)``, the key computed at the student's own
-  parameters (:mod:`grader.questions.params`); an answer may be arithmetic (``3/4``).
+  parameters (:mod:`grader.questions.params`); an answer may be arithmetic (``2/7 - 1``).
 - **expression**: compared with the key's formula at :data:`POINTS` points drawn in the variables' intervals
   (from a seed of the assignment, question and student), with the same tolerance; points where the key has no
   value are drawn again.
@@ -15,12 +15,14 @@ The student's text is evaluated by :mod:`grader.questions.expressions` (a tree w
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from grader.questions.answer_sheet import Answer
 from grader.questions.expressions import ExpressionError, parse_expression
-from grader.questions.params import draw, fill, seed_of
+from grader.questions.forms import NUMBER_EXAMPLE, expression_example
+from grader.questions.params import Number, draw, fill, seed_of
 from grader.questions.questions import KeyEntry, Question, key_value
 
 POINTS = 8
@@ -55,14 +57,26 @@ class Mark:
 def mark(question: Question, key: KeyEntry, answer: Answer | None, assignment: str, student: str,
          unreadable: str = "", reference: Any = None) -> Mark:
     """Mark ``answer`` (None: not answered; ``unreadable`` says why when it could not be read) for ``student``
-    (``reference``: the judge's loaded reference solution, for a key that calls it).
+    (``reference``: the judge's loaded reference solution, for a key that calls it): :func:`mark_at` that student's
+    numbers, an expression compared at points drawn from a seed of the assignment, question and student.
 
     Raises:
         ValueError: If the key has no value at this student's parameters, or needs a reference that is not given
             (:class:`~grader.questions.expressions.ExpressionError` is one): a fault of the course, not the student's,
-            so the caller withholds the score.
+            so the caller withholds the score. Nothing in ``answer`` raises.
     """
-    values = draw(question.params, assignment, question.id, student)
+    return mark_at(question, key, answer, draw(question.params, assignment, question.id, student),
+                   seed_of(assignment, question.id, student, "points"), unreadable, reference)
+
+
+def mark_at(question: Question, key: KeyEntry, answer: Answer | None, values: Mapping[str, Number], seed: int,
+            unreadable: str = "", reference: Any = None) -> Mark:
+    """Mark ``answer`` at the parameter ``values`` of a number question (the prompt filled in with them), an
+    expression compared at points drawn from ``seed``: what :func:`mark` does once it has drawn a student's numbers.
+
+    Raises:
+        ValueError: If the key has no value at ``values``, or needs a reference that is not given.
+    """
     prompt = fill(question.prompt, values)
     if answer is None:
         return Mark(question.id, 0.0, question.points, prompt, unreadable or "no answer")
@@ -72,7 +86,7 @@ def mark(question: Question, key: KeyEntry, answer: Answer | None, assignment: s
         want = key_value(key, {k: float(v) for k, v in values.items()}, reference)
         points, feedback = _number(question, want, answer)
     else:
-        points, feedback = _expression(question, key, answer, seed_of(assignment, question.id, student, "points"))
+        points, feedback = _expression(question, key, answer, seed)
     return Mark(question.id, points, question.points, prompt, feedback)
 
 
@@ -81,9 +95,9 @@ def _close(got: float, want: float, tolerance: tuple[float, float]) -> bool:
 
 
 def choice_letters(question: Question, answer: Answer) -> list[str] | str:
-    """The choices ``answer`` names (``b``, ``"a, c"``, ``[a, c]``; any case, each once), or what is wrong with its
-    form: a letter that is no choice, none at all, several for a single-choice question. The one reading of a choice
-    answer, for marking and for the self-check's form check alike."""
+    """The choices ``answer`` names (one letter, letters split by commas or spaces, or a list of letters; any case,
+    each once), or what is wrong with its form: a letter that is no choice, none at all, several for a single-choice
+    question. The one reading of a choice answer, for marking and for the self-check's form check alike."""
     raw = answer if isinstance(answer, list) else str(answer).replace(",", " ").split()
     by_lower = {c.lower(): c for c in question.choices}
     letters: list[str] = []
@@ -125,7 +139,7 @@ def _number(question: Question, want: float, answer: Answer) -> tuple[float, str
         try:
             got = parse_expression(answer, (), question.functions)({})
         except ExpressionError as exc:
-            return 0.0, f"expected a number or arithmetic such as 3/4: {exc}"
+            return 0.0, f"expected a number or arithmetic such as `{NUMBER_EXAMPLE}`: {exc}"
     if _close(got, want, question.tolerance):
         return question.points, ""
     return 0.0, f"{got:.10g} is not right (within {question.tolerance[0]:g} or {question.tolerance[1]:g} relative)"
@@ -135,7 +149,8 @@ def _expression(question: Question, key: KeyEntry, answer: Answer, seed: int) ->
     if isinstance(answer, float):
         answer = repr(answer)  # a constant is an expression too
     if not isinstance(answer, str):
-        return 0.0, f"expected an expression in {', '.join(question.variables)} as text, such as 3*x**2 - exp(-x)"
+        return 0.0, (f"expected an expression in {', '.join(question.variables)} as text, such as "
+                     f"`{expression_example(tuple(question.variables))}`")
     try:
         given = parse_expression(answer, tuple(question.variables), question.functions)
     except ExpressionError as exc:

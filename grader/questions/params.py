@@ -10,6 +10,8 @@ the numbers the judge computes with.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -65,6 +67,29 @@ def draw(specs: Mapping[str, ParamSpec], assignment: str, question: str, student
         else:
             raise ValueError(f"parameter {name}: every value drawn was excluded")
     return drawn
+
+
+def every_value(spec: ParamSpec) -> tuple[Number, ...]:
+    """Every value :func:`draw` can give for ``spec`` (the very numbers: a ``uniform`` one is rounded as a draw is),
+    in order, without the excluded ones."""
+    if spec.kind == "int":
+        values: tuple[Number, ...] = tuple(range(int(spec.low), int(spec.high) + 1))
+    elif spec.kind == "uniform":  # rounding keeps order: every step from the low end's rounding to the high end's
+        scale = 10**spec.digits
+        first, last = (round(round(end, spec.digits) * scale) for end in (spec.low, spec.high))
+        values = tuple(round(k / scale, spec.digits) for k in range(first, last + 1))
+    else:
+        values = spec.values
+    return tuple(dict.fromkeys(v for v in values if v not in spec.exclude))
+
+
+def every_draw(specs: Mapping[str, ParamSpec], most: int = 100_000) -> list[dict[str, Number]] | None:
+    """Every set of values :func:`draw` can give for ``specs`` (one dict each, in the order of ``specs``), or None
+    when there are more than ``most``."""
+    each = [every_value(spec) for spec in specs.values()]
+    if math.prod(len(values) for values in each) > most:
+        return None
+    return [dict(zip(specs, combination)) for combination in itertools.product(*each)]
 
 
 def _one(spec: ParamSpec, rng: random.Random) -> Number:

@@ -1,33 +1,34 @@
 """A concept check's questions (``questions.yaml`` in the assignment's folder) and its answer key (never shipped).
 
-The questions file, which students may read::
+The questions file, which students may read (these questions are made up: the grader, which students receive, quotes
+no course's questions or answers)::
 
     questions:
-      - id: reverse_order            # letters, digits and _; the answers file's key
+      - id: pick_one                 # letters, digits and _; the answers file's key
         kind: choice                 # choice, number or expression
         points: 1
-        prompt: "backward() calls each node's _backward in which order?"
-        choices: {a: "the order the forward pass made them", b: "reverse topological order"}
+        prompt: "Which operation passes its output's gradient on to each input unchanged?"
+        choices: {p: "multiplication", q: "addition"}
         multiple: false              # true: choose every right one (partial credit)
-      - id: chain_rule
+      - id: slope
         kind: number
         points: 2
-        prompt: "f = (a*b + c)**2 at a = {a}, b = {b}, c = {c}: what is df/da?"
-        params: {a: {int: [1, 5]}, b: {int: [-5, -1]}, c: {int: [2, 10], exclude: [0]}}
+        prompt: "f = a**3 / b at a = {a}, b = {b}: what is df/da?"
+        params: {a: {int: [1, 5]}, b: {int: [-5, 5], exclude: [0]}}
         tolerance: {abs: 1e-6, rel: 1e-6}
-      - id: dtanh
+      - id: dcube
         kind: expression
         points: 1
-        prompt: "d/dx tanh(x), as an expression in x"
+        prompt: "d/dx x**3, as an expression in x"
         variables: {x: [-2, 2]}      # where the answer is compared with the key's, at random points
 
 A top-level ``functions:`` may define functions of one number the course uses, as formulas in ``x`` (``sigmoid:
 "1/(1 + exp(-x))"``); :mod:`math`'s are always there.
 
-The answer key, ``reference/answers/<id>.yaml``, which only the judge reads (one entry per question): the right choices (``[b]``, or
-``{right: [b], feedback: {a: "why a is wrong"}}``: the feedback a wrong choice shows lives in the key, since feedback
-written for a choice would tell a reader of the questions that it is wrong), a number or an expression over the
-question's parameters (``2*(a*b + c)*b``), or an expression over its variables.
+The answer key, ``reference/answers/<id>.yaml``, which only the judge reads (one entry per question): the right
+choices (``[q]``, or ``{right: [q], feedback: {p: "why p is wrong"}}``: the feedback a wrong choice shows lives in the
+key, since feedback written for a choice would tell a reader of the questions that it is wrong), a number or an
+expression over the question's parameters (``3*a**2/b``), or an expression over its variables.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def _question(path: Path, where: str, item: Any) -> Question:
     for key in item:
         if key == "feedback":
             raise ConfigError(path, f"{where}.feedback", "a wrong choice's feedback goes in the answer key "
-                                                         "({right: [b], feedback: {a: ...}}): written here, it tells "
+                                                         "({right: [q], feedback: {p: ...}}): written here, it tells "
                                                          "students which choices are wrong")
         if key not in known:
             raise ConfigError(path, f"{where}.{key}", f"unknown key; known keys: {', '.join(sorted(known))}")
@@ -275,8 +276,8 @@ def _entry(path: Path, question: Question, raw: Any) -> KeyEntry:
         feedback: dict[str, str] = {}
         if isinstance(raw, dict):
             if set(raw) - {"right", "feedback"} or "right" not in raw:
-                raise ConfigError(path, question.id, "expected the right choices ([b]), or {right: [b], feedback: "
-                                                     "{a: why a is wrong}}")
+                raise ConfigError(path, question.id, "expected the right choices ([q]), or {right: [q], feedback: "
+                                                     "{p: why p is wrong}}")
             feedback = _strings(path, f"{question.id}.feedback", raw.get("feedback", {}))
             for letter in feedback:
                 if letter not in question.choices:
@@ -284,7 +285,7 @@ def _entry(path: Path, question: Question, raw: Any) -> KeyEntry:
             raw = raw["right"]
         letters = [raw] if isinstance(raw, str) else raw
         if not isinstance(letters, list) or not letters or not all(isinstance(x, str) for x in letters):
-            raise ConfigError(path, question.id, "expected the right choices, e.g. [b]")
+            raise ConfigError(path, question.id, "expected the right choices, e.g. [q]")
         wrong = [x for x in letters if x not in question.choices]
         if wrong:
             raise ConfigError(path, question.id, f"{wrong[0]!r} is not one of the choices")

@@ -15,21 +15,14 @@ from grader.course.course import Course
 from grader.inert import markdown
 from grader.questions.answer_sheet import Answers
 from grader.questions.expressions import ExpressionError, parse_expression
+from grader.questions.forms import how
 from grader.questions.marking import choice_letters
 from grader.questions.params import draw, fill
 from grader.questions.questions import Question, load_questions
 
-HOW = {
-    "choice": "one letter, e.g. b",
-    "number": "a number, or arithmetic such as 3/4",
-    "expression": "an expression in {variables}, e.g. 3*x**2 - exp(-x) (products with *, powers with **)",
-}
-
 
 def _how(question: Question) -> str:
-    if question.kind == "choice" and question.multiple:
-        return "every right letter, e.g. [a, c] (each wrong one chosen takes a share back)"
-    return HOW[question.kind].format(variables=", ".join(question.variables))
+    return how(question.kind, question.multiple, tuple(question.variables))
 
 
 def question_sheet(title: str, questions: Sequence[Question], assignment: str, student: str) -> str:

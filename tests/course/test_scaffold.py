@@ -71,12 +71,12 @@ def test_a_new_concept_check_works_with_every_command_as_scaffolded(course, tmp_
     assert main(["--course", str(course), "validate", "-a", "quiz"]) == 0, capsys.readouterr().out
     subs = tmp_path / "subs"
     (subs / "alice" / "answers").mkdir(parents=True)
-    (subs / "alice" / "answers" / "quiz.yaml").write_text("order: b\nchain: 0\ndsquare: x + x\n", encoding="utf-8")
+    (subs / "alice" / "answers" / "quiz.yaml").write_text("add_local: a\nchain: 0\ndsquare: x + x\n", encoding="utf-8")
     out = tmp_path / "out"
     assert main(["--course", str(course), "grade", str(subs), "-a", "quiz", "-o", str(out)]) == 0
     tests = json.loads((out / "quiz" / "alice" / "results.json").read_text())["tests"]
     assert {t["name"]: t["score"] for t in tests if t["max_score"]} == {
-        "Question order": 1, "Question chain": 0, "Question dsquare": 1}  # chain's answer is alice's own b, never 0
+        "Question add_local": 1, "Question chain": 0, "Question dsquare": 1}  # chain's answer is alice's own b, never 0
     assert main(["--course", str(course), "new-assignment", "quiz2", "--kind", "questions"]) == 0
     (course / "assignments" / "quiz2").rename(tmp_path / "moved")
     assert main(["--course", str(course), "new-assignment", "quiz2", "--kind", "questions"]) == 2  # its key is there

@@ -116,6 +116,11 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (subs / "ivy" / "notebooks").mkdir()
     nbformat.write(answers_notebook("forward_builds: a\n"), subs / "ivy" / "notebooks" / "checkpoint.ipynb")
     write(subs / "jack", "forward_builds: b\n" + "# padding\n" * 8000)  # 80 KB: refused at intake, unread
+    write(subs / "kim", yaml.safe_dump(right_answers("kim")) + "zero_grad: a\x1b[2J\n")  # ESC: YAML refuses the file
+    mia = {**right_answers("mia"), "chain_rule": "0x" + "f" * 5000, "hand_gradient": ".nan", "dtanh": "2020-13-45",
+           "dsigmoid": "!!python/object/apply:os.system ['true']"}
+    write(subs / "mia", "".join(f"{k}: {v}\n" for k, v in mia.items() if isinstance(v, str)) +
+          yaml.safe_dump({k: v for k, v in mia.items() if not isinstance(v, str)}))
     status, printed = run("--course", str(ROOT), "grade", str(subs), "-a", "checkpoint", "-o", str(subs.parent / "out"))
     assert status == 0, printed
     assert "\x1b" not in printed
@@ -173,6 +178,20 @@ def test_no_answers_or_an_unreadable_file_is_that_students_zero_with_the_reason(
     jack = result(graded, "jack")
     assert jack["score"] == 0 and "more than the 65536 answers may be" in json.dumps(jack)
     assert result(graded, "alice")["score"] == 12  # one submission's failure is its own
+
+
+def test_a_hostile_answers_file_fails_the_file_or_its_questions_with_a_reason_and_withholds_nothing(graded):
+    """A control character made PyYAML's reader raise out of the judge, and the score was withheld as the grader's
+    fault; a number too large to print did the same from the student: line."""
+    kim = result(graded, "kim")
+    assert kim["score"] == 0 and "control character U+001B on line" in json.dumps(kim), json.dumps(kim)[:2000]
+    mia = by_question(graded, "mia")
+    assert mia["chain_rule"] == mia["hand_gradient"] == mia["dtanh"] == mia["dsigmoid"] == 0, mia
+    assert result(graded, "mia")["score"] == 12 - 2 - 1 - 1 - 1
+    notes = json.dumps(result(graded, "mia"))
+    assert "too large" in notes and "not a finite number" in notes and "could not determine a constructor" in notes
+    grades = (graded / "grades.csv").read_text(encoding="utf-8")
+    assert "withheld" not in grades and "internal error" not in grades
 
 
 def test_text_a_student_wrote_reaches_no_output_live(graded):

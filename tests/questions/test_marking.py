@@ -160,7 +160,7 @@ def test_no_answer_or_an_unreadable_one_is_worth_nothing_and_says_why(check):
     (b"\xff\xfe not utf-8", "UTF-8"),
     (b"a: " + b"x" * MAX_BYTES, "bytes"),
     (("\n".join(f"q{i}: [a, b, c]" for i in range(700))).encode(), "values"),
-    (b"a: !!python/object/apply:os.system ['true']\n", "not YAML"),
+    (b"--- !!python/object/apply:os.system ['true']\n", "map each question"),  # (one answer's tag: its own 0)
 ])
 def test_a_hostile_or_broken_answers_file_is_refused_quickly_with_a_reason(data, said):
     started = time.perf_counter()
@@ -217,7 +217,7 @@ def test_the_template_reads_back_and_the_form_check_never_tells_right_from_wrong
         "bonus: no such question (the questions: reverse_order, why_accumulate, chain_rule, dtanh, drelu)",
         "reverse_order: choose one answer",
         "why_accumulate: q is not one of the choices (a, b, c, d)",
-        "chain_rule: expected a number, or arithmetic such as 3/4, not a list",
+        "chain_rule: expected a number, or arithmetic such as `(1 + 2/7)*-3`, not a list",
         "dtanh: ^ is not a power here: write x**2 for x squared",
         "drelu: no answer",
     ]
