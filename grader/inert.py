@@ -47,7 +47,15 @@ def _visible(char: str) -> str:
 
 def terminal(text: str, keep: str = "\n\t") -> str:
     """``text`` with every control, format and lone surrogate character (:data:`_HIDDEN`: ``\\x1b``, a bidi
-    override ``\\u202e``, a zero-width space ``\\u200b``) shown as an escape, except those in ``keep``."""
+    override ``\\u202e``, a zero-width space ``\\u200b``) shown as an escape, except those in ``keep``; and no line
+    a GitHub Actions runner would obey (:func:`actions_log`: a terminal is often a CI log, ``grader grade`` in a
+    workflow)."""
+    return actions_log(shown(text, keep))
+
+
+def shown(text: str, keep: str = "\n\t") -> str:
+    """:func:`terminal` without the workflow-command marks: for a line the grader writes as a workflow command
+    itself (an annotation, whose student text GitHub's own escaping keeps on that one line)."""
     if text.isprintable():  # the usual case, at C speed: none of them (nor any whitespace but spaces)
         return text
     return "".join(_visible(c) if c not in keep and unicodedata.category(c) in _HIDDEN else c for c in text)

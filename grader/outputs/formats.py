@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from grader.course.config import Assignment
-from grader.inert import actions_fence, fence, markdown, terminal, xml_text
+from grader.inert import LEGACY_COMMAND, actions_fence, fence, markdown, shown, terminal, xml_text
 from grader.outputs.failures import not_run, views
 from grader.outputs.gradebook import points
 from grader.outputs.self_check import CheckResult, headline, label, package_of
@@ -198,7 +198,18 @@ def as_json(result: CheckResult) -> str:
             "tests": [{k: t.get(k) for k in ("name", "number", "score", "max_score", "status", "output")}
                       for t in result.tests(a)],
         }
-    return json.dumps(doc, indent=2)
+    return json.dumps(doc, indent=2).replace(LEGACY_COMMAND, "##\\u005b")  # the same data, no command in a CI log
+
+
+_LINE_COLONS = re.compile(r"(?<![^\r\n])([^\S\r\n]*):")
+"""A line's leading ``:``, after its whitespace; a line ends at CR, LF or CRLF, as the runner reads them."""
+
+
+def xml_actions_log(xml: str) -> str:
+    """XML text as the same document with no line a GitHub Actions runner obeys (a JUnit report printed in a
+    workflow log): ``##[`` written ``##&#91;``, and a line's leading ``:`` written ``&#58;`` (character references,
+    which every XML reader reads back as the characters)."""
+    return _LINE_COLONS.sub(r"\1&#58;", xml.replace(LEGACY_COMMAND, "##&#91;"))
 
 
 def junit(suites: Iterable[tuple[str, list[dict[str, Any]]]]) -> str:
@@ -219,7 +230,7 @@ def junit(suites: Iterable[tuple[str, list[dict[str, Any]]]]) -> str:
                 failure = ET.SubElement(case, "failure", message=(output.splitlines() or ["failed"])[0][:300])
                 failure.text = output
     ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True)
+    return xml_actions_log(ET.tostring(root, encoding="unicode", xml_declaration=True))
 
 
 def check_junit(result: CheckResult) -> str:
@@ -280,7 +291,7 @@ def github(result: CheckResult, env: dict[str, str] | None = None, every: bool =
         with open(env["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as f:
             f.write(summary_markdown(result))
     lines += actions_fence(terminal(text(result, every)))  # the token drawn now, after every worker has ended
-    return terminal("\n".join(lines))
+    return shown("\n".join(lines))  # the annotations are the grader's commands: escaped, not marked
 
 
 def summary_markdown(result: CheckResult) -> str:

@@ -13,7 +13,7 @@ from checkout import ROOT
 
 from grader.commands.check import in_log
 from grader.course.course import Course
-from grader.inert import actions_fence, actions_log, terminal
+from grader.inert import actions_fence, actions_log, shown as controls_shown, terminal
 from grader.outputs import formats
 from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import GradedTest, JudgeRecord, empty_record
@@ -87,7 +87,7 @@ def test_only_the_graders_annotations_and_fence_are_obeyed_and_the_student_still
     assert annotation.properties == {"file": "micrograd/engine.py", "line": "7", "title": "value_ops: add ::x:: ##[y]"}
     # the student reads the report as `grader check` shows it, every line whole: the marks are its only change
     shown = "\n".join(report)
-    assert re.sub(r"^(\s*)\\::", r"\1::", shown.replace("##\\[", "##["), flags=re.M) == terminal(formats.text(result))
+    assert re.sub(r"^(\s*)\\::", r"\1::", shown.replace("##\\[", "##["), flags=re.M) == controls_shown(formats.text(result))
     assert "ValueError: ::error title=x::owned\n      \\::add-mask::secret\n" in shown
     assert "text ##\\[warning]x" in shown
     assert "  | ::set-output name=a::b\n" in shown  # what it printed: after "| ", no line starts a command anyway
@@ -137,3 +137,21 @@ def test_the_plain_and_classroom50_reports_are_inert_and_classroom50_is_fenced()
     output = in_log(report, fenced=True)
     _, token, inside = fenced(output)
     assert [c.name for c in obeyed(output)] == ["stop-commands", token] and "\n".join(inside) == plain
+
+
+def test_every_terminal_line_and_a_json_or_junit_report_obey_no_command():
+    """grader grade prints student ids at the start of its gradebook's lines (a CI log for sharded grading), and a
+    JSON or JUnit report may be printed in a workflow: terminal() marks what the runner would obey, JSON and JUnit
+    say the same data without it."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    hostile = "::error title=x::owned\n  ::add-mask::secret ##[warning]x"
+    assert [line for line in lines(terminal(hostile)) if parse(line)] == []
+    assert terminal("plain text, 3:4 and a::b") == "plain text, 3:4 and a::b"  # nothing else changes
+    result = hostile_check()  # its messages hold each form
+    for printed in (formats.as_json(result), formats.check_junit(result)):
+        assert "owned" in printed and [line for line in lines(printed) if parse(line)] == []
+    assert json.loads(formats.as_json(result)) == json.loads(json.dumps(json.loads(formats.as_json(result))))
+    assert "##[warning]" in json.dumps(json.loads(formats.as_json(result)))  # read back, the data is the student's
+    assert "##[warning]" in "".join(ET.fromstring(formats.check_junit(result).split("?>", 1)[1]).itertext())
