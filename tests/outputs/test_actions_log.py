@@ -13,7 +13,8 @@ from checkout import ROOT
 
 from grader.commands.check import in_log
 from grader.course.course import Course
-from grader.inert import actions_fence, actions_log, shown as controls_shown, terminal
+from grader.inert import actions_fence, actions_log, terminal
+from grader.inert import shown as controls_shown
 from grader.outputs import formats
 from grader.outputs.gradescope_results import gradescope_results
 from grader.outputs.records import GradedTest, JudgeRecord, empty_record
