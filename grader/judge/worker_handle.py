@@ -348,14 +348,15 @@ class Worker:
 
     def _answer(self, judged: Judged, topic: str, payload: Any) -> dict[str, Any]:
         """The reply to one question: ``{"answer": ...}``, or ``{"refused": why}`` when the judge's side refuses it
-        or cannot compute it from the numbers the question sent (an ``ArithmeticError``: a number too large, a
-        division by zero: the values are the submission's, so its probe fails, saying so); any other exception there
-        kills the worker and propagates (the grader's bug: the score is withheld)."""
+        or cannot compute it from what the question sent (an ``ArithmeticError``: a number too large, a division by
+        zero; a ``RecursionError``: a structure nested too deeply: the values are the submission's, so its probe
+        fails, saying so); any other exception there kills the worker and propagates (the grader's bug: the score is
+        withheld)."""
         try:
             return {"answer": judged.answer(topic, payload)}
         except AskRefused as exc:
             return {"refused": str(exc)[:300]}
-        except ArithmeticError as exc:
+        except (ArithmeticError, RecursionError) as exc:
             return {"refused": f"the grader cannot compute its answer from the numbers your code sent "
                                f"({type(exc).__name__}: {str(exc)[:200]})"}
         except BaseException:

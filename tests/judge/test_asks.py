@@ -200,6 +200,8 @@ def test_the_judges_time_answering_a_question_is_not_the_students_up_to_the_limi
     (lambda payload: [0.0] * 3_000_000, None, "over its bound"),  # over the protocol's 8 MB
     (lambda payload: float(10 ** 400), OverflowError, "cannot compute its answer from the numbers your code sent"),
     (lambda payload: 1 / 0, ZeroDivisionError, "cannot compute its answer from the numbers your code sent"),
+    (lambda payload: (_ for _ in ()).throw(RecursionError("maximum recursion depth exceeded")), RecursionError,
+     "cannot compute its answer"),
 ])
 def test_an_answer_the_judge_cannot_compute_or_send_is_refused_to_the_students_probe(answer, raised, says):
     """Issue 53, 2: what the judge computes from a submission's question is bounded where it is sent; an answer it

@@ -78,3 +78,15 @@ def test_a_set_up_failure_written_later_is_an_invalid_answer_of_the_method_that_
     assert not doc["extra_data"]["grader"].get("grader_error")
     honest = {t["name"]: t["status"] for t in results("a_honest")["tests"]}
     assert {t["name"]: t["status"] for t in doc["tests"]} == honest  # NO_POW's failures: the ** tests, no more
+
+
+def test_on_the_portable_backend_a_forged_set_up_failure_is_the_submissions_fault_not_withheld(tmp_path):
+    """The portable backend has no layer to turn off, so a set-up failure used to withhold the score: a student could
+    turn a low score into a grader error. It is now that submission's fault, like any answer that is no answer."""
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    H.write(subs / "forger", H.with_import_code(H.FORGED_CONTROL.format(kind="setup_failed")))
+    status = main(["--course", str(ROOT), "grade", str(subs), "-o", str(out), "-a", "value_ops", "--sandbox",
+                   "portable"])
+    doc = json.loads((out / "value_ops" / "forger" / "results.json").read_text(encoding="utf-8"))
+    assert status == 0 and doc["score"] == 0 and not doc["extra_data"]["grader"].get("grader_error")
+    assert "not obeyed" in (out / "value_ops" / "forger" / "feedback.md").read_text(encoding="utf-8")
