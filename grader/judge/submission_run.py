@@ -167,6 +167,8 @@ class SubmissionRun:
         limits = state.assignment.limits
         if state.part.error:
             raise StudentFault("unavailable", state.part.error)
+        if state.started is None:  # before the submission's time starts: the judge's own start is not its time
+            self._settle(state)
         now = time.monotonic()
         if state.started is None:
             state.started = now
@@ -255,6 +257,20 @@ class SubmissionRun:
             return StudentFault("crash", f"{exc} (a crash in your code, e.g. too deep a recursion or too much memory)")
         return StudentFault("crash", str(exc))
 
+    def _spec(self, state: PartState) -> WorkerSpec:
+        return WorkerSpec(Path(state.part.code_dir), Path(state.part.scratch), tuple(state.assignment.modules),
+                          state.assignment.limits, tuple(self.hide), state.assignment.allow_network,
+                          state.assignment.grader_parts)
+
+    def _settle(self, state: PartState) -> None:
+        """Have the judge's sandbox settle its layers (once per judge, before any student code: a no-op after)."""
+        if state.setup_error:
+            return
+        try:
+            self.sandbox.settle(self._spec(state))
+        except SandboxSetupError as exc:
+            state.setup_error = f"the sandbox could not be started on this host: {exc.reason}"
+
     def _worker(self, state: PartState) -> Worker:
         if state.setup_error:
             raise GraderFault(state.setup_error)
@@ -265,9 +281,7 @@ class SubmissionRun:
         if state.worker is not None:
             state.output += state.worker.output_excerpt(state.assignment.limits.output_kb * 1024)
             state.worker.close()
-        spec = WorkerSpec(Path(state.part.code_dir), Path(state.part.scratch), tuple(state.assignment.modules),
-                          state.assignment.limits, tuple(self.hide), state.assignment.allow_network,
-                          state.assignment.grader_parts)
+        spec = self._spec(state)
 
         def attempt(worker: Worker) -> None:
             state.worker = worker
