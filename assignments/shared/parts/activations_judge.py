@@ -42,7 +42,7 @@ class Made(NamedTuple):
     Attributes:
         op: Its operation's code in a packed graph (:data:`.recording.OPS`; a weight's is 0).
         operands: Each operand's token, 0 for one that is not the judge's node (a student's input, a number).
-        vals: Each operand's value when the node was made.
+        vals: Each operand's value when the node was made (a number: compared with the worker's as numbers).
         below: The activations its graph holds (for a layer's output, itself).
         weight: Whether it is a weight of the grader's layers.
     """
@@ -102,35 +102,36 @@ class Activations:
         ``params`` with the weight tokens ``weights``, and ``inputs``, whose tokens are ``tokens``); return each
         node's token, and count its outputs as activations made now, from what its inputs' graphs hold."""
         self.ledger.tick()
-        parents = tuple(dict.fromkeys(a for t in tokens if t for a in self.made[t].below))
-        own: list[int] = []
+        made = self.made
+        parents = tuple(dict.fromkeys(a for t in tokens if t for a in made[t].below))
+        outs = program["out"] if isinstance(program["out"], list) else [program["out"]]
+        activations = {ref["n"] for ref in outs if "n" in ref}
+        first = self._next
         values: list[Any] = []
-        for op, refs, data in program["nodes"]:
+        for k, (op, refs, data) in enumerate(program["nodes"]):
             operands, vals = [], []
             for ref in refs:
-                (key, i), = ref.items()
-                if key == "p":
-                    operands.append(weights[i])
-                    vals.append(params[i].data)
-                elif key == "x":
-                    operands.append(tokens[i])
-                    vals.append(getattr(inputs[i], "data", inputs[i]))
-                elif key == "n":
-                    operands.append(own[i])
-                    vals.append(values[i])
-                else:
-                    operands.append(0)
-                    vals.append(i)
-            own.append(self._token(Made(OPS.get(op, OTHER), tuple(operands), tuple(float(v) for v in vals),
-                                        parents)))
+                for key, i in ref.items():  # one each
+                    if key == "n":
+                        operands.append(first + i)
+                        vals.append(values[i])
+                    elif key == "p":
+                        operands.append(weights[i])
+                        vals.append(params[i].data)
+                    elif key == "x":
+                        operands.append(tokens[i])
+                        vals.append(getattr(inputs[i], "data", inputs[i]))
+                    else:
+                        operands.append(0)
+                        vals.append(i)
+            token = first + k
+            made[token] = Made(OPS.get(op, OTHER), tuple(operands), tuple(vals),
+                               (token,) if k in activations else parents)
             values.append(data)
-        outs = program["out"] if isinstance(program["out"], list) else [program["out"]]
-        for ref in outs:
-            if "n" in ref:
-                token = own[ref["n"]]
-                self.made[token] = self.made[token]._replace(below=(token,))
-                self.ledger.made(token, parents)
-        return own
+        self._next = first + len(values)
+        for k in sorted(activations):
+            self.ledger.made(first + k, parents)
+        return list(range(first, self._next))
 
     def check(self, toks: list[int], ops: list[int], arity: list[int], starts: list[int], refs: list[int],
               vals: list[float], grads: list[float]) -> None:
