@@ -38,17 +38,17 @@ from __future__ import annotations
 
 import os
 import signal
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, NoReturn
 
 from grader.course.config import Limits
+from grader.judge.capture import excerpt, open_capture
 from grader.judge.forkserver_client import ENV as POSIX_ENV
 from grader.judge.worker_reports import import_result, module_file, signal_name
 from grader.sandbox import protocol
 from grader.sandbox.protocol import LayerStatus, ProtocolError, WorkerConfig, layer_statuses
-from grader.testing.judged import MAX_ASKS, AskRefused, Judged
+from grader.testing.judged import MAX_ASKS, Judged, reply
 
 FAULTS_ENV = "GRADER_SANDBOX_FAULTS"
 """Comma-separated isolation steps to fail on purpose (tests emulating refusing hosts; see grader.sandbox.isolation)."""
@@ -337,42 +337,18 @@ class Worker:
                 self.kill()
                 raise WorkerProtocolError(f"the sandbox asked the grader a question it does not answer while {during}")
             answering = time.monotonic()
-            answer = self._answer(judged, response["ask"], response["payload"])
+            try:
+                answer = reply(judged, response["ask"], response["payload"])
+            except BaseException:  # the judge's side failed: the grader's bug (the score is withheld)
+                self.kill()
+                raise
             if self.starved_until is not None:  # the judge's own time answering is not the student's code's
                 deadline = min(deadline + time.monotonic() - answering, max(deadline, self.starved_until))
-            self._write(self._encoded(answer), deadline, during)
+            self._write(answer, deadline, during)
         if response.get("id") != rid or not isinstance(response.get("ok"), bool):
             self.kill()
             raise WorkerProtocolError(f"the sandbox sent an invalid answer while {during}")
         return response
-
-    def _answer(self, judged: Judged, topic: str, payload: Any) -> dict[str, Any]:
-        """The reply to one question: ``{"answer": ...}``, or ``{"refused": why}`` when the judge's side refuses it
-        or cannot compute it from what the question sent (an ``ArithmeticError``: a number too large, a division by
-        zero; a ``RecursionError``: a structure nested too deeply: the values are the submission's, so its probe
-        fails, saying so); any other exception there kills the worker and propagates (the grader's bug: the score is
-        withheld)."""
-        try:
-            return {"answer": judged.answer(topic, payload)}
-        except AskRefused as exc:
-            return {"refused": str(exc)[:300]}
-        except (ArithmeticError, RecursionError) as exc:
-            return {"refused": f"the grader cannot compute its answer from the numbers your code sent "
-                               f"({type(exc).__name__}: {str(exc)[:200]})"}
-        except BaseException:
-            self.kill()
-            raise
-
-    @staticmethod
-    def _encoded(answer: dict[str, Any]) -> bytes:
-        """``answer`` as a message; an answer the protocol cannot carry (over :data:`~grader.sandbox.protocol.
-        MAX_MESSAGE_BYTES`, or a value JSON cannot hold, such as an integer of thousands of digits) was computed
-        from what the submission asked, so the question is refused instead, saying why."""
-        try:
-            return protocol.encode(answer)
-        except ProtocolError as exc:
-            return protocol.encode({"refused": f"the grader's answer to your code's question is over its bound "
-                                               f"({str(exc)[:200]})"})
 
     def _decode(self, line: bytes, during: str) -> dict[str, Any]:
         try:
@@ -405,34 +381,14 @@ class Worker:
         raise WorkerCrashed(f"the program {how} while {during}")
 
     def _capture(self) -> int:
-        """Open the capture file for a new worker process: an anonymous file, never a path the worker can reach.
-
-        The judge owns the descriptor before the worker starts and reads it
-        with no path involved, so nothing a worker plants in its scratch
-        folder (a symbolic link, a FIFO) is ever opened by the judge. Its size
-        is bounded by the worker's file-size limit (where the OS has one).
-        """
+        """Open the capture file for a new worker process (:func:`grader.judge.capture.open_capture`: no path)."""
         self.close_output()
-        memfd_create = getattr(os, "memfd_create", None)
-        if memfd_create is not None:
-            self._output = memfd_create("grader-output", os.MFD_CLOEXEC)
-        else:
-            with tempfile.TemporaryFile() as anonymous:  # unlinked at once on POSIX; deleted on close on Windows
-                self._output = os.dup(anonymous.fileno())
+        self._output = open_capture()
         return self._output
 
     def output_excerpt(self, limit: int) -> str:
         """The last ``limit`` bytes the program printed, decoded leniently (call once the worker is dead)."""
-        if self._output < 0:
-            return ""
-        try:
-            size = os.fstat(self._output).st_size
-            os.lseek(self._output, max(0, size - limit), os.SEEK_SET)
-            data = os.read(self._output, limit)
-        except OSError:
-            return ""
-        text = data.decode("utf-8", errors="replace")
-        return ("..." + text) if size > limit else text
+        return excerpt(self._output, limit)
 
     def close_output(self) -> None:
         """Release the capture file (its text is gone). Idempotent."""

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from grader.sandbox import protocol
+
 MAX_ASKS = 100_000
 """The most questions one call of a probe may ask the judge (a gradient check asks a few hundred)."""
 
@@ -46,3 +48,29 @@ class Judged(Protocol):
 
     def record(self) -> dict[str, Any]:
         """What the judge counted during the call (plain data), for the test: the parsed answer's ``"judged"``."""
+
+
+def reply(judged: Judged, topic: str, payload: Any) -> bytes:
+    """The judge's reply to one question of a probe, as a message: ``{"answer": ...}``, or ``{"refused": why}``.
+
+    Refused, failing the student's probe with why: a question the judge's side refuses (:class:`AskRefused`); one
+    whose answer it cannot compute from what the question sent (an ``ArithmeticError``: a number too large, a
+    division by zero; a ``RecursionError``: a structure nested too deeply); and an answer the protocol cannot carry
+    (over :data:`~grader.sandbox.protocol.MAX_MESSAGE_BYTES`, or a value JSON cannot hold, such as an integer of
+    thousands of digits). Each of these comes from the values the submission sent, so none may withhold its score.
+
+    Raises:
+        Exception: Any other exception of the judge's side (a bug of the grader's: the caller withholds the score).
+    """
+    try:
+        message: dict[str, Any] = {"answer": judged.answer(topic, payload)}
+    except AskRefused as exc:
+        message = {"refused": str(exc)[:300]}
+    except (ArithmeticError, RecursionError) as exc:
+        message = {"refused": f"the grader cannot compute its answer from the numbers your code sent "
+                              f"({type(exc).__name__}: {str(exc)[:200]})"}
+    try:
+        return protocol.encode(message)
+    except protocol.ProtocolError as exc:
+        return protocol.encode({"refused": f"the grader's answer to your code's question is over its bound "
+                                           f"({str(exc)[:200]})"})
