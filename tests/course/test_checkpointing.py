@@ -362,3 +362,10 @@ def test_the_ledger_counts_what_each_pass_must_have_held():
         ledger.tick()
         ledger.made(i)
     assert ledger.most_alive() == 1 and Ledger().most_alive() == 0
+    chain = Ledger()  # a submission that chains every call it can: each use is O(1), the count linear
+    for i in range(200_000):
+        chain.tick()
+        chain.made(i, [i - 1] if i else [])
+    chain.tick()
+    chain.used([0])
+    assert chain.most_alive() == 200_000

@@ -27,14 +27,19 @@ from typing import Any
 class Ledger:
     """The activations a pass made and used, in the order it did so.
 
-    Moments are counted by :meth:`tick`: one per layer evaluation and one per ``backward()``.
+    Moments are counted by :meth:`tick`: one per layer evaluation and one per ``backward()``. Each call is O(1) (a
+    chain's graph is not walked on every use); :meth:`most_alive` works out every activation's last use once, in
+    linear time.
     """
 
     def __init__(self) -> None:
         self.moment = 0
         self.made_at: dict[Hashable, int] = {}
+        """Each activation's moment of making, in the order made."""
         self.last_use: dict[Hashable, int] = {}
-        self.parents: dict[Hashable, tuple[Hashable, ...]] = {}
+        """Each activation's last use of its own (a ``backward()`` that reached it), not counting its graph's."""
+        self.children: dict[Hashable, list[Hashable]] = {}
+        """The activations made from each (whose graph holds it)."""
 
     def tick(self) -> int:
         """A new moment (a layer evaluation or a ``backward()`` starts); returns it."""
@@ -42,29 +47,37 @@ class Ledger:
         return self.moment
 
     def made(self, activation: Hashable, parents: Iterable[Hashable] = ()) -> None:
-        """A layer made ``activation`` now, from the activations ``parents`` (its input's graph): they are used."""
-        known = tuple(p for p in parents if p in self.made_at)
+        """A layer made ``activation`` now, from the activations ``parents`` (its input's graph, which holds them for
+        as long as ``activation`` lives)."""
         self.made_at[activation] = self.last_use[activation] = self.moment
-        self.parents[activation] = known
-        self.used(known)
+        self.children[activation] = []
+        for parent in parents:
+            if parent in self.children and parent != activation:
+                self.children[parent].append(activation)
 
     def used(self, activations: Iterable[Hashable]) -> None:
-        """``activations`` (and every activation their graph holds) are used now."""
-        pending = [a for a in activations if a in self.made_at]
-        while pending:
-            a = pending.pop()
-            if self.last_use[a] >= self.moment:  # marked now already, with all it was made from
-                continue
-            self.last_use[a] = self.moment
-            pending.extend(self.parents[a])
+        """``activations`` (and so every activation their graphs hold) are used now."""
+        for a in activations:
+            if a in self.last_use:
+                self.last_use[a] = self.moment
+
+    def ends(self) -> dict[Hashable, int]:
+        """Each activation's last moment alive: its own last use, or that of an activation made from it, whichever
+        is later (the later one's graph holds it)."""
+        end = dict(self.last_use)
+        for a in reversed(list(self.made_at)):  # an activation is made after those it is made from
+            for child in self.children[a]:
+                if end[child] > end[a]:
+                    end[a] = end[child]
+        return end
 
     def most_alive(self) -> int:
         """The most activations alive at one moment (0 when none was made)."""
         starts = sorted(self.made_at.values())
-        ends = sorted(self.last_use.values())
+        ends = sorted(self.ends().values())
         alive = most = 0
         j = 0
-        for start in starts:  # an interval [made, last use] is alive at both ends
+        for start in starts:  # an interval [made, last moment alive] is alive at both ends
             while j < len(ends) and ends[j] < start:
                 alive -= 1
                 j += 1
