@@ -139,9 +139,9 @@ def record_judge(manifest: str, log: str) -> int:
     and ended. Run as ``course_class.py --record-judge MANIFEST LOG`` in place of ``python -m grader.judge
     MANIFEST``; the wrappers cost microseconds per call."""
     from grader.judge import __main__ as judge_main
+    from grader.judge import worker_handle
     from grader.judge.state import GradingState
     from grader.judge.submission_run import SubmissionRun
-    from grader.judge.worker_handle import Worker
 
     t0 = time.perf_counter()
     events: dict[str, Any] = {"calls": [], "workers": [], "finish": [], "reference": [0, 0.0], "first_call": None}
@@ -167,7 +167,7 @@ def record_judge(manifest: str, log: str) -> int:
                                 "seconds": seconds, "answering": answering[0]})
         answering[0] = 0.0
 
-    def on_answer(_worker: Worker, _args: tuple[Any, ...], seconds: float) -> None:
+    def on_answer(_judged: Any, _args: tuple[Any, ...], seconds: float) -> None:
         answering[0] += seconds
 
     def on_worker(run: SubmissionRun, args: tuple[Any, ...], seconds: float) -> None:
@@ -191,7 +191,7 @@ def record_judge(manifest: str, log: str) -> int:
     timed(SubmissionRun, "call", on_call)
     timed(SubmissionRun, "_worker", on_worker)
     timed(SubmissionRun, "finish", on_finish)
-    timed(Worker, "_answer", on_answer)
+    timed(worker_handle, "reply", on_answer)  # the judge's reply to a probe's question (a function: its first argument)
     timed(GradingState, "_answer", on_reference)
     try:
         return judge_main.main([manifest])

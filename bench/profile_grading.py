@@ -74,7 +74,7 @@ BUCKETS = [  # (label, (file suffix, function)) of the judge's cumulative times;
     ("worker starts (fork, isolation, student import)", [("grader/judge/submission_run.py", "_worker")]),
     ("student calls: the whole round trip", [("grader/judge/submission_run.py", "call")]),
     ("  of which waiting for the worker (select)", [("grader/judge/linux_handle.py", "_read")]),
-    ("  of which answering its questions", [("grader/judge/worker_handle.py", "_answer")]),
+    ("  of which answering its questions", [("grader/testing/judged.py", "reply")]),
     ("  of which sending requests", [("grader/judge/linux_handle.py", "_write")]),
     ("submission finish: kill workers, write results", [("grader/judge/submission_run.py", "finish")]),
     ("test results (make_result)", [("grader/judge/plugin.py", "make_result")]),

@@ -322,7 +322,9 @@ class JudgePool:
             claimed = self.queue.claimed_by(name)
             with self.lock:
                 self.ended.append((status, claimed))
-                if status not in (0, 1):
+                # 1 is pytest's "some tests failed", which a judge that graded nothing cannot say: there, it is an
+                # interpreter that died of an uncaught exception (the grader's own crash)
+                if status not in (0, 1) or status == 1 and not claimed:
                     self.failed.append((k, status))
                     if not claimed:  # it failed before grading anything: another judge would too
                         self.stop.set()

@@ -181,6 +181,28 @@ def test_a_judge_that_dies_withholds_its_submissions_scores(tmp_path, capsys, mo
     assert main(["--course", str(ROOT), "grade", str(subs), "-o", str(tmp_path / "out"), "-a", "value_ops"]) == 0
 
 
+def test_a_judge_that_crashes_before_grading_anything_stops_the_run_instead_of_being_started_forever(
+        tmp_path, capsys, monkeypatch):
+    """An uncaught exception in a judge (the grader's bug at its start) ends its interpreter with status 1, which is
+    also pytest's "some tests failed": a judge that claimed nothing cannot have failed a test, so the run stops with
+    the grader's error instead of starting judge after judge (seen: 3,197 of them in a benchmark)."""
+    import grader.grading.batch as batch
+
+    started = []
+
+    def crashing_judge(manifest, path, log):
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text("Traceback (most recent call last):\nAttributeError: the grader's own bug\n")
+        started.append(path)
+        return 1
+
+    monkeypatch.setattr(batch, "run_judge", crashing_judge)
+    subs = tmp_path / "subs"
+    shutil.copytree(CORRECT, subs / "alice")
+    assert main(["--course", str(ROOT), "grade", str(subs), "-o", str(tmp_path / "out"), "-a", "value_ops"]) == 2
+    assert len(started) <= 2 and "the grader's own bug" in capsys.readouterr().err  # one per job slot at most
+
+
 def test_gradescope_autograde_writes_no_results_when_the_grader_fails(tmp_path, capsys, monkeypatch):
     """On Gradescope a missing results.json is a failed autograder run the instructor re-runs, not a 0."""
     monkeypatch.setenv("GRADER_SANDBOX_FAULTS", "launcher")
