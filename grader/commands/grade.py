@@ -99,6 +99,8 @@ def run(args: Args) -> ExitCode:
     for line in [run.copied.warning(), *late_lines(run.store, run.assignments, [g.student for g in run.grades])]:
         if line:
             print(line, file=sys.stderr)
+    for line in run.roster:
+        print(terminal(line, keep=""), file=sys.stderr)
     for line in term.roster_problems(g.student for g in run.grades):
         print(f"Roster: {terminal(line, keep='')}", file=sys.stderr)
     if run.withheld:

@@ -35,11 +35,13 @@ from pathlib import Path
 from grader.course.config import Assignment
 from grader.course.course import Course
 from grader.course.due_dates import DueDate
+from grader.course.roster import Identities, Known, identify
 from grader.errors import GraderError, SubmissionError
 from grader.files import remove_tree
 from grader.grading.copied_times import CopiedTimes, withhold_copied_times
 from grader.grading.due_work import DueWork, read_due_work
 from grader.grading.freshness import course_fingerprints, stale
+from grader.grading.identity import numbers_salt, rename_results, written_student
 from grader.grading.shard import shard_of
 from grader.grading.term_inputs import TermInputs
 from grader.intake.answers_file import answers_text
@@ -95,6 +97,9 @@ class GradeRun:
         outputs: The class's outputs, made from the store once the judges are done: each submission's grade
             (``grades.csv``), the per-test statistics (``item_analysis.csv``), the isolation the workers reported,
             and the JUnit gradebook if asked for.
+        roster: What the roster made of the submissions' names and of the results kept under old names, one line
+            each for the terminal (:func:`grader.course.roster.identify`,
+            :func:`grader.grading.identity.rename_results`).
     """
 
     assignments: list[Assignment]
@@ -105,6 +110,7 @@ class GradeRun:
     outputs: ClassOutputs | None = None
     book: list[Assignment] = field(default_factory=list)
     copied: CopiedTimes = field(default_factory=CopiedTimes)
+    roster: list[str] = field(default_factory=list)
 
     @property
     def grades(self) -> list[StudentGrade]:
@@ -133,11 +139,14 @@ def stale_assignments(store: ResultStore, assignments: list[Assignment], student
     return why
 
 
-def intake(student: str, work: Mapping[str, DueWork], index: int, assignments: list[Assignment], stage_root: Path,
-           template: Path | None = None) -> Job:
+def intake(student: str | Known, work: Mapping[str, DueWork], index: int, assignments: list[Assignment],
+           stage_root: Path, template: Path | None = None, identities: Identities | None = None) -> Job:
     """Stage ``student``'s submission for each of ``assignments`` (``work``: assignment id to what was read for it
-    and its late terms; ``template``: the course's template folder). Work after the policy's cut-off is not staged."""
-    job = Job(student)
+    and its late terms; ``template``: the course's template folder), as the student it is (:class:`Known`; a name:
+    its own student; ``identities``: the roster, for what a concept check's answers file says of its student). Work
+    after the policy's cut-off is not staged."""
+    who = student if isinstance(student, Known) else Known(student, student, "", student)
+    job = Job(who.student, numbers_from=who.numbers_from if who.numbers_from != who.student else "")
     for a in assignments:
         sub, late = work[a.id].submission, work[a.id].late
         origin = asdict(sub.origin) if sub.origin is not None else {}
@@ -149,7 +158,8 @@ def intake(student: str, work: Mapping[str, DueWork], index: int, assignments: l
                 raise SubmissionError(late["sentence"])
             if a.is_concept_check:  # answers as text in the manifest: the judge never opens the submission's file
                 text, path = answers_text(sub, a.files[0], a.id)
-                job.parts[a.id] = replace(part, answers=text, notes=(notes + [f"graded {path}"])[:20])
+                said = written_student(text, who, identities)
+                job.parts[a.id] = replace(part, answers=text, notes=(notes + [f"graded {path}"] + said)[:20])
                 continue
             chosen = choose(sub, a.files, a.id, template, own=a.own_modules, classes=a.defines)  # .py files or notebook; notes say which
             stage(chosen.sources, base / "code")
@@ -239,8 +249,12 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
     entries = list(term.entries) if term is not None and term.entries else discover(submissions)
     if not entries:
         raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
-    if shard is not None:
-        entries = [e for e in entries if shard_of(student_id(e), shard[1]) == shard[0]]
+    roster = term.roster if term is not None else ()
+    known, _ = identify([student_id(e) for e in entries], roster)
+    identities = Identities(roster) if roster else None
+    concept = {a.id for a in assignments if a.is_concept_check}
+    if shard is not None:  # by the student, so that a student's submissions of every week are in one shard
+        entries = [e for e in entries if shard_of(known[student_id(e)].student, shard[1]) == shard[0]]
     out = store.out
     instructor = out / "_instructor"
     instructor.mkdir(parents=True, exist_ok=True)
@@ -260,16 +274,19 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
         dues: dict[str, dict[str, DueDate | None]] = {}
         read: dict[str, dict[str, DueWork]] = {}
         for entry in entries:  # every submission read first: whether its time can be trusted depends on the class
-            student = student_id(entry)
+            who = known[student_id(entry)]
+            student = who.student
             dues[student] = term.dues(student, assignments) if term is not None else \
                 dict.fromkeys(a.id for a in assignments)
             read[student] = read_due_work(entry, dues[student], term.zone if term is not None else None,
-                                          term.pushes_of(student) if term is not None else None,
+                                          term.pushes_of(who.name) if term is not None else None,
                                           {a.id: a.files[0] for a in assignments if a.is_concept_check})
         read, copied = withhold_copied_times(read, dues, started)
         for index, entry in enumerate(entries):
-            student = student_id(entry)
-            work_of = read[student]
+            who = known[student_id(entry)]
+            student = who.student
+            work_of = {aid: replace(w, salt=numbers_salt(who)) if aid in concept else w
+                       for aid, w in read[student].items()}
             fingerprints = {aid: work_of[aid].fingerprint for aid in work_of}
             why = {a.id: "forced" for a in assignments} if force else stale_assignments(
                 store, assignments, student, fingerprints, prints)
@@ -279,8 +296,8 @@ def plan(course: Course, submissions: Path, assignments: list[Assignment], store
             for aid, reason in why.items():
                 if reason not in ("new", "withheld", "submission", "forced"):
                     changed[aid] = (reason, changed.get(aid, ("", 0))[1] + 1)
-            todo.append(intake(student, work_of, index, [a for a in assignments if a.id in why], work / "stage",
-                               course.template_dir))
+            todo.append(intake(who, work_of, index, [a for a in assignments if a.id in why], work / "stage",
+                               course.template_dir, identities))
     except BaseException:
         remove_tree(work)
         raise
@@ -422,6 +439,8 @@ def grade(
     work: Path | None = None
     store = ResultStore(out)
     run = GradeRun(assignments, store=store)
+    roster = term.roster if term is not None else ()
+    run.roster = rename_results(store, roster)  # before any kept result is looked for: they are the student's
     try:
         the_plan = plan(course, submissions, assignments, store, force, shard, sandbox or choose_backend("auto").kind,
                         term)
@@ -435,8 +454,10 @@ def grade(
     finally:
         if work is not None:
             remove_tree(work)
+    known, lines = identify([student_id(e) for e in the_plan.entries], roster)
+    run.roster += lines
     book, students = folder_class(store, _in_course_order(course, assignments, term),
-                                  [student_id(e) for e in the_plan.entries])
+                                  list(dict.fromkeys(k.student for k in known.values())))
     run.book = book
     run.outputs = write_class_outputs(store, book, students, junit)
     if pool.failed:

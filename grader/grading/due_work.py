@@ -19,6 +19,7 @@ When was the work submitted? The evidence differs by kind of entry, and the feed
 from __future__ import annotations
 
 import calendar
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
@@ -49,11 +50,14 @@ class DueWork:
 
     submission: Submission
     late: LateTerms | None
+    salt: str = ""
+    """What else the result depends on ("" for nothing: a concept check's, the id its numbers are drawn from)."""
 
     @property
     def fingerprint(self) -> str:
-        """What the result is made from (:func:`grader.grading.freshness.part_fingerprint`)."""
-        return part_fingerprint(self.submission, self.late)
+        """What the result is made from (:func:`grader.grading.freshness.part_fingerprint`, and the salt)."""
+        made = part_fingerprint(self.submission, self.late)
+        return hashlib.sha256(f"{made}\0{self.salt}".encode()).hexdigest() if self.salt else made
 
 
 def read_due_work(entry: Path, dues: Mapping[str, DueDate | None], zone: tzinfo | None,

@@ -102,7 +102,7 @@ def check_term(inputs: TermInputs) -> list[str]:
 
 def _extension_rows(inputs: TermInputs, names: Sequence[str]) -> list[str]:
     where: object = inputs.extensions_file or "extensions.csv"
-    known = set(names) | {s.student for s in inputs.roster} | {s.github for s in inputs.roster if s.github}
+    known = set(names) | {n for s in inputs.roster for _, n in s.names()}
     warnings = []
     for row in inputs.extensions:
         if row.student not in known:
@@ -136,7 +136,7 @@ def _one_per_student(inputs: TermInputs, names: Sequence[str]) -> None:
     where: object = inputs.extensions_file or "extensions.csv"
     by_student: dict[str, list[str]] = {}
     for s in inputs.roster:
-        by_student[s.student] = [i for i in (s.student, s.github) if i]
+        by_student[s.student] = [n for _, n in s.names()]
     for n in names:
         if not any(n in ids for ids in by_student.values()):
             by_student[n] = [n]

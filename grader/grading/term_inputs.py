@@ -67,8 +67,8 @@ class TermInputs:
         """Each assignment's due date (default: those graded) for the submission named ``student``, their extension
         included (None: no due date)."""
         row = match(self.roster, [student]).matched.get(student) if self.roster else None
-        # the submission's name, the roster's id and GitHub name: an extension row may give any of them
-        ids = [i for i in dict.fromkeys([student, *((row.student, row.github) if row is not None else ())]) if i]
+        # the submission's name, the roster's id, GitHub name and previous ids: an extension row may give any of them
+        ids = [i for i in dict.fromkeys([student, *((n for _, n in row.names()) if row is not None else ())]) if i]
         chosen = self.assignments if assignments is None else assignments
         return {a.id: due_date(a, ids, self.extensions, self.override) for a in chosen}
 

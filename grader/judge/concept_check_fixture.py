@@ -16,7 +16,8 @@ from grader.testing.concept_checks import Submitted
 @pytest.fixture
 def concept_check(request: pytest.FixtureRequest, grader_submission: str) -> Submitted:
     """The submission's answers to a concept check (``kind: questions``), read at intake, with the id they are marked
-    for (the roster's) and, in hidden grading, the answer key's path (:mod:`grader.testing.concept_checks`)."""
+    for (the roster's, or the student's first id when it changed: :attr:`grader.judge.manifest.Job.numbers_from`) and,
+    in hidden grading, the answer key's path (:mod:`grader.testing.concept_checks`)."""
     state = request.config.stash[STATE]
     run = state.run(grader_submission)
     assert run is not None, "EmptySlots ends an empty slot's tests before their fixtures"
@@ -30,5 +31,5 @@ def concept_check(request: pytest.FixtureRequest, grader_submission: str) -> Sub
     def reference() -> Any:
         return load_answers_module(state.course.reference_dir, state.course.package, key.with_suffix(".py"))
 
-    return Submitted(assignment.id, run.job.id, part.answers, part.error, key=key if hidden else None,
+    return Submitted(assignment.id, run.job.numbers_from or run.job.id, part.answers, part.error, key=key if hidden else None,
                      reference=reference if hidden else None)

@@ -57,8 +57,11 @@ class Job:
     """One submission to grade.
 
     Attributes:
-        id: The student id (the submission entry's name).
+        id: The student id: the roster's id of the student the submission's name names, else its name
+            (:func:`grader.course.roster.identify`).
         parts: Assignment id to :class:`Part`.
+        numbers_from: The id a concept check's numbers are drawn from when it is not ``id`` (the student's first id
+            this term, when the id changed); "" for ``id``.
 
     Only the assignments in ``parts`` are graded: a re-run grades again only the
     assignments whose kept result no longer stands.
@@ -66,6 +69,7 @@ class Job:
 
     id: str
     parts: dict[str, Part] = field(default_factory=dict)
+    numbers_from: str = ""
 
     def stamp(self, assignment: str, course: dict[str, str]) -> Stamp:
         """What this submission's result on ``assignment`` is made from, with that assignment's ``course``
@@ -120,7 +124,7 @@ class Manifest:
         """Read a manifest written by :meth:`dump`."""
         raw: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
         jobs = [
-            Job(j["id"], {a: Part(**p) for a, p in j["parts"].items()})
+            Job(j["id"], {a: Part(**p) for a, p in j["parts"].items()}, j.get("numbers_from", ""))
             for j in raw.pop("jobs")
         ]
         return cls(**raw, jobs=jobs)

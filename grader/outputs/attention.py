@@ -32,9 +32,9 @@ from typing import Literal
 from grader.inert import terminal
 from grader.outputs.store import Result
 
-Kind = Literal["grader error", "could not be graded", "template unchanged"]
+Kind = Literal["grader error", "could not be graded", "look at this", "template unchanged"]
 
-KINDS: tuple[Kind, ...] = ("grader error", "could not be graded", "template unchanged")
+KINDS: tuple[Kind, ...] = ("grader error", "could not be graded", "look at this", "template unchanged")
 """The conditions, most urgent first (the order of the list)."""
 
 MAX_REASON = 300
@@ -108,6 +108,14 @@ def finding(result: Result | None) -> Finding | None:
         # constructor passes is worth no points: it does not make the template work
         return Finding("template unchanged", TEMPLATE_REASON)
     return None
+
+
+def noticed(result: Result | None) -> Finding | None:
+    """What a graded result's intake noted for the instructor to look at (:attr:`grader.outputs.store.Result.
+    attention`: an answers file naming another student, work on another branch), or None. Unlike :func:`finding`,
+    the result still counts in the class's statistics."""
+    notes = result.attention if result is not None else []
+    return Finding("look at this", one_line("; ".join(notes))) if notes else None
 
 
 def attention_list(findings: Mapping[str, Sequence[tuple[str, Finding]]]) -> list[Attention]:

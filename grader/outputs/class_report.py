@@ -67,6 +67,7 @@ from grader.outputs.attention import (
     Finding,
     attention_list,
     finding,
+    noticed,
     one_line,
     shown_id,
 )
@@ -294,7 +295,8 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None, ids:
             one_line(row.get("notes") or "", MAX_NOTES),
             links, sum((r.public for r in counted), Points()), sum((r.hidden for r in counted), Points()),
             [per[a.id].attributions[student] for a in assignments if student in per[a.id].attributions], list(kinds)))
-    findings = {s: [(a.id, per[a.id].findings[s]) for a in assignments if s in per[a.id].findings] for s in students}
+    findings = {s: [(a.id, seen) for a in assignments
+                    if (seen := per[a.id].findings.get(s) or noticed(results[a.id][s])) is not None] for s in students}
     return ClassReport(
         assignments=assignments,
         distributions=distributions,

@@ -185,7 +185,7 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
             if result.late.late and not result.withheld:
                 taken = f", {points(result.late.penalty_points)} points taken" if result.late.penalty_points else ""
                 where.setdefault(f"late ({result.late.counted}{taken})", []).append(a.id)
-        for problem in result.problems:
+        for problem in [*result.problems, *result.attention]:
             where.setdefault(problem, []).append(a.id)
         # what the report's attention list says and the lines above do not: the unchanged template, no test ran
         found = finding(stored) if stored is not None and not stored.problems else None

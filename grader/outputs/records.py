@@ -10,7 +10,7 @@ submission is already capped; the outputs make it inert for each medium.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
 from grader.course.due_dates import LateTerms
@@ -129,6 +129,18 @@ def empty_record(error: str = "", grader_error: str = "") -> JudgeRecord:
 def record_load_errors(record: Mapping[str, Any]) -> list[LoadError]:
     """The modules of the submission that could not be loaded (:func:`grader.outputs.failures.load_errors`)."""
     return load_errors(record.get("imports") or {}, str(record.get("startup") or ""))
+
+
+ATTENTION = "attention: "
+"""How an intake note that an instructor should look at starts (the submission was graded, but something about it
+is off: its answers file names another student, its work is on another branch). Such a note reaches the student's
+feedback like every note, and the gradebook's notes column and the report's "needs attention" list
+(:func:`attention_notes`)."""
+
+
+def attention_notes(notes: Iterable[str]) -> list[str]:
+    """The notes an instructor should look at (:data:`ATTENTION`), without the prefix."""
+    return [n[len(ATTENTION):] for n in notes if n.startswith(ATTENTION)]
 
 
 def problems(record: Mapping[str, Any]) -> list[str]:

@@ -31,7 +31,7 @@ from grader.outputs.entries import TestEntry, entry
 from grader.outputs.failures import LoadError
 from grader.outputs.feedback import feedback_markdown
 from grader.outputs.gradescope_results import gradescope_results
-from grader.outputs.records import JudgeRecord, Stamp
+from grader.outputs.records import JudgeRecord, Stamp, attention_notes
 from grader.sandbox.protocol import LayerStatus, read_layer
 
 MAX_RESULTS_BYTES = 64 * 1024 * 1024
@@ -146,6 +146,11 @@ class Result:
     load_errors: tuple[LoadError, ...] = ()
     isolation: dict[str, LayerStatus] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+
+    @property
+    def attention(self) -> list[str]:
+        """The intake notes an instructor should look at (:func:`grader.outputs.records.attention_notes`)."""
+        return attention_notes(self.notes)
     late: LateWork | None = None
     program_output: str = ""
     document: dict[str, Any] = field(default_factory=dict, repr=False)

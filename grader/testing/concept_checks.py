@@ -133,7 +133,8 @@ def answer_tests(test_file: str) -> Callable[..., None]:
         prompt = " ".join(got.prompt.split())
         with check.case(prompt if len(prompt) <= MAX_PROMPT else prompt[: MAX_PROMPT - 3] + "..."):
             if not got.right:
-                raise Failure(got.feedback or "not right")
+                drawn = f" (at the numbers drawn for {concept_check.student})" if asked.params else ""
+                raise Failure((got.feedback or "not right") + drawn)
 
     return test_answer
 

@@ -104,7 +104,8 @@ def test_every_boundary_is_applied_to_the_second_in_the_gradebook_and_results(te
         "day_25h_1s": ("32", "40", str(25 * 3600 + 1), "2 started days", "8"),
         "at_cutoff": ("28", "40", str(3 * 86400), "3 started days", "12"),  # 72 h: the third day ends at 73 h
         "past_cutoff": ("0", "0", str(3 * 86400 + 1), "after the cut-off", "0"),
-        "ext-gh": ("40", "40", "0", "on time", "0"),  # two days late, with two days' extension (via the roster)
+        "s-ext": ("40", "40", "0", "on time", "0"),  # two days late, with two days' extension: the repository ext-gh
+        # is the roster's GitHub name of s-ext, graded as s-ext
         "tagged": ("40", "40", "0", "on time", "0"),  # the tag before the due date is graded
         "stranger": ("40", "40", "0", "on time", "0"),
     }
@@ -122,7 +123,8 @@ def test_every_boundary_is_applied_to_the_second_in_the_gradebook_and_results(te
     assert "**36 / 40 points**" in feedback
     assert "1 started day(s), 10% of the points taken" in feedback and "Score after the penalty: 36 / 40" in feedback
     assert "late work loses 10% of the points per started day" in feedback
-    extended = (out / "value_ops" / "ext-gh" / "feedback.md").read_text()
+    assert "Roster: 1 submission(s) found by the roster's GitHub name, graded as the roster's id: ext-gh as s-ext" in err
+    extended = (out / "value_ops" / "s-ext" / "feedback.md").read_text()
     assert "Extension: 2 d more, due 2026-11-02T23:59:00-05:00 instead of 2026-10-31T23:59:00-04:00" in extended
     assert "accommodation" not in extended  # the reason stays with the instructor
     cut = (out / "value_ops" / "past_cutoff" / "feedback.md").read_text()

@@ -98,8 +98,12 @@ def fingerprint(path: Path) -> tuple[bytes, int]:
                  id="github-after-id"),
     pytest.param("student,github\nbob,ALICE\nalice,alice-gh\n", "line 3, student", "GitHub name on line 2",
                  id="id-after-github"),
-    pytest.param("student,github\nalice,Alice\nALICE,a-gh\n", "line 3, student", "GitHub name on line 2",
+    pytest.param("student,github\nalice,Alice\nALICE,a-gh\n", "line 3, student", "student id on line 2",
                  id="id-in-another-case"),
+    pytest.param("student,github,previous\nalice,alice-gh,\nbob,bob-gh,Alice-GH\n", "line 3, previous",
+                 "GitHub name on line 2", id="previous-id-is-another-students-github"),
+    pytest.param("student,github,previous\nalice,alice-gh,old-a\nbob,bob-gh,x;OLD-A\n", "line 3, previous",
+                 "previous id on line 2", id="two-students-one-previous-id"),
 ])
 def test_a_github_name_that_is_another_students_id_is_refused_so_no_submission_gets_two_students(
         tmp_path, text, where, other):
