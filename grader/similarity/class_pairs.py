@@ -19,9 +19,11 @@ from typing import Any
 from grader.course.config import Assignment
 from grader.course.course import Course
 from grader.course.handouts import notebook_code_cells
+from grader.course.roster import identify, read_roster
 from grader.errors import GraderError
 from grader.intake.notebook import assemble
 from grader.intake.notebook_imports import OwnCode
+from grader.intake.submission import discover, student_id
 from grader.similarity.fingerprints import Fingerprint, Tokens, boilerplate, fingerprint, join, tokenise_all
 from grader.similarity.ranking import Pair, Settings, Stats, across, rank, within
 from grader.similarity.sources import CLASS, Document, Note, read_folder
@@ -160,7 +162,11 @@ def score_class(course: Course, submissions: Path, *, deadline: datetime | None 
     assignments = course.assignments(assignment_ids)
     named = corpora_of(corpora)
     template = course.template_dir if course.template_package.is_dir() else None
-    source = read_folder(Path(submissions), CLASS, assignments, template, deadline, commits)
+    roster = course.term.roster
+    names = [student_id(e) for e in discover(Path(submissions))] if Path(submissions).is_dir() else []
+    known, _ = identify(names, read_roster(roster) if roster is not None else ())
+    source = read_folder(Path(submissions), CLASS, assignments, template, deadline, commits,
+                         {k.name: k.student for k in known.values()})
     if not source.entries:
         raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
     others = [read_folder(c.path, c.name, assignments, template) for c in named]

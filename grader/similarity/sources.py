@@ -16,6 +16,7 @@ missing files) becomes a :class:`Note` for that submission, with the reason.
 
 from __future__ import annotations
 
+import dataclasses
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -101,7 +102,8 @@ def read_entry(entry: Path, deadline: datetime | None) -> Submission:
 
 
 def read_folder(folder: Path, origin: str, assignments: list[Assignment], template: Path | None,
-                deadline: datetime | None = None, commits: Mapping[str, Mapping[str, str]] | None = None) -> Source:
+                deadline: datetime | None = None, commits: Mapping[str, Mapping[str, str]] | None = None,
+                students: Mapping[str, str] | None = None) -> Source:
     """Every document of ``folder`` for each of ``assignments``: one per submission entry, and, for a corpus, one
     per plain top-level ``.py`` file. Each entry is read, its documents kept and the rest let go, one at a time.
 
@@ -114,6 +116,8 @@ def read_folder(folder: Path, origin: str, assignments: list[Assignment], templa
         deadline: Read git repositories at their latest submission before it (``grader grade --deadline``).
         commits: Student id to assignment id to the commit graded (what the class's results record): a git
             repository is read at those commits for those assignments (due dates of their own, extensions).
+        students: An entry's name to the student it is (the roster's id: :func:`grader.course.roster.identify`, as
+            grading does), for the documents' owners and ``commits``; a name not in it is its own student.
 
     Raises:
         GraderError: If ``folder`` is not a directory.
@@ -121,14 +125,18 @@ def read_folder(folder: Path, origin: str, assignments: list[Assignment], templa
     source = Source(origin, {a.id: [] for a in assignments}, [])
     for entry in discover(folder):
         source.entries += 1
-        graded = (commits or {}).get(student_id(entry), {})
+        owner = (students or {}).get(student_id(entry), student_id(entry))
+        graded = (commits or {}).get(owner, {})
         graded = {a.id: graded[a.id] for a in assignments if a.id in graded} if is_repository(entry) else {}
         try:
             at = dict(zip(graded, read_at_commits(entry, list(graded.values())))) if graded else {}
             plain = read_entry(entry, deadline) if len(at) < len(assignments) else next(iter(at.values()))
         except (SubmissionError, OSError) as exc:
-            source.notes.append(Note(origin, student_id(entry), "", _line(f"could not be read: {exc}")))
+            source.notes.append(Note(origin, owner, "", _line(f"could not be read: {exc}")))
             continue
+        if owner != plain.id:  # the student the roster says it is, in every pair and note
+            at = {aid: dataclasses.replace(sub, id=owner) for aid, sub in at.items()}
+            plain = dataclasses.replace(plain, id=owner)
         if origin != CLASS and not plain.files and plain.error.startswith("the submission is empty"):
             continue  # a corpus's folder without code (a wheel's .dist-info): nothing to compare
         for a in assignments:

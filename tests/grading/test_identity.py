@@ -102,3 +102,15 @@ def test_two_submissions_that_name_one_student_are_said_and_only_one_is_graded_a
         "iconceicao-silva", "iconceicao", "previous")
     results = json.dumps([k.__dict__ for k in known.values()])
     assert "iconceicao-silva" in results
+
+
+def test_similarity_names_the_student_the_roster_says_a_folder_is(tmp_path):
+    from grader.course.course import Course
+    from grader.similarity.sources import CLASS, read_folder
+
+    engine = tmp_path / "class" / "ana-garcia" / "micrograd" / "engine.py"
+    engine.parent.mkdir(parents=True)
+    engine.write_text((ROOT / "reference" / "micrograd" / "engine.py").read_text(encoding="utf-8"), encoding="utf-8")
+    value_ops = Course(ROOT).assignments(["value_ops"])
+    source = read_folder(tmp_path / "class", CLASS, value_ops, None, students={"ana-garcia": "agarcia"})
+    assert [d.owner for d in source.documents["value_ops"]] == ["agarcia"]
