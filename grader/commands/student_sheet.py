@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from grader.commands import CourseArgs, ExitCode, course_of
 from grader.course.config import QUESTIONS
+from grader.course.course import Course
+from grader.course.roster import identify, read_roster
 from grader.errors import GraderError
 from grader.files import write_atomic
+from grader.inert import terminal
 from grader.intake.entry import MAX_ANSWERS_BYTES as MAX_BYTES
 from grader.questions.answer_sheet import AnswersError, read_answers
 from grader.questions.questions import load_questions
@@ -43,6 +47,7 @@ def run(args: Args) -> ExitCode:
     student = args.student
     if student is None:
         student = _written_id(course.root / assignment.files[0])
+    student = _numbers_from(course, student)
     sheet = question_sheet(assignment.title, load_questions(assignment.root / QUESTIONS), assignment.id, student)
     if args.output:
         write_atomic(Path(args.output), sheet)
@@ -50,6 +55,21 @@ def run(args: Args) -> ExitCode:
     else:
         print(sheet, end="")
     return ExitCode.OK
+
+
+def _numbers_from(course: Course, student: str) -> str:
+    """Whose numbers ``student``'s are: with the course's roster (an instructor's copy of the course), the id the
+    student's answers are marked at (the roster's id of the row the name names, or the student's first id when it
+    changed: :func:`grader.course.roster.identify`), said on stderr when it is not the name given; else the name."""
+    path = course.term.roster
+    if path is None or not path.is_file():
+        return student
+    known = identify([student], read_roster(path))[0][student]
+    numbers = known.numbers_from or known.student
+    if numbers != student:
+        print(terminal(f"{student} is {known.student} on the roster: the sheet has the numbers of {numbers}, which "
+                       "grading marks this student's answers at", keep=""), file=sys.stderr)
+    return numbers
 
 
 def _written_id(path: Path) -> str:

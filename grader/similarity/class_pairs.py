@@ -164,9 +164,8 @@ def score_class(course: Course, submissions: Path, *, deadline: datetime | None 
     template = course.template_dir if course.template_package.is_dir() else None
     roster = course.term.roster
     names = [student_id(e) for e in discover(Path(submissions))] if Path(submissions).is_dir() else []
-    known, _ = identify(names, read_roster(roster) if roster is not None else ())
-    source = read_folder(Path(submissions), CLASS, assignments, template, deadline, commits,
-                         {k.name: k.student for k in known.values()})
+    students = {k.name: k.student for k in identify(names, read_roster(roster) if roster is not None else ())[0].values()}
+    source = read_folder(Path(submissions), CLASS, assignments, template, deadline, commits, students)
     if not source.entries:
         raise GraderError(f"no submissions found in {submissions} (expected folders, .zip or .ipynb files)")
     others = [read_folder(c.path, c.name, assignments, template) for c in named]

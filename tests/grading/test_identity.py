@@ -114,3 +114,19 @@ def test_similarity_names_the_student_the_roster_says_a_folder_is(tmp_path):
     value_ops = Course(ROOT).assignments(["value_ops"])
     source = read_folder(tmp_path / "class", CLASS, value_ops, None, students={"ana-garcia": "agarcia"})
     assert [d.owner for d in source.documents["value_ops"]] == ["agarcia"]
+
+
+def test_an_instructors_sheet_has_the_numbers_grading_marks_at(tmp_path, capsys):
+    """``grader sheet --student NAME`` in a course with a roster: the numbers of the id the student is marked at."""
+    from types import SimpleNamespace
+
+    from grader.commands.student_sheet import _numbers_from
+
+    roster = tmp_path / "roster.csv"
+    roster.write_text(CHANGED, encoding="utf-8")
+    course = SimpleNamespace(term=SimpleNamespace(roster=roster))
+    assert _numbers_from(course, "ana-garcia") == "agarcia"
+    assert "ana-garcia is agarcia on the roster: the sheet has the numbers of agarcia" in capsys.readouterr().err
+    assert _numbers_from(course, "iconceicao-silva") == "iconceicao"  # her first id's, as her answers are marked
+    assert _numbers_from(course, "stranger") == "stranger" and _numbers_from(course, "bob") == "bob"
+    assert _numbers_from(SimpleNamespace(term=SimpleNamespace(roster=None)), "ana-garcia") == "ana-garcia"
