@@ -8,11 +8,12 @@ out (``released``) a week before its due date, Sunday 23:59 in New York; each we
 instructor fetches the repositories and grades into the course's one output folder, then fills Canvas's gradebook
 export, which holds only the assignments created in Canvas so far (the first one worth 100 points there).
 
-Students (``s01``..``sNN``, deterministic): most push the reference on time; some within the grace period, one or
-two started days late, after the cut-off, or with a backdated commit pushed late; some hand in the template; one
-has an extension on every assignment, one on one assignment (given by their GitHub name); one has no push record
-(dated by their commit dates: always on time); one hands in a folder a TA copied without its times; one never
-hands in anything. :meth:`Term.expected` computes each final score from the policy by itself, for the tests and
+Students (``s01``..``sNN``, deterministic, their repositories named by their id or their GitHub name in turn): most
+push the reference on time; some within the grace period, one or two started days late, after the cut-off, or with a
+backdated commit pushed late; some hand in the template; one has an extension on every assignment, one on one
+assignment (given by their GitHub name); one has no push record (dated by their commit dates: always on time); one
+hands in a folder a TA copied without its times; one never hands in anything; the first's course id changes before
+the fourth week (the roster's ``previous``), her later repositories named by the new one. :meth:`Term.expected` computes each final score from the policy by itself, for the tests and
 ``bench/term.py`` to compare with the grader's gradebook and the filled Canvas file.
 """
 
@@ -87,6 +88,9 @@ class Term:
     copied: str = ""
     never: str = ""
     unrecorded: str = ""
+    renamed: tuple[str, str, int] = ("", "", 0)
+    """(old id, new id, week): a student whose course id changes before that week's grading (the roster then gives
+    the old one as ``previous``, and her repositories of later assignments are named by the new one)."""
 
     @property
     def course(self) -> Path:
@@ -136,12 +140,10 @@ class Term:
             sid = f"s{i:02d}"
             self.roster.append(Student(sid, f"{sid}-gh", sid if i % 2 else f"{sid}-gh", f"{sid}@example.edu",
                                        f"2026{i:04d}"))
-        with open(self.course / "term" / "roster.csv", "w", encoding="utf-8", newline="") as f:
-            w = csv.writer(f, lineterminator="\n")
-            w.writerow(["student", "github", "email", "sis_id", "name"])
-            for s in self.roster:
-                w.writerow([s.id, s.github, s.email, s.sis_id, f"Student {s.id}"])
+        self._write_roster(week=1)
         extended, one, self.unrecorded, self.copied, self.never = (s.id for s in self.roster[-5:])
+        first = self.roster[0]  # named by its id (odd): its id changes before the fourth week's grading
+        self.renamed = (first.id, f"{first.id}-silva", min(4, len(ORDER)))
         self.extra_days = {(extended, aid): 2 for aid in ORDER}
         self.extra_days[(one, "mlp")] = 3
         (self.course / "term" / "extensions.csv").write_text(
@@ -161,6 +163,24 @@ class Term:
                 self.pushes.append(self._push(s.id, aid, kind, own))
         return self
 
+    def _write_roster(self, week: int) -> None:
+        """The roster as it is at week ``week``'s grading (the renamed student under her new id from its week on)."""
+        with open(self.course / "term" / "roster.csv", "w", encoding="utf-8", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["student", "github", "email", "sis_id", "name", "previous"])
+            for s in self.roster:
+                old = s.id if s.id == self.renamed[0] and week >= self.renamed[2] else ""
+                w.writerow([self.roster_id(s.id, week), s.github, s.email, s.sis_id, f"Student {s.id}", old])
+
+    def roster_id(self, sid: str, week: int) -> str:
+        """The course id of the student ``sid`` at week ``week`` (the new one once it changed)."""
+        old, new, when = self.renamed
+        return new if sid == old and week >= when else sid
+
+    def repo(self, s: Student, aid: str) -> str:
+        """The name of ``s``'s repository of ``aid``: as the roster named them when it was handed out."""
+        return self.roster_id(s.id, ORDER.index(aid) + 1) if s.repo == s.id else s.repo
+
     def _push(self, sid: str, aid: str, kind: str, own: datetime) -> Push:
         due = self.due(aid)
         at = {"on_time": due - 2 * H, "grace": due + timedelta(minutes=10), "one_day": due + 5 * H,
@@ -174,7 +194,8 @@ class Term:
         return next(s for s in self.roster if s.id == sid)
 
     def release(self, week: int) -> None:
-        """Hand out the first ``week`` assignments (``released: true``), the others not yet."""
+        """Hand out the first ``week`` assignments (``released: true``), the others not yet; the roster as it is."""
+        self._write_roster(week)
         for k, aid in enumerate(ORDER):
             path = self.course / "assignments" / aid / "assignment.yaml"
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -188,12 +209,12 @@ class Term:
             if self.due(aid) - timedelta(weeks=1) > until:
                 continue
             for s in self.roster:
-                repo = self.repos / aid / s.repo
+                repo = self.repos / aid / self.repo(s, aid)
                 if s.id == self.never or s.id == self.copied or repo.exists():
                     continue
                 _git_init(repo, self.checkout / "student_template" / "micrograd", self.due(aid) - timedelta(days=6))
                 if s.id != self.unrecorded:
-                    _write_records(self.records / aid / f"{s.repo}.json", [])
+                    _write_records(self.records / aid / f"{self.repo(s, aid)}.json", [])
         for i, p in enumerate(self.pushes):
             if i in self.applied or p.pushed > until:
                 continue
@@ -201,15 +222,15 @@ class Term:
             s = self.student(p.student)
             source = self.checkout / ("reference" if p.content == "reference" else "student_template") / "micrograd"
             if s.id == self.copied:  # handed in by e-mail, copied into place by a TA without its times (cp -r)
-                folder = self.repos / p.assignment / s.repo
+                folder = self.repos / p.assignment / self.repo(s, p.assignment)
                 shutil.rmtree(folder, ignore_errors=True)
                 shutil.copytree(source, folder / "micrograd", copy_function=shutil.copy,
                                 ignore=shutil.ignore_patterns("__pycache__"))
                 continue
-            repo = self.repos / p.assignment / s.repo
+            repo = self.repos / p.assignment / self.repo(s, p.assignment)
             commit = _git_commit(repo, source, p.committed, f"{p.assignment} work")
             if s.id != self.unrecorded:
-                path = self.records / p.assignment / f"{s.repo}.json"
+                path = self.records / p.assignment / f"{self.repo(s, p.assignment)}.json"
                 records = json.loads(path.read_text(encoding="utf-8"))
                 records.insert(0, {"id": len(records) + 1, "before": "0" * 40, "after": commit,
                                    "ref": "refs/heads/main", "activity_type": "push",
@@ -289,7 +310,7 @@ def gradebook_differences(term: Term, week: int) -> list[str]:
         rows = {r["student"]: r for r in csv.DictReader(f)}
     wrong = []
     for sid, scores in term.expected(week).items():
-        row = rows.get(sid)  # the roster's id, whatever its repository is named
+        row = rows.get(term.roster_id(sid, week))  # the roster's id, whatever its repositories are named
         for aid, want in scores.items():
             got = row.get(aid, "") if row is not None else ""
             if (want is None and got != "") or (want is not None and (got == "" or abs(float(got) - want) > 1e-6)):

@@ -19,7 +19,7 @@ STUDENTS = 7
 """Two students who rotate through every behaviour over the seven weeks (on time, within the grace period, one and two
 started days late, after the cut-off, the template, a backdated commit pushed late), and five with one story each:
 an extension on everything, one extension given by GitHub name, no push record, a folder copied without its times,
-never handed in."""
+never handed in; the first's course id changes before the fourth week."""
 
 
 def test_a_whole_term_graded_week_by_week_into_one_folder_matches_the_policy_in_the_gradebook_and_canvas(
@@ -33,6 +33,10 @@ def test_a_whole_term_graded_week_by_week_into_one_folder_matches_the_policy_in_
             assert main([*course, "grade", str(term.repos / aid), "-a", aid, "-o", str(term.out), "-j", "2",
                          "--pushes", str(term.records / aid)]) == 0
         err = capsys.readouterr().err
+        old, new, when = term.renamed
+        if week == when:  # her course id changed: her earlier results are hers under the new id, one row
+            assert f"Roster: {old}'s results ({', '.join(sorted(ORDER[:when - 1]))}) are {new}'s now: {old} is a previous " \
+                   "id on the roster" in err
         copied, unrecorded = term.student(term.copied), term.student(term.unrecorded)
         assert "Due dates not applied to the late work of 1 submission(s)" in err and copied.repo in err
         assert f"Push records: no record in {term.records / ORDER[week - 1]} for 1 repository(ies) " \
