@@ -1,7 +1,7 @@
 """Grading one submission with one judge: a student's self-check (:func:`self_check`, ``grader check``) and
 Gradescope's run (:func:`autograde`, ``grader autograde``).
 
-The same intake (:func:`grader.grading.batch.intake`) and judge
+The same intake (:func:`grader.grading.staging.intake`) and judge
 (:func:`grader.grading.batch.run_judge`) as a class, without the queue:
 the submission is read and staged in a temporary folder, one judge grades
 it, and each assignment's ``results.json`` document comes back. Nothing is
@@ -18,9 +18,10 @@ from grader.course.config import Assignment
 from grader.course.course import Course
 from grader.errors import GraderError, WithheldError
 from grader.files import temporary_folder, write_atomic
-from grader.grading.batch import intake, run_judge
+from grader.grading.batch import run_judge
 from grader.grading.due_work import DueWork
 from grader.grading.follow import Follower, run_followed_judge
+from grader.grading.staging import intake
 from grader.intake.layouts import submitter_id
 from grader.intake.submission import read_submission
 from grader.judge.backends import choose
