@@ -4,13 +4,14 @@
 formula starts with an apostrophe; see :mod:`grader.inert`): ``student``, one column per
 assignment (points), ``total``, and ``notes`` (one-line reasons for anything
 that could not be graded, and the templates handed in unchanged: the report's
-:func:`grader.outputs.attention.finding`; never cut); and, when any submission was read from a git
-repository at a deadline (``grader grade --deadline``), ``commit``,
-``commit_time`` (the committer date, UTC) and ``late`` (``yes``/``no``) after
-``total``; and, for each assignment with a due date (``due`` in ``assignment.yaml``, or ``--deadline``),
-``<id>.raw`` (the tests' points), ``<id>.late_seconds``, ``<id>.late`` (the lateness as the policy counts it:
-``2 started days``, ``within the grace period``, ``after the cut-off``) and ``<id>.penalty`` (points taken), the
-assignment's own column holding the final score. The first data row is not special; the maximum
+:func:`grader.outputs.attention.finding`; never cut, each naming its assignments); and after ``total``, for each
+assignment in course order: when any of its submissions was read from a git repository at a due date,
+``<id>.commit`` and ``<id>.commit_time`` (the commit graded for that assignment and its time, UTC: a repository per
+student and assignment, or one read at each assignment's due date, gives each its own); when it has a due date
+(``due`` in ``assignment.yaml``, or ``--deadline``), ``<id>.raw`` (the tests' points), ``<id>.late_seconds``,
+``<id>.late`` (the lateness as the policy counts it: ``2 started days``, ``within the grace period``, ``after the
+cut-off``; for a commit, from its time) and ``<id>.penalty`` (points taken), the assignment's own column holding
+the final score. The first data row is not special; the maximum
 points are printed in the summary table's header. A score withheld because
 the grader itself failed is an empty cell (and an empty total), never 0,
 with the reason in ``notes``. The gradebook is the output folder's: one column for every assignment graded into
@@ -56,8 +57,8 @@ class StudentGrade:
         scores: Assignment id to (score, max score) in points.
         notes: One-line reasons for anything that could not be graded or is the template handed in unchanged.
         withheld: Assignment id to why its score is withheld (a grader error).
-        origin: For a submission read from git at a deadline: ``commit``, ``time`` and ``late``, as checked by
-            :func:`origin_of`; empty otherwise.
+        origins: Assignment id to the commit graded for it, for a submission read from git at a due date:
+            ``commit``, ``time`` and ``late``, as checked by :func:`origin_of` (assignments without one left out).
         late: Assignment id to what its due date and late policy did (assignments with a due date only).
     """
 
@@ -65,7 +66,7 @@ class StudentGrade:
     scores: dict[str, tuple[float, float]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     withheld: dict[str, str] = field(default_factory=dict)
-    origin: dict[str, str] = field(default_factory=dict)
+    origins: dict[str, dict[str, str]] = field(default_factory=dict)
     late: dict[str, LateWork] = field(default_factory=dict)
 
     @property
@@ -87,30 +88,35 @@ def write_csv(path: Path, assignments: list[Assignment], grades: list[StudentGra
     """Write ``grades.csv`` (UTF-8, comma-separated, header row first)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    git = any(g.origin for g in grades)
-    dated = [a.id for a in assignments if any(a.id in g.late for g in grades)]
-    writer.writerow(["student", *[a.id for a in assignments], "total", *(GIT_COLUMNS if git else ()),
-                     *[f"{aid}.{c}" for aid in dated for c in LATE_COLUMNS], "notes"])
+    groups = [(a.id, (GIT_COLUMNS if any(a.id in g.origins for g in grades) else ())
+               + (LATE_COLUMNS if any(a.id in g.late for g in grades) else ())) for a in assignments]
+    writer.writerow(["student", *[a.id for a in assignments], "total",
+                     *[f"{aid}.{c}" for aid, columns in groups for c in columns], "notes"])
     for g in sorted(grades, key=lambda g: g.student):
         row = [g.cell(a.id) for a in assignments]
-        where = [g.origin.get(k, "") for k in ("commit", "time", "late")] if git else []
-        late = [cell for aid in dated for cell in _late_cells(g, aid)]
-        writer.writerow([csv_cell(g.student), *row, g.total_cell(), *where, *late, csv_cell("; ".join(g.notes))])
+        after = [cell for aid, columns in groups for cell in _assignment_cells(g, aid, columns)]
+        writer.writerow([csv_cell(g.student), *row, g.total_cell(), *after, csv_cell("; ".join(g.notes))])
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, buffer.getvalue())
 
 
+GIT_COLUMNS = ("commit", "commit_time")
+"""The columns of ``grades.csv`` (``<id>.commit``, ...) for each assignment any submission of which was read from a
+git repository at a due date: the commit graded for it and its time (its lateness is ``<id>.late``)."""
 LATE_COLUMNS = ("raw", "late_seconds", "late", "penalty")
-"""The columns of ``grades.csv`` for each assignment with a due date (after ``total``)."""
+"""The columns of ``grades.csv`` (``<id>.raw``, ...) for each assignment with a due date (after its git columns)."""
 
 
-def _late_cells(grade_: StudentGrade, assignment: str) -> list[str]:
-    late = grade_.late.get(assignment)
-    if late is None:
-        return ["", "", "", ""]
+def _assignment_cells(grade_: StudentGrade, assignment: str, columns: Sequence[str]) -> list[str]:
+    """One student's cells of one assignment's ``columns`` (of :data:`GIT_COLUMNS` and :data:`LATE_COLUMNS`)."""
+    origin, late = grade_.origins.get(assignment, {}), grade_.late.get(assignment)
     withheld = assignment in grade_.withheld
-    return ["" if withheld else points(late.raw_score), str(late.seconds), csv_cell(late.counted),
-            "" if withheld or not late.applied else points(late.penalty_points)]
+    cells = {"commit": origin.get("commit", ""), "commit_time": origin.get("time", "")}
+    if late is not None:
+        cells.update(raw="" if withheld else points(late.raw_score), late_seconds=str(late.seconds),
+                     late=csv_cell(late.counted),
+                     penalty="" if withheld or not late.applied else points(late.penalty_points))
+    return [cells.get(c, "") for c in columns]
 
 
 MIN_NOTE_WIDTH = 60
@@ -148,8 +154,6 @@ def table(assignments: list[Assignment], grades: list[StudentGrade], width: int 
     return "\n".join([fmt(header), rule, *[fmt(r) for r in rows]])
 
 
-GIT_COLUMNS = ("commit", "commit_time", "late")
-"""The columns of ``grades.csv`` that say which commit of a git repository was graded."""
 HEX = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 UTC_TIME = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z")
 
@@ -179,7 +183,8 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
         if result.withheld:
             grade_.withheld[a.id] = result.withheld
             where.setdefault(f"grader error, score withheld: {result.withheld}", []).append(a.id)
-        grade_.origin = grade_.origin or origin_of(result.origin)
+        if origin := origin_of(result.origin):
+            grade_.origins[a.id] = origin
         if result.late is not None:
             grade_.late[a.id] = result.late
             if result.late.late and not result.withheld:
@@ -191,9 +196,11 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
         found = finding(stored) if stored is not None and not stored.problems else None
         if found is not None and found.kind != "grader error":
             where.setdefault(f"{found.kind}: {found.reason}", []).append(a.id)
-    grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in where.items()]
-    if grade_.origin.get("late") == "yes":
-        grade_.notes.insert(0, f"late: graded commit {grade_.origin['commit'][:7]} of {grade_.origin['time']}")
+    late_commits: dict[str, list[str]] = {}  # first: a late commit, each naming its assignments
+    for aid, origin in grade_.origins.items():
+        if origin["late"] == "yes":
+            late_commits.setdefault(f"late: graded commit {origin['commit'][:7]} of {origin['time']}", []).append(aid)
+    grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in [*late_commits.items(), *where.items()]]
     return grade_
 
 

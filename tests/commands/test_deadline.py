@@ -58,11 +58,12 @@ def test_each_repository_is_graded_at_its_submission_before_the_deadline_and_lat
     assert "Due: value_ops 2026-11-30T23:59:59+00:00 (2026-11-30T23:59:59Z, --deadline)" in printed.err
     with open(out / "grades.csv", encoding="utf-8") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
-    assert rows["alice"]["value_ops"] == "40" and rows["alice"]["commit"] == on_time
-    assert rows["alice"]["commit_time"] == "2026-11-30T20:00:00Z" and rows["alice"]["late"] == "no"
-    assert rows["bob"]["value_ops"] == "40" and rows["bob"]["commit"] == late and rows["bob"]["late"] == "yes"
-    assert rows["bob"]["notes"].startswith("late: graded commit")
-    assert rows["carol"]["commit"] == "" and rows["carol"]["value_ops"] == "0"
+    assert rows["alice"]["value_ops"] == "40" and rows["alice"]["value_ops.commit"] == on_time
+    assert rows["alice"]["value_ops.commit_time"] == "2026-11-30T20:00:00Z" and rows["alice"]["value_ops.late"] == "on time"
+    assert rows["bob"]["value_ops"] == "40" and rows["bob"]["value_ops.commit"] == late
+    assert rows["bob"]["value_ops.late"] == "late, no penalty"
+    assert rows["bob"]["notes"].startswith(f"value_ops: late: graded commit {late[:7]} of 2026-12-01T02:00:00Z")
+    assert rows["carol"]["value_ops.commit"] == "" and rows["carol"]["value_ops"] == "0"
     origin = json.loads((out / "value_ops" / "bob" / "results.json").read_text())["extra_data"]["grader"]["origin"]
     assert origin["commit"] == late and origin["late"] is True and origin["time"] == "2026-12-01T02:00:00Z"
     assert "after the deadline" in (out / "value_ops" / "bob" / "feedback.md").read_text()
@@ -78,7 +79,7 @@ def test_each_repository_is_graded_at_its_submission_before_the_deadline_and_lat
     assert "Graded 0 submission(s)" in capsys.readouterr().out
     with open(out / "grades.csv", encoding="utf-8") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
-    assert rows["alice"]["value_ops"] == "0" and rows["bob"]["late"] == "no"
+    assert rows["alice"]["value_ops"] == "0" and rows["bob"]["value_ops.late"] == "on time"
 
 
 def test_a_bad_deadline_is_a_clear_error(tmp_path, capsys):
