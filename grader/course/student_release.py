@@ -52,12 +52,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import nbformat
 
+from grader.course.config import Assignment
 from grader.course.course import Course
+from grader.course.handed_out import template_ignore, withheld_modules
 from grader.course.handouts import build_answers_notebook, build_notebook
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.course.public import copy_assignment, copy_shared
@@ -115,6 +117,20 @@ questions use numbers drawn from your id on the course roster: print your own wi
 `grader sheet {first} --student YOUR_ID`, and write `student: YOUR_ID` in the file.
 """
 """The release README's paragraph on the course's concept checks (none: left out)."""
+
+
+RUN = """\
+To run a file of `{package}/` yourself, run it as a module from this folder:
+`python -m {package}.{last}`, not `python {package}/{last}.py` (which stops at its
+`from .{first} import {name}`).
+"""
+"""The release README's paragraph on running a file of the package; :data:`RUN_ONE` when it holds one module."""
+
+RUN_ONE = """\
+To run a file of `{package}/` yourself, run it as a module from this folder:
+`python -m {package}.{first}` (a file that imports another, `from .{first} import {name}`,
+stops at that line when run as `python {package}/<file>.py`).
+"""
 
 
 def workflow(lock: Lock, package: str) -> str:
@@ -179,8 +195,8 @@ From this folder, with `.venv` active:
 ```bash
 grader check                                          # every assignment
 grader check -v                                       # every assignment, each in detail
-grader check -a value_ops                             # one assignment
-grader check notebooks/value_ops.ipynb -a value_ops   # a notebook instead of {package}/
+grader check -a {example}{pad}                             # one assignment
+grader check notebooks/{example}.ipynb -a {example}{pad}{pad}   # a notebook instead of {package}/
 ```
 
 `grader check` runs the public tests against your code in a sandbox. It
@@ -214,10 +230,7 @@ after the first file's cell): `from .{first} import {name}` or `from
 {package}.{first} import {name}` then give the `{name}` of the notebook, as
 they do when the notebook is graded.
 
-To run a file of `{package}/` yourself, run it as a module from this folder:
-`python -m {package}.{last}`, not `python {package}/{last}.py` (which stops at its
-`from .{first} import {name}`).
-
+{run}
 ## Google Colab
 
 Colab keeps the notebook you edit in Google Drive, away from the grader, so
@@ -321,20 +334,24 @@ def min_python(pyproject: str) -> str:
     return found.group(1)
 
 
-def readme_words(course: Course) -> dict[str, str]:
+def readme_words(course: Course, shipped: Sequence[str] | None = None) -> dict[str, str]:
     """What the release README names of the course: its title, the student's package, the first and last of the
-    handout's modules and the first class of the first (``micrograd``, ``engine``, ``nn``, ``Value``)."""
+    handout's modules and the first class of the first (``micrograd``, ``engine``, ``nn``, ``Value``), among the
+    template's modules ``shipped`` (``engine``, ``nn``: those the release holds; None: all of them)."""
     handout, package = course.handout, course.package
-    modules = handout.modules or tuple(sorted(p.stem for p in course.template_package.glob("*.py")
-                                              if p.stem != "__init__")) or ("module",)
+    held = sorted(p.stem for p in course.template_package.glob("*.py") if p.stem != "__init__")
+    held = held if shipped is None else [m for m in held if m in shipped]
+    modules = tuple(m for m in handout.modules if m in held) or tuple(held) or ("module",)
     first_classes = next(iter(handout.files.values()), ())
-    return {"title": handout.title or package, "package": package, "first": modules[0], "last": modules[-1],
-            "name": first_classes[0] if first_classes else "*"}
+    words = {"title": handout.title or package, "package": package, "first": modules[0], "last": modules[-1],
+             "name": first_classes[0] if first_classes else "*"}
+    return {**words, "run": (RUN if len(modules) > 1 else RUN_ONE).format(**words)}
 
 
 def build_release(course: Course, dest: Path, lock: Lock | None = None,
-                  answer_templates: Mapping[str, str] | None = None) -> list[Path]:
-    """Write the student release into ``dest`` (which must be empty or missing).
+                  answer_templates: Mapping[str, str] | None = None,
+                  assignments: Sequence[Assignment] | None = None) -> list[Path]:
+    """Write the student release of ``assignments`` into ``dest`` (which must be empty or missing).
 
     Args:
         course: The course.
@@ -343,6 +360,9 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None,
             here (:func:`grader.course.pins.resolve`), as the Classroom 50 autograders resolve theirs.
         answer_templates: Each concept check's answers file (``answers/<id>.yaml``, its path in the release) to the
             template students fill in (:func:`grader.questions.sheet.answer_templates`, made a layer above).
+        assignments: The assignments handed out (:func:`grader.course.handed_out.hand_out`); None: every one. The
+            others, and the template's modules only they name (:func:`grader.course.handed_out.withheld_modules`),
+            are left out.
 
     Returns:
         The files written, relative to ``dest``.
@@ -353,7 +373,8 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None,
             given.
     """
     templates = dict(answer_templates or {})
-    for a in course.assignments():
+    handed = list(course.assignments() if assignments is None else assignments)
+    for a in handed:
         if a.is_concept_check and a.files[0] not in templates:
             raise GraderError(f"no answers template for {a.id} ({a.files[0]}): build the release with "
                               "grader.questions.sheet.answer_templates(course)")
@@ -371,12 +392,14 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None,
     lock = lock if lock is not None else resolve(runtime_requirements(pyproject))  # as the Classroom 50 bundle's
     dest.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(template, dest / course.package, ignore=ignore)
-    shutil.copytree(template, dest / "student_template" / course.package, ignore=ignore)  # untouched: see candidates
-    sources = {f"{course.package}/{p.name}": p.read_text(encoding="utf-8") for p in template.glob("*.py")}
+    stubs = template_ignore(template, withheld := withheld_modules(course, handed))
+    shutil.copytree(template, dest / course.package, ignore=stubs)
+    shutil.copytree(template, dest / "student_template" / course.package, ignore=stubs)  # untouched: see candidates
+    sources = {f"{course.package}/{p.name}": p.read_text(encoding="utf-8") for p in template.glob("*.py")
+               if p.name not in withheld}
     rows = []
     copy_shared(course, dest / "assignments")
-    for a in course.assignments():
+    for a in handed:
         handout = (a.root / "README.md").read_text(encoding="utf-8") if (a.root / "README.md").is_file() else f"# {a.title}\n"
         copy_assignment(a, dest / "assignments", handout)
         (dest / "notebooks").mkdir(exist_ok=True)
@@ -391,10 +414,12 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None,
     shutil.copytree(package, dest / "grader", ignore=ignore)
     (dest / "pyproject.toml").write_text(own_pyproject, encoding="utf-8")
     (dest / LOCK_NAME).write_text(lock.text(), encoding="utf-8")
-    checks = [a for a in course.assignments() if a.is_concept_check]
+    checks = [a for a in handed if a.is_concept_check]
     concept = CONCEPT.format(files=", ".join(f"`{a.files[0]}`" for a in checks), first=checks[0].id) if checks else ""
+    example = next((a.id for a in handed if not a.is_concept_check), handed[0].id if handed else "ID")
     readme = README.format(rows="\n".join(rows), python=min_python(own_pyproject), lock_python=lock.python_minor,
-                           concept=concept, **readme_words(course))
+                           concept=concept, example=example, pad=" " * max(0, 9 - len(example)),
+                           **readme_words(course, [p.stem for p in (dest / course.package).glob("*.py")]))
     (dest / "README.md").write_text(readme, encoding="utf-8")
     (dest / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
     (dest / ".devcontainer").mkdir()
