@@ -161,6 +161,10 @@ each assignment with the same slug and the runtime of `runtime.json`:
 | --- | --- |
 {rows}
 
+These are the assignments out when `grader release` ran (and those it was given
+with `-a`). Each week, copy in the new assignment's folder and leave those of
+earlier weeks as they are.
+
 `gh teacher assignment add ... --runtime runtime.json` (or, in the web form,
 Advanced settings > runtime) sets Python {python_minor}, the version the pins
 in `dist/requirements.lock` were made with.

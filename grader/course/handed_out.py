@@ -65,12 +65,12 @@ def notes(handed: HandOut) -> list[str]:
     """What ``grader release`` says of the assignments a release leaves out, and of those handed out early."""
     lines = []
     if handed.left_out:
-        lines.append(f"Not released yet, so not in the release: {_by_reason(handed.left_out)} (released: in their "
-                     "assignment.yaml; -a ID hands one out now; the release built once it is out adds it)")
+        lines.append(f"Not released yet, so not in the release: {_by_reason(handed.left_out)}. -a ID hands one out "
+                     "now; the release built once it is out (released: in its assignment.yaml) adds it.")
     if handed.early:
-        lines.append(f"Handed out before it is released (-a): {_by_reason(handed.early)}: students' grader check, "
-                     "like grader grade, leaves it out until then unless it is named (-a ID); change released: in "
-                     "its assignment.yaml to hand it out now")
+        lines.append(f"Handed out before it is released (-a): {_by_reason(handed.early)}. Students' grader check, "
+                     "like grader grade, leaves it out until then unless it is named (-a ID): change released: in "
+                     "its assignment.yaml to hand it out now.")
     return lines
 
 
