@@ -5,8 +5,8 @@ Classroom 50 assignment, or of any GitHub organisation) holding, for the
 assignments handed out (those released at the moment of the run and those
 named with ``-a``: :mod:`grader.course.handed_out`; nothing of the others):
 
-* ``micrograd/``: the student template (stubs, signatures, docstrings), but
-  the modules that only assignments not handed out name;
+* ``micrograd/``: the student template (stubs, signatures, docstrings),
+  without the modules that only assignments not handed out name;
 * ``student_template/micrograd/``: an untouched copy of it, so ``grader
   check`` tells the files the student worked on from the notebooks (see
   :mod:`grader.intake.candidates`);
