@@ -21,9 +21,10 @@ Subcommands:
 * ``grader template [--check]``: regenerate ``student_template/`` from the
   reference's solution markers (or check that it is up to date).
 * ``grader validate [-a ID]...``: test the tests (exit 1 on any miss).
-* ``grader release -o OUT [--classroom50 DIR]``: the student release (template,
+* ``grader release -o OUT [--classroom50 DIR] [-a ID]...``: the student release (template,
   notebooks, handouts, public tests, the grader, a self-check workflow) and the
-  Classroom 50 autograders for the teacher's config repository.
+  Classroom 50 autograders for the teacher's config repository, of the assignments
+  released at that moment (and those named).
 * ``grader merge OUT... -o MERGED``: combine shard outputs (``grade --shard K/N``).
 * ``grader report GRADED``: the class report, ``GRADED/report.html``.
 * ``grader similarity OUT [--corpus DIR]... [--submissions DIR] [-a ID]...``: similarity evidence (unusually alike

@@ -153,11 +153,13 @@ def once_per_run(tmp_path_factory: pytest.TempPathFactory, name: str, make: Call
 
 @pytest.fixture(scope="session")
 def built_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The student release (``grader release``), built once per run (:func:`once_per_run`): read it through
+    """The student release (``grader release``) of every assignment, released or not (``-a``: the leak tests then cover
+    each one whatever the course's dates), built once per run (:func:`once_per_run`): read it through
     :func:`release`."""
 
     def build(folder: Path) -> None:
-        assert main(["--course", str(ROOT), "release", "-o", str(folder / "micrograd-course")]) == 0
+        every = [x for aid in Course(ROOT).assignment_ids() for x in ("-a", aid)]
+        assert main(["--course", str(ROOT), "release", "-o", str(folder / "micrograd-course"), *every]) == 0
 
     return once_per_run(tmp_path_factory, "built-release", build) / "micrograd-course"
 

@@ -10,7 +10,8 @@ sudo (its wiki pages Autograding-Basics, Advanced-Autograding and Autograders;
 ``classroom50/result/v1``) and ``./release-body.md``; exit 0 means grading
 ran, anything else is an infrastructure error and records no score.
 
-:func:`build_classroom50` writes, for every assignment, the folder
+:func:`build_classroom50` writes, for every assignment handed out (``grader release``: those released, and those
+named with ``-a``: :mod:`grader.course.handed_out`), the folder
 ``autograders/<slug>/`` (``value_ops`` becomes the slug ``value-ops``: Classroom
 50 slugs are lower case, digits and hyphens):
 
@@ -24,7 +25,8 @@ ran, anything else is an infrastructure error and records no score.
 * ``dist/``: the grader's source and ``pyproject.toml``, ``requirements.lock``
   (:mod:`grader.course.pins`), and ``course/``: the assignment's
   ``assignment.yaml``, its probes and public tests, the shared probes and checks (never the parts: see
-  :mod:`grader.course.public`) and the student template. No hidden
+  :mod:`grader.course.public`) and the student template (without the modules
+  only assignments not handed out name). No hidden
   test and no reference solution: Classroom 50 publishes the bundle on the
   classroom's public Pages site, and the student's code runs in the same job.
 
@@ -37,10 +39,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.course.config import Assignment
 from grader.course.course import Course
+from grader.course.handed_out import template_ignore, withheld_modules
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.course.public import copy_assignment, copy_shared
 from grader.errors import GraderError
@@ -156,6 +161,10 @@ each assignment with the same slug and the runtime of `runtime.json`:
 | --- | --- |
 {rows}
 
+These are the assignments out when `grader release` ran (and those it was given
+with `-a`). Each week, copy in the new assignment's folder and leave those of
+earlier weeks as they are.
+
 `gh teacher assignment add ... --runtime runtime.json` (or, in the web form,
 Advanced settings > runtime) sets Python {python_minor}, the version the pins
 in `dist/requirements.lock` were made with.
@@ -195,8 +204,10 @@ def slug_of(assignment_id: str) -> str:
     return slug
 
 
-def build_classroom50(course: Course, dest: Path, lock: Lock | None = None) -> Classroom50Bundle:
-    """Write the Classroom 50 autograders of every assignment into ``dest`` (which must be empty or missing), pinned
+def build_classroom50(course: Course, dest: Path, lock: Lock | None = None,
+                      assignments: Sequence[Assignment] | None = None) -> Classroom50Bundle:
+    """Write the Classroom 50 autograders of ``assignments`` (None: every assignment; ``grader release`` passes those
+    it hands out, :func:`grader.course.handed_out.hand_out`) into ``dest`` (which must be empty or missing), pinned
     to ``lock`` (None: resolved here, :func:`grader.course.pins.resolve`; ``grader release`` passes the release's, so
     the two install the same versions).
 
@@ -213,8 +224,10 @@ def build_classroom50(course: Course, dest: Path, lock: Lock | None = None) -> C
         raise GraderError(f"no student template at {course.template_package} (run `grader template` first)")
     lock = lock or resolve(runtime_requirements(pyproject))
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    handed = list(course.assignments() if assignments is None else assignments)
+    stubs = template_ignore(course.template_package, withheld_modules(course, handed))
     slugs: dict[str, str] = {}
-    for a in course.assignments():
+    for a in handed:
         slug = slugs[a.id] = slug_of(a.id)
         folder = dest / "autograders" / slug
         dist = folder / "dist"
@@ -223,12 +236,12 @@ def build_classroom50(course: Course, dest: Path, lock: Lock | None = None) -> C
         (dist / LOCK_NAME).write_text(lock.text(), encoding="utf-8")
         copy_shared(course, dist / "course" / "assignments")
         copy_assignment(a, dist / "course" / "assignments")
-        shutil.copytree(course.template_package, dist / "course" / "student_template" / course.package, ignore=ignore)
+        shutil.copytree(course.template_package, dist / "course" / "student_template" / course.package, ignore=stubs)
         script = AUTOGRADER.format(id=a.id, title=a.title.replace('"', "'"), python=lock.python_minor,
                                    package=course.package)
         (folder / "autograder.py").write_text(script, encoding="utf-8")
         (folder / "autograder.py").chmod(0o755)
-    rows = "\n".join(f"| `{slug}` | {a.title} |" for a in course.assignments() for slug in [slugs[a.id]])
+    rows = "\n".join(f"| `{slug}` | {a.title} |" for a in handed for slug in [slugs[a.id]])
     readme = BUNDLE_README.format(rows=rows, python_minor=lock.python_minor, package=course.package)
     (dest / "README.md").write_text(readme, encoding="utf-8")
     (dest / "runtime.json").write_text(json.dumps({"python": lock.python_minor}, indent=2) + "\n", encoding="utf-8")

@@ -186,6 +186,16 @@ def _fill(text: str, words: dict[str, str]) -> str:
     return text
 
 
+def _numbered(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``nb`` validated, its cells' ids ``cell-1``, ``cell-2``... (nbformat draws random ones): a release built again
+    writes the same notebook, so a student pulling next week's release over their edited copy meets no change."""
+    for i, cell in enumerate(nb.cells, 1):
+        cell["id"] = f"cell-{i}"
+    nbformat.validate(nb)
+    notebook: nbformat.NotebookNode = nb
+    return notebook
+
+
 def build_notebook(assignment: Assignment, sources: dict[str, str], handout: str) -> nbformat.NotebookNode:
     """The notebook of ``assignment`` with ``sources`` (package path to text) in its code cells.
 
@@ -205,9 +215,7 @@ def build_notebook(assignment: Assignment, sources: dict[str, str], handout: str
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"},
     })
-    nbformat.validate(nb)
-    notebook: nbformat.NotebookNode = nb
-    return notebook
+    return _numbered(nb)
 
 
 ANSWERS_TEXT = ("Fill in your answers below, one line per question, then save the notebook: the grader reads this "
@@ -232,6 +240,4 @@ def build_answers_notebook(assignment: Assignment, handout: str, template: str, 
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"},
     })
-    nbformat.validate(nb)
-    notebook: nbformat.NotebookNode = nb
-    return notebook
+    return _numbered(nb)

@@ -1,9 +1,12 @@
 """``grader release -o OUT``: what students receive.
 
 The release is a folder (ready to become the template repository of a
-Classroom 50 assignment, or of any GitHub organisation) holding:
+Classroom 50 assignment, or of any GitHub organisation) holding, for the
+assignments handed out (those released at the moment of the run and those
+named with ``-a``: :mod:`grader.course.handed_out`; nothing of the others):
 
-* ``micrograd/``: the student template (stubs, signatures, docstrings);
+* ``micrograd/``: the student template (stubs, signatures, docstrings),
+  without the modules that only assignments not handed out name;
 * ``student_template/micrograd/``: an untouched copy of it, so ``grader
   check`` tells the files the student worked on from the notebooks (see
   :mod:`grader.intake.candidates`);
@@ -22,9 +25,10 @@ Classroom 50 assignment, or of any GitHub organisation) holding:
   grader's own working engine and network (``assignments/shared/parts``) are
   never copied, so the self-check runs the network's tests on the student's
   own engine (``tests/course/test_release_leaks.py`` checks every release);
-* ``README.md``: how to set up (a virtual environment per OS, then
-  ``python -m pip install -e .``), check (``grader check``), use notebooks
-  (Jupyter, VS Code, Colab, Codespaces) and submit;
+* ``README.md`` (:mod:`grader.course.release_readme`): how to set up (a
+  virtual environment per OS, then ``python -m pip install -e .``), check
+  (``grader check``), use notebooks (Jupyter, VS Code, Colab, Codespaces),
+  bring in a new assignment and submit;
 * ``.gitignore``: virtual environments, bytecode, ``*.egg-info``, notebook
   checkpoints, grader output and OS files stay out of a student's commits;
 * ``.devcontainer/devcontainer.json``: GitHub Codespaces or a VS Code dev
@@ -44,24 +48,28 @@ The Classroom 50 autograders, for the teacher's config repository, are built
 next to it (:mod:`grader.course.classroom50_autograders`).
 
 Nothing of ``reference/``, of the hidden tests, of ``bugs.yaml`` or of
-``assignments/shared/parts`` is copied.
+``assignments/shared/parts`` is copied. Built again, a release writes the same
+bytes for the same course (notebook cells have fixed ids): next week's only
+adds the new assignment's files and changes the README.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import nbformat
 
+from grader.course.config import Assignment
 from grader.course.course import Course
+from grader.course.handed_out import template_ignore, withheld_modules
 from grader.course.handouts import build_answers_notebook, build_notebook
 from grader.course.pins import LOCK_NAME, Lock, resolve, runtime_requirements
 from grader.course.public import copy_assignment, copy_shared
 from grader.course.release_pyproject import release_pyproject
+from grader.course.release_readme import min_python, release_readme
 from grader.errors import GraderError
 from grader.files import require_new_folder
 
@@ -109,160 +117,11 @@ jobs:
 student's package (:func:`workflow`)."""
 
 
-CONCEPT = """
-A concept check (questions, no code) is answered in its file ({files}). Some of its
-questions use numbers drawn from your id on the course roster: print your own with
-`grader sheet {first} --student YOUR_ID`, and write `student: YOUR_ID` in the file.
-"""
-"""The release README's paragraph on the course's concept checks (none: left out)."""
-
-
 def workflow(lock: Lock, package: str) -> str:
     """The self-check workflow of a release pinned to ``lock`` (its ``requirements.lock``) of a course whose
     student's package is ``package``."""
     return WORKFLOW.replace("{python}", lock.python_minor).replace("{package}", package)
 
-
-README = """\
-# {title}
-
-Your work goes in the `{package}/` package, in the files each assignment names
-below (or, if you prefer notebooks, in `notebooks/<assignment>.ipynb`). Every method that raises
-`NotImplementedError("Task N.M: ...")` is yours to write; the handout of each
-assignment is in `assignments/<id>/README.md`.
-
-| assignment | handout | tasks |
-| --- | --- | --- |
-{rows}
-{concept}
-## Set up (once)
-
-You need Python {python} or newer. Open a terminal in this folder (the one
-holding this README) and type these three lines, one at a time.
-
-macOS or Linux:
-
-```bash
-python3 -m venv .venv
-source .venv/bin/activate
-python -m pip install -e .
-```
-
-Windows (PowerShell or Command Prompt):
-
-```bat
-py -m venv .venv
-.venv\\Scripts\\activate
-python -m pip install -e .
-```
-
-The first line makes `.venv/`, a private Python for this course; the second
-activates it, so your prompt starts with `(.venv)`; the third installs the
-`grader` command into it. In every new terminal, run the second line again
-before using `grader`. If something goes wrong:
-
-- pip says `requires a different Python` (macOS's own `python3` is 3.9):
-  install a newer Python from python.org, delete the `.venv`
-  folder, and start again.
-- Debian or Ubuntu says `ensurepip is not available`: run the `apt install`
-  line it prints, with `sudo` in front, delete the `.venv` folder, and start
-  again.
-- Windows says `py` is not recognized: type `python` instead of `py`.
-- PowerShell says running scripts is disabled: run
-  `Set-ExecutionPolicy -Scope CurrentUser RemoteSigned` once, answer `Y`, and
-  activate again.
-
-## Check your work
-
-From this folder, with `.venv` active:
-
-```bash
-grader check                                          # every assignment
-grader check -v                                       # every assignment, each in detail
-grader check -a value_ops                             # one assignment
-grader check notebooks/value_ops.ipynb -a value_ops   # a notebook instead of {package}/
-```
-
-`grader check` runs the public tests against your code in a sandbox. It
-shows the first assignment you have not finished in detail: your score per
-task and, for each failing test, the method at fault, the inputs, expected vs
-got, and a hint; then one line for each other assignment (`-v` shows every
-assignment in detail, `-a ID` the ones you name). An error that stops several
-assignments, such as a syntax error in `{package}/{first}.py`, is shown once,
-with the assignments it stops. It exits 0 only when every public test passes.
-Hidden tests check the same things on other inputs. On the untouched template
-it reports 0 points: that means your set-up works.
-
-## Notebooks
-
-A notebook must run on the Python of `.venv` (its *kernel*). With `.venv`
-active, either:
-
-- Jupyter in the browser: `python -m pip install jupyterlab`, then
-  `jupyter lab` from this folder, and open `notebooks/`; or
-- VS Code: `python -m pip install ipykernel`, open the notebook, click
-  **Select Kernel** (top right), **Python Environments**, then `.venv`.
-
-Write your code in the cells, save the notebook (Ctrl+S, or Cmd+S on a Mac),
-then run its last cell, **Self-check**: it grades the saved file. It finds
-this folder (the one holding `{package}/` and `assignments/`) from wherever
-Jupyter, VS Code or Colab runs the notebook.
-
-You may paste a whole file of `{package}/` into its cell, imports included.
-In a notebook of several files, run its **Set-up** cell first (it comes
-after the first file's cell): `from .{first} import {name}` or `from
-{package}.{first} import {name}` then give the `{name}` of the notebook, as
-they do when the notebook is graded.
-
-To run a file of `{package}/` yourself, run it as a module from this folder:
-`python -m {package}.{last}`, not `python {package}/{last}.py` (which stops at its
-`from .{first} import {name}`).
-
-## Google Colab
-
-Colab keeps the notebook you edit in Google Drive, away from the grader, so
-you check a downloaded copy of it:
-
-1. On GitHub, download this repository (**Code > Download ZIP**) and unzip
-   it. In Colab, **File > Upload notebook** and pick your notebook from its
-   `notebooks/` folder.
-2. Drag the zip into Colab's **Files** pane (the folder icon on the left),
-   then run this in a new code cell (again after every runtime restart):
-
-   ```
-   !rm -rf /tmp/course && mkdir /tmp/course && unzip -q /content/*.zip -d /tmp/course && cp -r /tmp/course/*/. /content/
-   %pip install -e /content
-   ```
-
-3. To check: **File > Download > Download .ipynb**, drag the downloaded file
-   into the Files pane (it lands in `/content`, the notebook's folder), then
-   run the notebook's last cell, **Self-check**.
-
-## GitHub Codespaces and VS Code dev containers
-
-This folder has a dev container (`.devcontainer/devcontainer.json`): on
-GitHub, **Code > Codespaces > Create codespace**; or, in VS Code with Docker
-and the Dev Containers extension, **Dev Containers: Reopen in Container**.
-It installs Python, the grader and the Python and Jupyter extensions for
-you: skip the set-up above. Once it has finished, open a terminal and run
-`grader check`. For notebooks, choose the kernel `/usr/local/bin/python`.
-
-Work either in `{package}/` or in the notebooks: the grader grades the one you
-changed (`student_template/` keeps the untouched stubs it compares with).
-
-## Submit
-
-Commit and push to your course repository. On every push, the workflow in
-`.github/workflows/self-check.yml` runs the same self-check on GitHub and
-shows your points in the run's summary (the **Actions** tab). It installs the
-versions pinned in `requirements.lock` on Python {lock_python}, as the
-Classroom 50 autograder does, so both give the same points. If your course
-uses Classroom 50, submit as your instructor says (`gh student submit`): its
-autograder runs the public tests on the submitted commit and publishes your
-points on the submission's Release. Your instructor grades the files of each
-assignment (or your notebook) with the hidden tests after the deadline. The `.gitignore` keeps `.venv/` and other generated
-files out of your commits.
-"""
 
 GITIGNORE = """\
 # Virtual environments (README: python3 -m venv .venv)
@@ -309,32 +168,10 @@ DEVCONTAINER = {
 }
 
 
-def min_python(pyproject: str) -> str:
-    """The oldest Python a ``pyproject.toml`` accepts (``requires-python = ">=3.10"`` gives ``3.10``).
-
-    Raises:
-        GraderError: If it states no ``>=`` lower bound, so the README could not say which Python to use.
-    """
-    found = re.search(r'^requires-python\s*=\s*"\s*>=\s*([0-9]+(?:\.[0-9]+)*)', pyproject, re.M)
-    if not found:
-        raise GraderError('pyproject.toml has no requires-python = ">=X.Y": the release README names the oldest Python')
-    return found.group(1)
-
-
-def readme_words(course: Course) -> dict[str, str]:
-    """What the release README names of the course: its title, the student's package, the first and last of the
-    handout's modules and the first class of the first (``micrograd``, ``engine``, ``nn``, ``Value``)."""
-    handout, package = course.handout, course.package
-    modules = handout.modules or tuple(sorted(p.stem for p in course.template_package.glob("*.py")
-                                              if p.stem != "__init__")) or ("module",)
-    first_classes = next(iter(handout.files.values()), ())
-    return {"title": handout.title or package, "package": package, "first": modules[0], "last": modules[-1],
-            "name": first_classes[0] if first_classes else "*"}
-
-
 def build_release(course: Course, dest: Path, lock: Lock | None = None,
-                  answer_templates: Mapping[str, str] | None = None) -> list[Path]:
-    """Write the student release into ``dest`` (which must be empty or missing).
+                  answer_templates: Mapping[str, str] | None = None,
+                  assignments: Sequence[Assignment] | None = None) -> list[Path]:
+    """Write the student release of ``assignments`` into ``dest`` (which must be empty or missing).
 
     Args:
         course: The course.
@@ -343,6 +180,9 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None,
             here (:func:`grader.course.pins.resolve`), as the Classroom 50 autograders resolve theirs.
         answer_templates: Each concept check's answers file (``answers/<id>.yaml``, its path in the release) to the
             template students fill in (:func:`grader.questions.sheet.answer_templates`, made a layer above).
+        assignments: The assignments handed out (:func:`grader.course.handed_out.hand_out`); None: every one. The
+            others, and the template's modules only they name (:func:`grader.course.handed_out.withheld_modules`),
+            are left out.
 
     Returns:
         The files written, relative to ``dest``.
@@ -353,7 +193,8 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None,
             given.
     """
     templates = dict(answer_templates or {})
-    for a in course.assignments():
+    handed = list(course.assignments() if assignments is None else assignments)
+    for a in handed:
         if a.is_concept_check and a.files[0] not in templates:
             raise GraderError(f"no answers template for {a.id} ({a.files[0]}): build the release with "
                               "grader.questions.sheet.answer_templates(course)")
@@ -371,12 +212,13 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None,
     lock = lock if lock is not None else resolve(runtime_requirements(pyproject))  # as the Classroom 50 bundle's
     dest.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    shutil.copytree(template, dest / course.package, ignore=ignore)
-    shutil.copytree(template, dest / "student_template" / course.package, ignore=ignore)  # untouched: see candidates
-    sources = {f"{course.package}/{p.name}": p.read_text(encoding="utf-8") for p in template.glob("*.py")}
-    rows = []
+    stubs = template_ignore(template, withheld := withheld_modules(course, handed))
+    shutil.copytree(template, dest / course.package, ignore=stubs)
+    shutil.copytree(template, dest / "student_template" / course.package, ignore=stubs)  # untouched: see candidates
+    sources = {f"{course.package}/{p.name}": p.read_text(encoding="utf-8") for p in template.glob("*.py")
+               if p.name not in withheld}
     copy_shared(course, dest / "assignments")
-    for a in course.assignments():
+    for a in handed:
         handout = (a.root / "README.md").read_text(encoding="utf-8") if (a.root / "README.md").is_file() else f"# {a.title}\n"
         copy_assignment(a, dest / "assignments", handout)
         (dest / "notebooks").mkdir(exist_ok=True)
@@ -387,15 +229,12 @@ def build_release(course: Course, dest: Path, lock: Lock | None = None,
                            dest / "notebooks" / f"{a.id}.ipynb")
         else:
             nbformat.write(build_notebook(a, sources, handout), dest / "notebooks" / f"{a.id}.ipynb")
-        rows.append(f"| `{a.id}` | [{a.title}](assignments/{a.id}/README.md) | {', '.join(a.files)} |")
     shutil.copytree(package, dest / "grader", ignore=ignore)
     (dest / "pyproject.toml").write_text(own_pyproject, encoding="utf-8")
     (dest / LOCK_NAME).write_text(lock.text(), encoding="utf-8")
-    checks = [a for a in course.assignments() if a.is_concept_check]
-    concept = CONCEPT.format(files=", ".join(f"`{a.files[0]}`" for a in checks), first=checks[0].id) if checks else ""
-    readme = README.format(rows="\n".join(rows), python=min_python(own_pyproject), lock_python=lock.python_minor,
-                           concept=concept, **readme_words(course))
-    (dest / "README.md").write_text(readme, encoding="utf-8")
+    shipped = [p.stem for p in (dest / course.package).glob("*.py")]
+    (dest / "README.md").write_text(release_readme(course, handed, shipped, min_python(own_pyproject), lock.python_minor),
+                                    encoding="utf-8")
     (dest / ".gitignore").write_text(GITIGNORE, encoding="utf-8")
     (dest / ".devcontainer").mkdir()
     (dest / ".devcontainer" / "devcontainer.json").write_text(json.dumps({**DEVCONTAINER, "name": course.package}, indent=2) + "\n",
