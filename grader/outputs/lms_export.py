@@ -99,7 +99,7 @@ class Export:
     Attributes:
         text: The file's content.
         matching: How the gradebook met the roster.
-        filled: How many scores were written.
+        filled: How many scores were written (cells: a student with two assignments counts two).
         assignments: The assignments whose scores the file holds.
         not_exported: Students not in the file, beyond what the matching lists (one line each kind).
         not_filled: Rows of the LMS file left as they were, or cells of them, and why (one line each).
@@ -143,7 +143,8 @@ def plain_csv(book: Gradebook, roster: list[Student]) -> Export:
         total = "" if not mine or "" in cells else f"{round(sum(float(c) for c in cells), 2):g}"
         writer.writerow([csv_cell(v) for v in (s.student, s.name, s.email, s.sis_id, s.section, s.github)]
                         + cells + [total])
-    return Export(buffer.getvalue(), found, filled=len(scores), assignments=list(book.assignments))
+    filled = sum(1 for s in roster for a in book.assignments if scores.get(s.student, {}).get(a, "") != "")
+    return Export(buffer.getvalue(), found, filled=filled, assignments=list(book.assignments))
 
 
 def moodle_csv(book: Gradebook, roster: list[Student], key: str = "email") -> Export:
@@ -163,8 +164,9 @@ def moodle_csv(book: Gradebook, roster: list[Student], key: str = "email") -> Ex
     for s in roster:
         ident = s.email if key == "email" else s.sis_id
         if s.student in scores and ident:
-            writer.writerow([csv_cell(ident), *(scores[s.student].get(a, "") for a in book.assignments)])
-            written += 1
+            cells = [scores[s.student].get(a, "") for a in book.assignments]
+            writer.writerow([csv_cell(ident), *cells])
+            written += sum(1 for c in cells if c != "")  # scores, as Canvas's count is of cells
     export = Export(buffer.getvalue(), found, filled=written, assignments=list(book.assignments))
     keyless = [s.student[:NAME_CHARS] for s in roster if s.student in scores and not (s.email if key == "email"
                                                                                       else s.sis_id)]

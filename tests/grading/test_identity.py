@@ -85,7 +85,9 @@ def test_an_id_that_changes_keeps_the_student_her_results_and_her_numbers(folder
     with open(exported, encoding="utf-8") as f:
         scores = {r["student"]: r["checkpoint"] for r in csv.DictReader(f)}
     assert scores["iconceicao-silva"] == "12" and scores["agarcia"] == "12"
-    assert "iconceicao" not in capsys.readouterr().err  # nothing left over under the old id
+    said = capsys.readouterr()
+    assert "iconceicao" not in said.err  # nothing left over under the old id
+    assert f"wrote {exported}: 3 score(s) of checkpoint for 3 matched student(s)" in said.out  # not the stranger's
 
 
 def test_two_submissions_that_name_one_student_are_said_and_only_one_is_graded_as_them(tmp_path):
