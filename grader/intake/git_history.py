@@ -24,6 +24,7 @@ import math
 import os
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -32,6 +33,7 @@ from grader.intake import submission as S
 from grader.intake.entry import Origin, Submission
 from grader.intake.git_objects import Git, commit_times, duration, is_utf8, peel, printable, utc
 from grader.intake.git_refs import HEX, packed_refs, read_small, resolve, submit_tags
+from grader.intake.other_branches import OtherBranches
 from grader.intake.pushes import Push
 from grader.intake.submission import student_id
 
@@ -67,7 +69,8 @@ def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | 
 
     Returns:
         One submission per window, in order; ``Submission.origin`` says which commit was graded and whether it
-        is late (after ``due``). A problem with one commit's files is the ``Submission.error`` of the windows
+        is late (after ``due``), and, when it holds nothing of the student's while another branch has commits, says so
+        (:mod:`grader.intake.other_branches`: a first note tells the student too). A problem with one commit's files is the ``Submission.error`` of the windows
         grading it; any other problem with the repository, every window's.
 
     Raises:
@@ -77,14 +80,16 @@ def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | 
     """
     def choose(repo: _Repo) -> list[Origin | SubmissionError]:
         pushed = repo.pushed(pushes) if pushes is not None else []
-        if not pushed:
-            return [repo.pick(due, cutoff) for due, cutoff in windows]
         picked: list[Origin | SubmissionError] = []
         for due, cutoff in windows:
             try:
-                picked.append(repo.pick_pushed(pushed, due, cutoff))
+                origin = repo.pick_pushed(pushed, due, cutoff) if pushed else repo.pick(due, cutoff)
             except SubmissionError as exc:  # this window's pushed commit is gone: this window's error, no other's
                 picked.append(exc)
+                continue
+            found = repo.others(pushes).evidence(origin, due)
+            picked.append(origin if found is None else
+                          replace(origin, other_branch=found.line, other_branch_feedback=found.feedback))
         return picked
 
     return _read(entry, choose, len(windows))
@@ -120,7 +125,9 @@ def _read(entry: Path, choose: Callable[[_Repo], Sequence[Origin | SubmissionErr
         for sub in subs:
             sub.error = _why(exc)
     for sub in subs:
-        sub.notes[:0] = notes  # the repository's notes (ignored tags) come first
+        # work on another branch first, then the repository's notes (ignored tags)
+        sub.notes[:0] = [*([sub.origin.other_branch_feedback] if sub.origin and sub.origin.other_branch_feedback else []),
+                         *notes]
         if not sub.error and not sub.files and sub.origin:
             sub.error = f"the submission is empty (commit {sub.origin.commit[:7]} has no .py, .ipynb or .yaml file)"
     return subs
@@ -180,9 +187,17 @@ class _Repo:
         self.notes = notes
         symbolic = (read_small(git_dir, "HEAD", 4096) or b"").decode("ascii", "replace").strip()
         self.branch = symbolic[len("ref: "):] if symbolic.startswith("ref: refs/heads/") else ""
+        self.git_dir, self.packed, self.shallow = git_dir, packed, shallow is not None
+        self.beside: OtherBranches | None = None
         self.walks: dict[int | None, tuple[int, str, str] | None] = {}
         self.dates: dict[str, int] = {}
         self.trees: dict[str, Submission] = {}
+
+    def others(self, pushes: Sequence[Push] | None) -> OtherBranches:
+        """The branches beside the graded one (:mod:`grader.intake.other_branches`), read when first needed."""
+        if self.beside is None:
+            self.beside = OtherBranches(self.git, self.git_dir, self.packed, self.branch, pushes, self.shallow)
+        return self.beside
 
     def pick(self, due: datetime, cutoff: datetime | None) -> Origin:
         """The commit graded for the window ``(due, cutoff)`` (see the module docstring)."""
