@@ -3,8 +3,8 @@
 ``grades.csv`` has one row per student (a cell a spreadsheet would read as a
 formula starts with an apostrophe; see :mod:`grader.inert`): ``student``, one column per
 assignment (points), ``total``, and ``notes`` (one-line reasons for anything
-that could not be graded, and the templates handed in unchanged: the report's
-:func:`grader.outputs.attention.finding`; never cut); and, when any submission was read from a git
+that could not be graded, the templates handed in unchanged and work on another branch than the one graded: the
+report's :func:`grader.outputs.attention.finding`; never cut); and, when any submission was read from a git
 repository at a deadline (``grader grade --deadline``), ``commit``,
 ``commit_time`` (the committer date, UTC) and ``late`` (``yes``/``no``) after
 ``total``; and, for each assignment with a due date (``due`` in ``assignment.yaml``, or ``--deadline``),
@@ -35,7 +35,7 @@ from grader.course.csv_file import read_csv
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell, terminal
-from grader.outputs.attention import finding
+from grader.outputs.attention import finding, other_branch
 from grader.outputs.store import LateWork, ResultStore
 
 GRADEBOOK_BYTES = 256 * 1024 * 1024
@@ -54,7 +54,8 @@ class StudentGrade:
     Attributes:
         student: The student id.
         scores: Assignment id to (score, max score) in points.
-        notes: One-line reasons for anything that could not be graded or is the template handed in unchanged.
+        notes: One-line reasons for anything that could not be graded, is the template handed in unchanged or was
+            graded on a branch while the work is on another.
         withheld: Assignment id to why its score is withheld (a grader error).
         origin: For a submission read from git at a deadline: ``commit``, ``time`` and ``late``, as checked by
             :func:`origin_of`; empty otherwise.
@@ -185,10 +186,12 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
             if result.late.late and not result.withheld:
                 taken = f", {points(result.late.penalty_points)} points taken" if result.late.penalty_points else ""
                 where.setdefault(f"late ({result.late.counted}{taken})", []).append(a.id)
+        if elsewhere := other_branch(result):  # first: it explains the problems and the template below
+            where.setdefault(f"work on another branch: {elsewhere}", []).append(a.id)
         for problem in result.problems:
             where.setdefault(problem, []).append(a.id)
         # what the report's attention list says and the lines above do not: the unchanged template, no test ran
-        found = finding(stored) if stored is not None and not stored.problems else None
+        found = finding(stored) if not stored.problems and not elsewhere else None
         if found is not None and found.kind != "grader error":
             where.setdefault(f"{found.kind}: {found.reason}", []).append(a.id)
     grade_.notes = [f"{', '.join(ids)}: {problem}" for problem, ids in where.items()]
