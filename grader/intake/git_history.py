@@ -8,7 +8,9 @@ student's machine writes them and a student can fake them. The grader uses them 
 result's datetime is the graded commit's committer date). For times a student cannot fake, give the server's push
 records (:mod:`grader.intake.pushes`): the graded commit is then the one the ref pointed to after the last push
 the server received at or before the due date (else the cut-off, else the last push: late), dated by the
-server's clock, with ``submit/*`` tag pushes preferred to pushes of the branch ``HEAD`` names, as above.
+server's clock, with ``submit/*`` tag pushes preferred to pushes of the branch ``HEAD`` names, as above. Another
+branch is never graded; when the graded commit holds nothing of the student's while one has commits, the submission
+says so (:mod:`grader.intake.other_branches`).
 
 Student repositories are untrusted. Nothing is checked out and git never opens the student's repository: its refs
 (``HEAD``, ``refs/tags/submit/*``, ``packed-refs``) are read here as bounded plain data, and git runs on a fresh
@@ -69,9 +71,10 @@ def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | 
 
     Returns:
         One submission per window, in order; ``Submission.origin`` says which commit was graded and whether it
-        is late (after ``due``), and, when it holds nothing of the student's while another branch has commits, says so
-        (:mod:`grader.intake.other_branches`: a first note tells the student too). A problem with one commit's files is the ``Submission.error`` of the windows
-        grading it; any other problem with the repository, every window's.
+        is late (after ``due``), and, when it holds nothing of the student's while another branch has commits, says
+        so (:mod:`grader.intake.other_branches`: a first note tells the student too). A problem with one commit's
+        files is the ``Submission.error`` of the windows grading it; any other problem with the repository, every
+        window's.
 
     Raises:
         GraderError: If git is not installed on this machine. A pushed commit that is not in the clone (force-pushed
@@ -80,6 +83,7 @@ def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | 
     """
     def choose(repo: _Repo) -> list[Origin | SubmissionError]:
         pushed = repo.pushed(pushes) if pushes is not None else []
+        beside = repo.others(pushes)
         picked: list[Origin | SubmissionError] = []
         for due, cutoff in windows:
             try:
@@ -87,7 +91,7 @@ def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | 
             except SubmissionError as exc:  # this window's pushed commit is gone: this window's error, no other's
                 picked.append(exc)
                 continue
-            found = repo.others(pushes).evidence(origin, due)
+            found = beside.evidence(origin, due)
             picked.append(origin if found is None else
                           replace(origin, other_branch=found.line, other_branch_feedback=found.feedback))
         return picked
@@ -188,16 +192,14 @@ class _Repo:
         symbolic = (read_small(git_dir, "HEAD", 4096) or b"").decode("ascii", "replace").strip()
         self.branch = symbolic[len("ref: "):] if symbolic.startswith("ref: refs/heads/") else ""
         self.git_dir, self.packed, self.shallow = git_dir, packed, shallow is not None
-        self.beside: OtherBranches | None = None
         self.walks: dict[int | None, tuple[int, str, str] | None] = {}
         self.dates: dict[str, int] = {}
         self.trees: dict[str, Submission] = {}
 
     def others(self, pushes: Sequence[Push] | None) -> OtherBranches:
-        """The branches beside the graded one (:mod:`grader.intake.other_branches`), read when first needed."""
-        if self.beside is None:
-            self.beside = OtherBranches(self.git, self.git_dir, self.packed, self.branch, pushes, self.shallow)
-        return self.beside
+        """The branches beside the graded one (:mod:`grader.intake.other_branches`: read when a window first needs
+        them), with the server's ``pushes`` when given."""
+        return OtherBranches(self.git, self.git_dir, self.packed, self.branch, pushes, self.shallow)
 
     def pick(self, due: datetime, cutoff: datetime | None) -> Origin:
         """The commit graded for the window ``(due, cutoff)`` (see the module docstring)."""
