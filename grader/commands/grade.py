@@ -15,7 +15,7 @@ from grader.grading.shard import parse_shard
 from grader.grading.term_check import load_term_inputs
 from grader.inert import terminal
 from grader.judge.backends import PORTABLE_WARNING, choose
-from grader.outputs.class_outputs import late_lines, summary_text, withheld_message
+from grader.outputs.class_outputs import late_lines, other_branch_line, summary_text, withheld_message
 
 NAME = "grade"
 HELP = "grade a folder of submissions"
@@ -96,7 +96,9 @@ def run(args: Args) -> ExitCode:
                        course_changed=run.course_changed, seconds=time.monotonic() - started, jobs=args.jobs,
                        book=run.book))
     assert run.store is not None
-    for line in [run.copied.warning(), *late_lines(run.store, run.assignments, [g.student for g in run.grades])]:
+    students = [g.student for g in run.grades]
+    for line in [run.copied.warning(), *late_lines(run.store, run.assignments, students),
+                 other_branch_line(run.store, run.assignments, students)]:
         if line:
             print(line, file=sys.stderr)
     for line in run.roster:

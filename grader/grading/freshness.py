@@ -46,12 +46,15 @@ MAX_FILES = 10_000
 
 def submission_fingerprint(sub: Submission) -> str:
     """SHA-256 over what was read from a submission (paths, contents, read error) and, for a submission read
-    from git, the commit it was read at."""
+    from git, the commit it was read at and any evidence of work on another branch (a result made before that evidence
+    appeared does not stand: it would not say so)."""
     digest = hashlib.sha256(sub.error.encode())
     for path in sorted(sub.files):
         digest.update(b"\0" + path.encode() + b"\0" + hashlib.sha256(sub.files[path]).digest())
     if sub.origin is not None:
         digest.update(b"\0origin\0" + f"{sub.origin.commit}\0{sub.origin.ref}\0{sub.origin.late}".encode())
+        if sub.origin.other_branch:
+            digest.update(b"\0other branch\0" + sub.origin.other_branch.encode())
     return digest.hexdigest()
 
 

@@ -28,6 +28,10 @@ class Origin:
         late: Whether that commit is after the deadline (no submission was made in time).
         note: One line for the feedback and the terminal: what was graded, on time or how late.
         evidence: What ``time`` is, for the feedback ("" for the committer date of ``commit``).
+        other_branch: When the graded commit holds nothing of the student's and another branch has commits, that
+            evidence in one line for the instructor (the gradebook's notes, the report's attention list), else ""
+            (:mod:`grader.intake.other_branches`).
+        other_branch_feedback: The same evidence for the student's feedback, with what to do, else "".
     """
 
     commit: str
@@ -36,6 +40,8 @@ class Origin:
     late: bool
     note: str
     evidence: str = ""
+    other_branch: str = ""
+    other_branch_feedback: str = ""
 
 
 @dataclass(frozen=True)

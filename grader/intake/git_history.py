@@ -8,7 +8,9 @@ student's machine writes them and a student can fake them. The grader uses them 
 result's datetime is the graded commit's committer date). For times a student cannot fake, give the server's push
 records (:mod:`grader.intake.pushes`): the graded commit is then the one the ref pointed to after the last push
 the server received at or before the due date (else the cut-off, else the last push: late), dated by the
-server's clock, with ``submit/*`` tag pushes preferred to pushes of the branch ``HEAD`` names, as above.
+server's clock, with ``submit/*`` tag pushes preferred to pushes of the branch ``HEAD`` names, as above. Another
+branch is never graded; when the graded commit holds nothing of the student's while one has commits, the submission
+says so (:mod:`grader.intake.other_branches`).
 
 Student repositories are untrusted. Nothing is checked out and git never opens the student's repository: its refs
 (``HEAD``, ``refs/tags/submit/*``, ``packed-refs``) are read here as bounded plain data, and git runs on a fresh
@@ -22,26 +24,20 @@ from __future__ import annotations
 
 import math
 import os
-import re
-import shutil
-import subprocess
 import tempfile
-import threading
-import time
 from collections.abc import Callable, Sequence
-from datetime import datetime, timezone
+from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
-from grader.errors import GraderError, SubmissionError
+from grader.errors import SubmissionError
 from grader.intake import submission as S
 from grader.intake.entry import Origin, Submission
-from grader.intake.git_refs import HEX as _HEX
-from grader.intake.git_refs import packed_refs, read_small, resolve, submit_tags
+from grader.intake.git_objects import Git, commit_times, duration, is_utf8, peel, printable, utc
+from grader.intake.git_refs import HEX, packed_refs, read_small, resolve, submit_tags
+from grader.intake.other_branches import OtherBranches
 from grader.intake.pushes import Push
 from grader.intake.submission import student_id
-
-GIT_TIMEOUT = 60.0
-"""Seconds all the git commands reading one repository may take together."""
 
 
 def is_repository(entry: Path) -> bool:
@@ -75,8 +71,10 @@ def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | 
 
     Returns:
         One submission per window, in order; ``Submission.origin`` says which commit was graded and whether it
-        is late (after ``due``). A problem with one commit's files is the ``Submission.error`` of the windows
-        grading it; any other problem with the repository, every window's.
+        is late (after ``due``), and, when it holds nothing of the student's while another branch has commits, says
+        so (:mod:`grader.intake.other_branches`: a first note tells the student too). A problem with one commit's
+        files is the ``Submission.error`` of the windows grading it; any other problem with the repository, every
+        window's.
 
     Raises:
         GraderError: If git is not installed on this machine. A pushed commit that is not in the clone (force-pushed
@@ -85,14 +83,17 @@ def read_at_deadlines(entry: Path, windows: Sequence[tuple[datetime, datetime | 
     """
     def choose(repo: _Repo) -> list[Origin | SubmissionError]:
         pushed = repo.pushed(pushes) if pushes is not None else []
-        if not pushed:
-            return [repo.pick(due, cutoff) for due, cutoff in windows]
+        beside = repo.others(pushes)
         picked: list[Origin | SubmissionError] = []
         for due, cutoff in windows:
             try:
-                picked.append(repo.pick_pushed(pushed, due, cutoff))
+                origin = repo.pick_pushed(pushed, due, cutoff) if pushed else repo.pick(due, cutoff)
             except SubmissionError as exc:  # this window's pushed commit is gone: this window's error, no other's
                 picked.append(exc)
+                continue
+            found = beside.evidence(origin, due)
+            picked.append(origin if found is None else
+                          replace(origin, other_branch=found.line, other_branch_feedback=found.feedback))
         return picked
 
     return _read(entry, choose, len(windows))
@@ -128,7 +129,9 @@ def _read(entry: Path, choose: Callable[[_Repo], Sequence[Origin | SubmissionErr
         for sub in subs:
             sub.error = _why(exc)
     for sub in subs:
-        sub.notes[:0] = notes  # the repository's notes (ignored tags) come first
+        # work on another branch first, then the repository's notes (ignored tags)
+        sub.notes[:0] = [*([sub.origin.other_branch_feedback] if sub.origin and sub.origin.other_branch_feedback else []),
+                         *notes]
         if not sub.error and not sub.files and sub.origin:
             sub.error = f"the submission is empty (commit {sub.origin.commit[:7]} has no .py, .ipynb or .yaml file)"
     return subs
@@ -169,28 +172,34 @@ class _Repo:
         lengths = {len(oid) for oid in [*tags.values(), head] if oid}
         if len(lengths) > 1:
             raise SubmissionError("the repository's refs mix SHA-1 and SHA-256 object ids")
-        self.git = git = _Git(tmp, objects.resolve(), sha256=lengths == {64})
+        self.git = git = Git(tmp, objects.resolve(), sha256=lengths == {64})
         if (shallow := read_small(git_dir, "shallow", 1 << 20)) is not None:  # a shallow clone's cut-off commits
             lines = shallow.decode("ascii", "replace").split()
-            if not all(_HEX.fullmatch(x) for x in lines):
+            if not all(HEX.fullmatch(x) for x in lines):
                 raise SubmissionError(".git/shallow is not a list of object ids")
             (tmp / "shallow").write_text("".join(x + "\n" for x in lines), encoding="ascii")
-        commits = _peel(git, list(tags.values()))
+        commits = peel(git, list(tags.values()))
         notes += [f"ignored tag {t}: it does not point to a commit in the repository"
                   for t, oid in tags.items() if commits[oid] is None]
-        times = _times(git, sorted({c for c in commits.values() if c}))
+        times = commit_times(git, sorted({c for c in commits.values() if c}))
         # (date, ref, commit) of the submit tags, by committer date, then tag name
         self.tags = sorted((times[c], tag, c) for tag, oid in tags.items() if (c := commits[oid]) and c in times)
-        tip = None if self.tags or head is None else _peel(git, [head]).get(head)
+        tip = None if self.tags or head is None else peel(git, [head]).get(head)
         if not self.tags and tip is None:
             raise SubmissionError(head_error if head is None else "HEAD does not point to a commit in the repository")
         self.entry, self.tip = entry, tip or ""
         self.notes = notes
         symbolic = (read_small(git_dir, "HEAD", 4096) or b"").decode("ascii", "replace").strip()
         self.branch = symbolic[len("ref: "):] if symbolic.startswith("ref: refs/heads/") else ""
+        self.git_dir, self.packed, self.shallow = git_dir, packed, shallow is not None
         self.walks: dict[int | None, tuple[int, str, str] | None] = {}
         self.dates: dict[str, int] = {}
         self.trees: dict[str, Submission] = {}
+
+    def others(self, pushes: Sequence[Push] | None) -> OtherBranches:
+        """The branches beside the graded one (:mod:`grader.intake.other_branches`: read when a window first needs
+        them), with the server's ``pushes`` when given."""
+        return OtherBranches(self.git, self.git_dir, self.packed, self.branch, pushes, self.shallow)
 
     def pick(self, due: datetime, cutoff: datetime | None) -> Origin:
         """The commit graded for the window ``(due, cutoff)`` (see the module docstring)."""
@@ -198,8 +207,8 @@ class _Repo:
         x, (ct, ref, commit) = next((x, got) for x in (limit, cut, None) if (got := self._latest(x)))
         what = (f"graded {ref}" if self.tags else "graded HEAD" if x is None
                 else f"graded the latest commit of HEAD at the {'deadline' if x == limit else 'cut-off'}")
-        self.dates[commit], stamp = ct, _utc(ct)
-        late = f"{_duration(ct - limit)} after the deadline" if ct > limit else "on time"
+        self.dates[commit], stamp = ct, utc(ct)
+        late = f"{duration(ct - limit)} after the deadline" if ct > limit else "on time"
         return Origin(commit, stamp, ref, ct > limit, f"{what} (commit {commit[:7]}, {stamp}), {late}")
 
     def pushed(self, pushes: Sequence[Push]) -> list[Push]:
@@ -208,7 +217,7 @@ class _Repo:
         tags = [p for p in pushes if p.ref.startswith("refs/tags/submit/")]
         branch = [p for p in pushes if p.ref == self.branch]
         if not tags and not branch:
-            where = _text(self.branch.encode()) or "the branch HEAD names"
+            where = printable(self.branch.encode()) or "the branch HEAD names"
             self.notes.append(f"no push of {where} or of a submit/* tag is recorded for this repository: dated "
                               "by committer dates, which the student's machine writes")
         return tags or branch
@@ -222,9 +231,9 @@ class _Repo:
             if before:
                 push = before[-1]
                 break
-        commit = _peel(self.git, [push.after]).get(push.after)
-        ref = _text(push.ref.removeprefix("refs/heads/").removeprefix("refs/tags/").encode())
-        stamp, ct = _utc(push.time.timestamp()), math.floor(push.time.timestamp())
+        commit = peel(self.git, [push.after]).get(push.after)
+        ref = printable(push.ref.removeprefix("refs/heads/").removeprefix("refs/tags/").encode())
+        stamp, ct = utc(push.time.timestamp()), math.floor(push.time.timestamp())
         if commit is None:
             raise SubmissionError(f"commit {push.after[:12]} pushed to {ref} at {stamp} (the push graded for the due "
                                   f"date {due.isoformat(timespec='seconds')}) is not in this clone: it was force-pushed "
@@ -232,7 +241,7 @@ class _Repo:
                                   "its tags); if it is still missing, the history was rewritten after the push: ask the "
                                   "student for that commit")
         self.dates[commit] = ct
-        late = f"{_duration(ct - math.floor(due.timestamp()))} after the deadline" if push.time > due else "on time"
+        late = f"{duration(ct - math.floor(due.timestamp()))} after the deadline" if push.time > due else "on time"
         return Origin(commit, stamp, ref, push.time > due, f"graded {ref} as pushed at {stamp} (commit {commit[:7]}), "
                       f"{late}", evidence=f"the time the server received the push of commit {commit[:7]}")
 
@@ -243,12 +252,12 @@ class _Repo:
             SubmissionError: If it is not an object id, or not a commit of the repository.
         """
         try:
-            when = _times(self.git, [commit], "--no-walk").get(commit) if _HEX.fullmatch(commit) else None
+            when = commit_times(self.git, [commit], "--no-walk").get(commit) if HEX.fullmatch(commit) else None
         except SubmissionError:  # git cannot find the object
             when = None
         if when is None:
             raise SubmissionError(f"the graded commit {commit[:12]!r} is not in the repository any more")
-        self.dates[commit], stamp = when, _utc(when)
+        self.dates[commit], stamp = when, utc(when)
         return Origin(commit, stamp, "graded", False, f"the commit graded (commit {commit[:7]}, {stamp})")
 
     def _latest(self, limit: int | None) -> tuple[int, str, str] | None:
@@ -258,9 +267,9 @@ class _Repo:
             return next((t for t in reversed(self.tags) if limit is None or t[0] <= limit), None)
         if limit not in self.walks:
             if limit is None:
-                self.walks[None] = (_times(self.git, [self.tip], "--no-walk").get(self.tip, 0), "HEAD", self.tip)
+                self.walks[None] = (commit_times(self.git, [self.tip], "--no-walk").get(self.tip, 0), "HEAD", self.tip)
             else:  # --min-age keeps commits dated at or before the limit; the walk is roughly newest first
-                before = _times(self.git, [self.tip], f"--min-age={limit}", "--max-count=1000")
+                before = commit_times(self.git, [self.tip], f"--min-age={limit}", "--max-count=1000")
                 best = max(((t, -i, c) for i, (c, t) in enumerate(before.items()) if t <= limit), default=None)
                 self.walks[limit] = (best[0], "HEAD", best[2]) if best else None
         return self.walks[limit]
@@ -276,7 +285,7 @@ class _Repo:
         return self.trees[commit]
 
 
-def _read_tree(git: _Git, commit: str, ct: int, sub: Submission) -> None:
+def _read_tree(git: Git, commit: str, ct: int, sub: Submission) -> None:
     """Read the commit's ``.py``/``.ipynb`` files into ``sub`` under the folder reader's rules and caps."""
     chosen: list[tuple[str, str, int]] = []
     count = total = 0
@@ -291,20 +300,20 @@ def _read_tree(git: _Git, commit: str, ct: int, sub: Submission) -> None:
         mode, _, oid, size = fields
         parts = raw.split(b"/")
         if any(p in (b"", b".", b"..") for p in parts):
-            sub.notes.append(f"ignored an unsafe path {_text(raw)!r}")
+            sub.notes.append(f"ignored an unsafe path {printable(raw)!r}")
             continue
         bad = next((i for i, p in enumerate(parts[:-1]) if i >= S.MAX_DEPTH or p.startswith(b".")
-                    or p.decode("latin-1") in S.SKIP_DIRS or not _utf8(p)), None)
+                    or p.decode("latin-1") in S.SKIP_DIRS or not is_utf8(p)), None)
         if bad is not None:  # a folder the folder reader does not enter, with its note
             note = (f"ignored folders more than {S.MAX_DEPTH} levels deep" if bad >= S.MAX_DEPTH
-                    else f"ignored a folder whose name is not UTF-8: {_text(b'/'.join(parts[: bad + 1]))}"
-                    if not _utf8(parts[bad]) else "")
+                    else f"ignored a folder whose name is not UTF-8: {printable(b'/'.join(parts[: bad + 1]))}"
+                    if not is_utf8(parts[bad]) else "")
             if note and note not in noted:
                 noted.add(note)
                 sub.notes.append(note)
             continue
-        if not _utf8(parts[-1]):
-            sub.notes.append(f"ignored a file whose name is not UTF-8: {_text(raw)}")
+        if not is_utf8(parts[-1]):
+            sub.notes.append(f"ignored a file whose name is not UTF-8: {printable(raw)}")
             continue
         if (count := count + 1) > S.MAX_ENTRIES:
             raise SubmissionError(f"the submission has more than {S.MAX_ENTRIES} files")
@@ -327,121 +336,3 @@ def _read_tree(git: _Git, commit: str, ct: int, sub: Submission) -> None:
         sub.files[rel] = budget.keep(rel.rsplit("/", 1)[-1], out[end + 1 : end + 1 + length], length)
         sub.mtimes[rel] = float(ct)
         pos = end + 2 + length
-
-
-class _Git:
-    """Runs git on a temporary bare repository borrowing a student's objects, within one time budget."""
-
-    def __init__(self, git_dir: Path, objects: Path, sha256: bool) -> None:
-        exe = shutil.which("git")
-        if exe is None:
-            raise GraderError("grading git repositories at a due date needs git: install git and put it on PATH")
-        if "\n" in str(objects) or "\r" in str(objects):
-            raise SubmissionError("the repository's path holds a line break")
-        (git_dir / "objects" / "info").mkdir(parents=True)
-        (git_dir / "refs").mkdir()
-        (git_dir / "HEAD").write_text("ref: refs/heads/none\n", encoding="ascii")
-        (git_dir / "objects" / "info" / "alternates").write_text(f"{objects}\n", encoding="utf-8")
-        fmt = "1\n\tbare = true\n[extensions]\n\tobjectformat = sha256\n" if sha256 else "0\n\tbare = true\n"
-        (git_dir / "config").write_text(f"[core]\n\trepositoryformatversion = {fmt}", encoding="ascii")
-        home = str(git_dir.parent)
-        self.env = {k: v for k, v in os.environ.items() if k in ("PATH", "SYSTEMROOT", "TMPDIR", "TEMP", "TMP")}
-        self.env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, HOME=home, USERPROFILE=home,
-                        XDG_CONFIG_HOME=home, GIT_TERMINAL_PROMPT="0", GIT_NO_REPLACE_OBJECTS="1",
-                        GIT_OPTIONAL_LOCKS="0", GIT_ATTR_NOSYSTEM="1", GIT_NO_LAZY_FETCH="1", LC_ALL="C",
-                        GIT_PAGER="cat", PAGER="cat")
-        self.base = [exe, "--no-pager", f"--git-dir={git_dir}", "-c", "core.commitGraph=false",
-                     "-c", "core.multiPackIndex=false"]
-        self.dir, self.until = git_dir, time.monotonic() + GIT_TIMEOUT
-
-    def run(self, *args: str, stdin: bytes = b"", limit: int = 1 << 20) -> bytes:
-        """Run one git command; its output, at most ``limit`` bytes, else a SubmissionError."""
-        with tempfile.TemporaryFile() as feed, tempfile.TemporaryFile() as err:
-            feed.write(stdin)
-            feed.seek(0)
-            proc = subprocess.Popen([*self.base, *args], stdin=feed, stdout=subprocess.PIPE, stderr=err,
-                                    cwd=self.dir, env=self.env)
-            timer = threading.Timer(max(0.0, self.until - time.monotonic()), proc.kill)
-            timer.start()
-            out = bytearray()
-            try:
-                assert proc.stdout is not None
-                while len(out) <= limit and (chunk := os.read(proc.stdout.fileno(), 1 << 16)):
-                    out += chunk
-                if len(out) > limit:
-                    proc.kill()
-                code = proc.wait()
-            finally:
-                timer.cancel()
-                if proc.poll() is None:
-                    proc.kill()
-                    proc.wait()
-                if proc.stdout is not None:
-                    proc.stdout.close()
-            if time.monotonic() >= self.until:
-                raise SubmissionError(f"reading the repository took more than {GIT_TIMEOUT:g} s")
-            if len(out) > limit:
-                raise SubmissionError(f"git {args[0]} gave more than {limit} bytes for this repository")
-            if code != 0:
-                err.seek(0)
-                why = err.read(300).decode("utf-8", "replace").strip().splitlines() or [f"status {code}"]
-                raise SubmissionError(f"git {args[0]} failed on the repository: {_text(why[0].encode())}")
-        return bytes(out)
-
-
-def _peel(git: _Git, oids: list[str]) -> dict[str, str | None]:
-    """Map each object id to the commit it peels to (a tag object to its commit), or None."""
-    if not oids:
-        return {}
-    out = git.run("cat-file", "--batch-check=%(objectname) %(objecttype)",
-                  stdin="".join(f"{o}^{{commit}}\n" for o in oids).encode(), limit=200 * len(oids))
-    lines = [line.split() for line in out.decode("ascii", "replace").splitlines()]
-    if len(lines) != len(oids):
-        raise SubmissionError("git cat-file gave an unexpected answer")
-    return {o: f[0] if len(f) == 2 and f[1] == "commit" and _HEX.fullmatch(f[0]) else None
-            for o, f in zip(oids, lines)}
-
-
-def _times(git: _Git, commits: list[str], *options: str) -> dict[str, int]:
-    """Map commits (``commits`` alone, or as ``options`` say) to their committer dates, in git's order."""
-    if not commits:
-        return {}
-    out = git.run("log", *(options or ("--no-walk=unsorted",)), "-z", "--format=%H %ct", *commits, "--")
-    times: dict[str, int] = {}
-    for record in out.decode("ascii", "replace").split("\0"):
-        oid, _, ct = record.strip().partition(" ")
-        if _HEX.fullmatch(oid) and re.fullmatch(r"-?\d{1,15}", ct):
-            times.setdefault(oid, int(ct))
-    return times
-
-
-def _utf8(name: bytes) -> bool:
-    return name.decode("utf-8", "replace").encode() == name  # an invalid byte comes back as U+FFFD
-
-
-def _text(raw: bytes) -> str:
-    """Bytes from the repository for a note: UTF-8 with other bytes as ``\\xNN``, printable, capped."""
-    text = "".join(c if c.isprintable() else "?" for c in raw.decode("utf-8", "backslashreplace"))
-    return text if len(text) <= 200 else text[:197] + "..."
-
-
-LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc)
-"""The latest date written (a commit dated later, as a student can date it, is shown, and counted, as this)."""
-
-
-def _utc(ct: float) -> str:
-    """A committer date as ``YYYY-MM-DDTHH:MM:SSZ``, clamped to years 1970 to 9999 (both readable by the policy)."""
-    try:
-        when = datetime.fromtimestamp(max(ct, 0), timezone.utc)
-    except (OverflowError, OSError, ValueError):
-        when = LATEST
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _duration(seconds: int) -> str:
-    """``2 h 10 min``, ``3 d 1 h``, ``45 s``."""
-    if seconds < 60:
-        return f"{seconds} s"
-    d, rest = divmod(seconds // 60, 24 * 60)
-    h, m = divmod(rest, 60)
-    return " ".join(f"{n} {unit}" for n, unit in ((d, "d"), (h, "h"), (m, "min")) if n)

@@ -1,16 +1,19 @@
 """The submissions an instructor must look at before grades go out: the class report's "needs attention" list.
 
 Each student's ``results.json`` on each assignment (as ``grader grade`` wrote
-it) is read for three conditions, in this order (one per assignment):
+it) is read for four conditions, in this order (one per assignment):
 
 1. **grader error**: the grader's own machinery failed, so the score is
    withheld (:attr:`grader.outputs.store.Result.withheld`: ``extra_data.grader.
    grader_error``, or a test's ``grader_error``); grade the submission again;
-2. **could not be graded**: there is no results.json although the gradebook
+2. **work on another branch**: the commit graded holds nothing of the student's (nothing by the due date, or only the
+   repository's first commit) while another branch has commits (``extra_data.grader.origin.other_branch``:
+   :mod:`grader.intake.other_branches`); grading that branch is the course's choice;
+3. **could not be graded**: there is no results.json although the gradebook
    lists the assignment, no test ran, or intake and loading reported problems
    (``extra_data.grader.problems``: no files found, a module that cannot be
    imported, a crash or hang at import);
-3. **template unchanged**: every test failed, each on a template stub (a test worth no points that the
+4. **template unchanged**: every test failed, each on a template stub (a test worth no points that the
    template's given code passes, a contract test, does not count)
    (``NotImplementedError``): the student handed in the template as it was,
    or the wrong files.
@@ -32,9 +35,10 @@ from typing import Literal
 from grader.inert import terminal
 from grader.outputs.store import Result
 
-Kind = Literal["grader error", "could not be graded", "look at this", "template unchanged"]
+Kind = Literal["grader error", "work on another branch", "could not be graded", "look at this", "template unchanged"]
 
-KINDS: tuple[Kind, ...] = ("grader error", "could not be graded", "look at this", "template unchanged")
+KINDS: tuple[Kind, ...] = ("grader error", "work on another branch", "could not be graded", "look at this",
+                           "template unchanged")
 """The conditions, most urgent first (the order of the list)."""
 
 MAX_REASON = 300
@@ -99,6 +103,8 @@ def finding(result: Result | None) -> Finding | None:
         return Finding("could not be graded", "no results.json: run `grader grade` again")
     if result.withheld:
         return Finding("grader error", one_line(f"score withheld: {result.withheld}"))
+    if elsewhere := other_branch(result):
+        return Finding("work on another branch", elsewhere)
     if result.problems:
         return Finding("could not be graded", one_line("; ".join(result.problems)))
     tests = result.tests
@@ -118,6 +124,13 @@ def noticed(result: Result | None) -> Finding | None:
     return Finding("look at this", one_line("; ".join(notes))) if notes else None
 
 
+def other_branch(result: Result) -> str:
+    """The evidence that the student's work is on another branch than the one graded, as one inert capped line ("" when
+    the result records none: ``origin.other_branch``, :mod:`grader.intake.other_branches`)."""
+    said = result.origin.get("other_branch")
+    return one_line(said) if isinstance(said, str) and said.strip() else ""
+
+
 def attention_list(findings: Mapping[str, Sequence[tuple[str, Finding]]]) -> list[Attention]:
     """The "needs attention" list: per student, each (condition, reason) once with the assignments it holds in.
 
@@ -125,8 +138,8 @@ def attention_list(findings: Mapping[str, Sequence[tuple[str, Finding]]]) -> lis
         findings: Student id to (assignment id, finding) pairs, in course order.
 
     Returns:
-        The lines (each id as :func:`shown_id` shows it), grader errors first, then submissions that could not be
-        graded, then unchanged templates; by student id within each.
+        The lines (each id as :func:`shown_id` shows it), grader errors first, then work on another branch, then
+        submissions that could not be graded, then unchanged templates; by student id within each.
     """
     lines = []
     for student, found in findings.items():

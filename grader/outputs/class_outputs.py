@@ -2,8 +2,9 @@
 the isolation the workers reported, and what ``grader grade`` prints about them.
 
 :func:`write_class_outputs` takes every student's results from the store (each results.json parsed once: see
-:mod:`grader.outputs.store`) and writes the two tables; :func:`summary_text` and :func:`withheld_message` are the
-terminal's view of a run (student ids and reasons made inert).
+:mod:`grader.outputs.store`) and writes the two tables; :func:`summary_text`, :func:`late_lines`,
+:func:`other_branch_line` and :func:`withheld_message` are the terminal's view of a run (student ids and reasons made
+inert).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from grader.course.config import Assignment
 from grader.inert import terminal
+from grader.outputs.attention import other_branch
 from grader.outputs.formats import write_grade_junit
 from grader.outputs.gradebook import StudentGrade, grade_from_results, table, write_csv
 from grader.outputs.item_analysis import Item, analyse, summary
@@ -137,6 +139,25 @@ def late_lines(store: ResultStore, assignments: list[Assignment], students: list
         if parts:
             lines.append(f"Late work: {a.id}: {'; '.join(parts)}")
     return lines
+
+
+SHOWN = 10
+"""Students named on a line of the terminal before ``...``."""
+
+
+def other_branch_line(store: ResultStore, assignments: list[Assignment], students: list[str]) -> str:
+    """The terminal's line counting the students whose graded commit holds nothing of theirs while another branch of
+    their repository has commits (:func:`grader.outputs.attention.other_branch`), naming them and where the remedy is
+    ("" when there are none)."""
+    found = [s for s in students if any((r := store.get(a.id, s)) is not None and other_branch(r) for a in assignments)]
+    if not found:
+        return ""
+    shown = ", ".join(s[:60] for s in found[:SHOWN]) + (f", ... ({len(found) - SHOWN} more)" if len(found) > SHOWN else "")
+    return terminal(f"Work on another branch: {len(found)} student(s) ({shown}) graded on a branch that holds nothing of "
+                    "theirs by the due date (or only the repository's first commit, the template's) while another "
+                    "branch has commits; graded as it is. Their notes in grades.csv and the report say which branch. "
+                    "Grading that branch is the course's choice: docs/how-to/git-repositories.md, 'Work on another "
+                    "branch'.", keep="")
 
 
 def course_changed_line(changed: dict[str, tuple[str, int]]) -> str:

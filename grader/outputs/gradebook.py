@@ -3,8 +3,9 @@
 ``grades.csv`` has one row per student (a cell a spreadsheet would read as a
 formula starts with an apostrophe; see :mod:`grader.inert`): ``student``, one column per
 assignment (points), ``total``, and ``notes`` (one-line reasons for anything
-that could not be graded, and the templates handed in unchanged: the report's
-:func:`grader.outputs.attention.finding`; never cut, each naming its assignments); and after ``total``, for each
+that could not be graded, the templates handed in unchanged, work on another branch than the one graded and what
+intake asks the instructor to look at: the report's :func:`grader.outputs.attention.finding`; never cut, each naming
+its assignments); and after ``total``, for each
 assignment in course order: when any of its submissions was read from a git repository at a due date,
 ``<id>.commit`` and ``<id>.commit_time`` (the commit graded for that assignment and its time, UTC: a repository per
 student and assignment, or one read at each assignment's due date, gives each its own); when it has a due date
@@ -36,7 +37,7 @@ from grader.course.csv_file import read_csv
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell, terminal
-from grader.outputs.attention import finding
+from grader.outputs.attention import finding, other_branch
 from grader.outputs.store import LateWork, ResultStore
 
 GRADEBOOK_BYTES = 256 * 1024 * 1024
@@ -55,7 +56,8 @@ class StudentGrade:
     Attributes:
         student: The student id.
         scores: Assignment id to (score, max score) in points.
-        notes: One-line reasons for anything that could not be graded or is the template handed in unchanged.
+        notes: One-line reasons for anything that could not be graded, is the template handed in unchanged or was
+            graded on a branch while the work is on another.
         withheld: Assignment id to why its score is withheld (a grader error).
         origins: Assignment id to the commit graded for it, for a submission read from git at a due date:
             ``commit``, ``time`` and ``late``, as checked by :func:`origin_of` (assignments without one left out).
@@ -190,10 +192,12 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
             if result.late.late and not result.withheld:
                 taken = f", {points(result.late.penalty_points)} points taken" if result.late.penalty_points else ""
                 where.setdefault(f"late ({result.late.counted}{taken})", []).append(a.id)
+        if elsewhere := other_branch(result):  # first: it explains the problems and the template below
+            where.setdefault(f"work on another branch: {elsewhere}", []).append(a.id)
         for problem in [*result.problems, *result.attention]:
             where.setdefault(problem, []).append(a.id)
         # what the report's attention list says and the lines above do not: the unchanged template, no test ran
-        found = finding(stored) if stored is not None and not stored.problems else None
+        found = finding(stored) if not stored.problems and not elsewhere else None
         if found is not None and found.kind != "grader error":
             where.setdefault(f"{found.kind}: {found.reason}", []).append(a.id)
     late_commits: dict[str, list[str]] = {}  # first: a late commit, each naming its assignments

@@ -145,5 +145,6 @@ def summary(items: list[Item], count: int = 5) -> str:
     dropped = left_out(items)
     if dropped:
         lines.append(f"  (pass rates leave out the {sum(dropped.values())} result(s), a student on an assignment, that "
-                     "need attention: could not be graded, the unchanged template, or a withheld score)")
+                     "need attention: could not be graded, the unchanged template, work on another branch, or a withheld "
+                     "score)")
     return "\n".join(lines)

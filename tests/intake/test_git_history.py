@@ -17,7 +17,7 @@ import pytest
 
 from grader.course.late_policy import parse_deadline
 from grader.errors import GraderError
-from grader.intake import git_history, git_refs, submission
+from grader.intake import git_history, git_objects, git_refs, submission
 from grader.intake.git_history import is_repository, read_at_deadline, read_at_deadlines
 from grader.intake.submission import read_submission
 
@@ -272,7 +272,7 @@ def test_limits_on_time_and_tags(history: tuple[Path, list[str]], monkeypatch: p
     assert read_at_deadline(repo, DEADLINE).error == "the repository has more than 3 submit tags"
     monkeypatch.setattr(git_refs, "MAX_REFS", 4)
     assert read_at_deadline(repo, DEADLINE).error == ""
-    monkeypatch.setattr(git_history, "GIT_TIMEOUT", 0.0)
+    monkeypatch.setattr(git_objects, "GIT_TIMEOUT", 0.0)
     assert read_at_deadline(repo, DEADLINE).error == "reading the repository took more than 0 s"
 
 
@@ -361,7 +361,7 @@ def test_broken_refs_are_noted_or_an_error(history: tuple[Path, list[str]]) -> N
 def test_no_git_on_path_is_the_graders_problem(history: tuple[Path, list[str]],
                                                monkeypatch: pytest.MonkeyPatch) -> None:
     repo, _ = history
-    monkeypatch.setattr(git_history.shutil, "which", lambda name: None)
+    monkeypatch.setattr(git_objects.shutil, "which", lambda name: None)
     with pytest.raises(GraderError, match="install git"):
         read_at_deadline(repo, DEADLINE)
 
@@ -442,9 +442,9 @@ def test_a_repository_is_read_once_for_all_its_windows(history: tuple[Path, list
     (repo / ".git" / "refs" / "tags" / "submit").mkdir(parents=True, exist_ok=True)
     (repo / ".git" / "refs" / "tags" / "submit" / "garbage").write_text("not an object id\n")
     calls: Counter[tuple[str, ...]] = Counter()
-    run, packed, tags = git_history._Git.run, git_history.packed_refs, git_history.submit_tags
+    run, packed, tags = git_history.Git.run, git_history.packed_refs, git_history.submit_tags
 
-    def counting_run(self: git_history._Git, *args: str, stdin: bytes = b"", limit: int = 1 << 20) -> bytes:
+    def counting_run(self: git_history.Git, *args: str, stdin: bytes = b"", limit: int = 1 << 20) -> bytes:
         calls[args[:1] if args[0] == "ls-tree" else args[:2]] += 1
         return run(self, *args, stdin=stdin, limit=limit)
 
@@ -454,7 +454,7 @@ def test_a_repository_is_read_once_for_all_its_windows(history: tuple[Path, list
             return f(*args)
         return counted
 
-    monkeypatch.setattr(git_history._Git, "run", counting_run)
+    monkeypatch.setattr(git_history.Git, "run", counting_run)
     monkeypatch.setattr(git_history, "packed_refs", counting("packed-refs", packed))
     monkeypatch.setattr(git_history, "submit_tags", counting("submit tags", tags))
     windows = [(DEADLINE, None), (DEADLINE, None), (parse_deadline(ON_TIME_2), None), (parse_deadline(LATE_2), None),
@@ -492,7 +492,7 @@ def test_an_unreadable_repository_is_every_windows_error(history: tuple[Path, li
     errors = [s.error for s in read_at_deadlines(linked, windows)]
     assert len(set(errors)) == 1 and errors[0].startswith(".git is a file or a symbolic link")
     (repo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
-    monkeypatch.setattr(git_history, "GIT_TIMEOUT", 0.0)
+    monkeypatch.setattr(git_objects, "GIT_TIMEOUT", 0.0)
     assert [s.error for s in read_at_deadlines(repo, windows)] == ["reading the repository took more than 0 s"] * 3
 
 

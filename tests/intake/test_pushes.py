@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from checkout import ROOT
-from test_git_history import DEADLINE, LATE, ON_TIME, commit, make_repo, tag
+from test_git_history import DEADLINE, LATE, ON_TIME, commit, git, make_repo, tag
 
 from grader.cli import main
 from grader.errors import ConfigError
@@ -157,9 +157,15 @@ def test_grade_with_pushes_grades_what_was_pushed_and_says_whose_clock_it_used(t
     repo = make_repo(subs / "alice")
     honest = commit(repo, ON_TIME, {"micrograd/__init__.py": "", "micrograd/engine.py": CORRECT})
     commit(repo, BEFORE, {"micrograd/engine.py": CORRECT.replace("def __add__", "def __add__x")})  # backdated
+    bob = make_repo(subs / "bob")  # made from a template (one without code: no sandbox needed); his work on master
+    commit(bob, ON_TIME, {"README.md": "# Assignment 1\n"})
+    git(bob, "checkout", "-q", "-b", "master")
+    work = commit(bob, BEFORE, {"micrograd/engine.py": CORRECT})
+    git(bob, "checkout", "-q", "main")
     pushes = tmp_path / "pushes"
     pushes.mkdir()
     write(pushes / "alice.json", [activity("refs/heads/main", honest, "2026-11-20T22:05:00Z")])
+    write(pushes / "bob.json", [activity("refs/heads/master", work, BEFORE, "branch_creation")])
     status = main(["--course", str(ROOT), "grade", str(subs), "-o", str(tmp_path / "out"), "-a", "value_ops",
                    "--deadline", "2026-11-30T23:59Z", "--pushes", str(pushes), "-j", "1"])
     assert status == 0
@@ -167,6 +173,13 @@ def test_grade_with_pushes_grades_what_was_pushed_and_says_whose_clock_it_used(t
     assert doc["score"] == 40 and doc["extra_data"]["grader"]["origin"]["commit"] == honest
     feedback = (tmp_path / "out" / "value_ops" / "alice" / "feedback.md").read_text()
     assert "the time the server received the push" in feedback
+    # bob: main (the template) graded, as the course says, and said where the work is, on every output
+    assert json.loads((tmp_path / "out" / "value_ops" / "bob" / "results.json").read_text())["score"] == 0
+    assert "Your work is on branch master; the course grades main" in \
+        (tmp_path / "out" / "value_ops" / "bob" / "feedback.md").read_text()
+    book = (tmp_path / "out" / "grades.csv").read_text()
+    assert "value_ops: work on another branch: the graded main holds only the repository's first commit" in book
+    assert "Work on another branch: 1 student(s) (bob)" in capsys.readouterr().err
     write(pushes / "alice.json", None, "[{")
     assert main(["--course", str(ROOT), "grade", str(subs), "-o", str(tmp_path / "out2"), "-a", "value_ops",
                  "--deadline", "2026-11-30T23:59Z", "--pushes", str(pushes)]) == 2
