@@ -1,7 +1,8 @@
 """``grader report GRADED``: the class report, ``GRADED/report.html``.
 
-Besides writing the page, it prints the "needs attention" list (student text
-made inert for the terminal) and how many likely bugs were found.
+Besides writing the page, it prints how many gradebook cells need attention (the count ``grader grade`` prints), the
+start of their list (student text made inert for the terminal), what to do about each kind, and how many likely bugs
+were found.
 """
 
 from __future__ import annotations
@@ -21,16 +22,18 @@ SHOWN = 10
 
 
 def summary(report: ClassReport) -> list[str]:
-    """What the terminal shows of ``report``: the submissions that need attention, and the likely bugs' count."""
-    lines = []
-    if report.attention:
-        lines.append(f"{len(report.attention)} submission issue(s) need attention:")
-        for x in report.attention[:SHOWN]:
-            lines.append(f"  {x.kind}: {terminal(x.student, keep='')} ({', '.join(x.assignments)}): {x.reason}")
-        if len(report.attention) > SHOWN:
-            lines.append(f"  ... and {len(report.attention) - SHOWN} more (see the report)")
-    else:
-        lines.append("Nothing needs attention: every submission was graded.")
+    """What the terminal shows of ``report``: the cells that need attention (:meth:`~grader.outputs.attention.
+    ClassAttention.headline`, as ``grader grade`` counts them), the first lines of their list, what to do about each
+    kind, and the likely bugs' count."""
+    lines = [report.needs.headline()]
+    for x in report.attention[:SHOWN]:
+        lines.append(f"  {x.kind}: {terminal(x.student, keep='')} ({', '.join(x.assignments)}): {x.reason}")
+    if len(report.attention) > SHOWN:
+        lines.append(f"  ... and {len(report.attention) - SHOWN} more line(s) (see the report)")
+    kinds = {x.kind: x.remedy for x in report.attention}
+    if kinds:
+        lines.append("What to do:")
+        lines += [f"  {kind}: {remedy}" for kind, remedy in kinds.items()]
     found = sum(len(lb.attributions) for lb in report.bugs)
     lines.append(f"Likely bugs: {found} student-assignment pair(s) match a catalogued bug "
                  f"({len(report.bugs)} distinct bug(s)).")

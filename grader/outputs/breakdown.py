@@ -99,7 +99,7 @@ class TaskRow:
         tasks: Task label to the student's points on it (empty when not counted).
         public: Points in the public tests.
         hidden: Points in the hidden tests.
-        status: "" when its points are shown, else why not (``withheld``, ``no results``).
+        status: "" when its points are shown, else why not (``withheld``, ``no results``, ``no submission``).
         left_out: "" when its points count in the class means, else why not (``template unchanged``, ``could not
             be graded``): its points are shown all the same.
     """
@@ -174,7 +174,7 @@ def task_table(assignment: Assignment, results: Mapping[str, Sequence[TestEntry]
     Args:
         assignment: The assignment.
         results: Student id (in the gradebook's order) to their tests on it,
-            or to why they are not counted (``"withheld"``, ``"no results"``).
+            or to why they are not counted (``"withheld"``, ``"no results"``, ``"no submission"``).
         left_out: Student id to why their points, shown in their row, are left
             out of the class means (``"template unchanged"``, ``"could not be graded"``).
 

@@ -1,10 +1,11 @@
 """A graded class's own outputs, made from the results store in one pass: ``grades.csv``, ``item_analysis.csv``,
-the isolation the workers reported, and what ``grader grade`` prints about them.
+the isolation the workers reported, the cells that need attention, and what ``grader grade`` prints about them.
 
 :func:`write_class_outputs` takes every student's results from the store (each results.json parsed once: see
-:mod:`grader.outputs.store`) and writes the two tables; :func:`summary_text`, :func:`late_lines`,
-:func:`other_branch_line` and :func:`withheld_message` are the terminal's view of a run (student ids and reasons made
-inert).
+:mod:`grader.outputs.store`), finds the cells that need attention once (:func:`grader.outputs.attention.
+class_attention`, the same count ``grader report`` shows) and writes the two tables; :func:`summary_text`,
+:func:`late_lines`, :func:`other_branch_line` and :func:`withheld_message` are the terminal's view of a run (student
+ids and reasons made inert).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path
 
 from grader.course.config import Assignment
 from grader.inert import terminal
-from grader.outputs.attention import other_branch
+from grader.outputs.attention import ClassAttention, class_attention, other_branch
 from grader.outputs.formats import write_grade_junit
 from grader.outputs.gradebook import StudentGrade, grade_from_results, table, write_csv
 from grader.outputs.item_analysis import Item, analyse, summary
@@ -37,12 +38,14 @@ class ClassOutputs:
         items: Per-test statistics over the class, worst first.
         isolation: What the workers reported of each sandbox layer (:data:`Isolation`).
         junit: The JUnit gradebook, when one was asked for.
+        attention: The gradebook's cells that need attention (what the report lists).
     """
 
     grades: list[StudentGrade] = field(default_factory=list)
     items: list[Item] = field(default_factory=list)
     isolation: Isolation = field(default_factory=dict)
     junit: Path | None = None
+    attention: ClassAttention = field(default_factory=ClassAttention)
 
 
 def folder_class(store: ResultStore, course: list[Assignment], students: list[str]) -> tuple[list[Assignment], list[str]]:
@@ -73,7 +76,8 @@ def write_class_outputs(store: ResultStore, assignments: list[Assignment], stude
                 shown = (text.split(" (")[0] if layer == BACKEND else "on") if status["active"] else text[:200]
                 made.isolation.setdefault(layer, set()).add((status["active"], shown))
     write_csv(store.out / "grades.csv", assignments, made.grades)
-    made.items = analyse(store, assignments, [g.student for g in made.grades])
+    made.attention = class_attention(store, assignments, [g.student for g in made.grades])
+    made.items = analyse(store, assignments, [g.student for g in made.grades], made.attention)
     write_items(store.out / "item_analysis.csv", made.items)
     if junit:
         made.junit = store.out / "grades.junit.xml"
@@ -170,7 +174,8 @@ def summary_text(assignments: list[Assignment], made: ClassOutputs, out: Path, *
                  course_changed: dict[str, tuple[str, int]], seconds: float, jobs: int,
                  book: list[Assignment] | None = None) -> str:
     """What ``grader grade`` prints when it is done: the gradebook table, what the course changed, the counts, where
-    the outputs are, the hardest tests and the sandbox's layers.
+    the outputs are, the hardest tests, the cells that need attention (as ``grader report`` counts them) and the
+    sandbox's layers.
 
     Args:
         assignments: The assignments graded in this run.
@@ -196,5 +201,7 @@ def summary_text(assignments: list[Assignment], made: ClassOutputs, out: Path, *
         lines.append(f"JUnit gradebook: {made.junit}")
     if len(made.grades) > 1:
         lines.append(summary(made.items) + f"\n  (all tests: {out / 'item_analysis.csv'})")
+    lines.append(made.attention.headline() + (f" `grader report {out}` lists them, each with what to do."
+                                              if made.attention.count else ""))
     lines.append(isolation_summary(made.isolation))
     return "\n".join(lines)

@@ -5,9 +5,9 @@ and every ``<assignment>/<student>/results.json``) and renders, with the
 Jinja2 template ``grader/outputs/templates/report.html.j2`` (autoescaped: student ids
 and outputs are untrusted text):
 
-1. *needs attention*: submissions that could not be graded, templates handed
-   in unchanged, and scores withheld because the grader failed
-   (:mod:`grader.outputs.attention`);
+1. *needs attention*: the gradebook's cells (a student on an assignment) that could not be graded, came after the
+   cut-off, have no submission, hold the template unchanged or a score withheld because the grader failed, each with
+   what to do, and their count, the one ``grader grade`` prints (:mod:`grader.outputs.attention`);
 2. per assignment, a histogram of the students' scores (inline SVG) with the
    mean, median and maximum (:mod:`grader.outputs.histogram`);
 3. the points per handout task and in public against hidden tests, for the
@@ -64,10 +64,10 @@ from grader.outputs.attention import (
     MAX_ID,
     MAX_MESSAGE,
     Attention,
+    ClassAttention,
     Finding,
-    attention_list,
-    finding,
-    noticed,
+    Tally,
+    class_attention,
     one_line,
     shown_id,
 )
@@ -152,6 +152,8 @@ class ClassReport:
         late: The "Due dates and late work" section (None without due dates or a roster).
         left_out: Assignment id to how many of its submissions the statistics leave out (they need attention);
             assignments without any are absent.
+        needs: How many cells need attention, found once (:attr:`attention` lists them): its
+            :meth:`~grader.outputs.attention.Tally.headline` is the line ``grader grade`` prints.
     """
 
     assignments: list[Assignment]
@@ -166,6 +168,7 @@ class ClassReport:
     similarity: SimilaritySection | None = None
     late: LateSection | None = None
     left_out: dict[str, int] = field(default_factory=dict)
+    needs: Tally = field(default_factory=Tally)
 
 
 def first_hint(test: TestEntry) -> str:
@@ -219,17 +222,18 @@ class _Assignment:
         return [row] if row is not None and not row.status else []
 
 
-def _assignment(a: Assignment, course: Course, results: Mapping[str, Result | None]) -> _Assignment:
+def _assignment(a: Assignment, course: Course, results: Mapping[str, Result | None], needs: ClassAttention
+                ) -> _Assignment:
     findings: dict[str, Finding] = {}
     counted: dict[str, Sequence[TestEntry] | str] = {}
     eligible: dict[str, list[TestEntry]] = {}
     for student, result in results.items():
-        found = finding(result)
+        found = needs.of(student, a.id) if needs.left_out(student, a.id) else None  # "look at this" still counts
         tests = list(result.tests) if result is not None else []
         if found is not None:
             findings[student] = found
         if result is None:
-            counted[student] = "no results"
+            counted[student] = "no submission" if found is not None and found.kind == "no submission" else "no results"
         elif result.withheld:
             counted[student] = "withheld"
         else:
@@ -264,9 +268,10 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None, ids:
     assignments = [a for a in course.released_assignments(ids) if a.id in header]
     students = [student_id(row["student"], out, [a.id for a in assignments]) for row in rows]
     store = store if store is not None else ResultStore(out)
-    items = analyse(store, assignments, students)
+    needs = class_attention(store, assignments, students)
+    items = analyse(store, assignments, students, needs)
     results = {a.id: {s: store.get(a.id, s) for s in students} for a in assignments}
-    per = {a.id: _assignment(a, course, results[a.id]) for a in assignments}
+    per = {a.id: _assignment(a, course, results[a.id], needs) for a in assignments}
     distributions = [histogram(a, [s for s in (_score(row.get(a.id)) for row, student in zip(rows, students)
                                                if student not in per[a.id].findings) if s is not None],
                                len(per[a.id].findings)) for a in assignments]
@@ -295,14 +300,12 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None, ids:
             one_line(row.get("notes") or "", MAX_NOTES),
             links, sum((r.public for r in counted), Points()), sum((r.hidden for r in counted), Points()),
             [per[a.id].attributions[student] for a in assignments if student in per[a.id].attributions], list(kinds)))
-    findings = {s: [(a.id, seen) for a in assignments
-                    if (seen := per[a.id].findings.get(s) or noticed(results[a.id][s])) is not None] for s in students}
     return ClassReport(
         assignments=assignments,
         distributions=distributions,
         tests=[(_item(it), best_hint.get(it.key, [])) for it in items if it.attempts],
         bugs=likely,
-        attention=attention_list({s: f for s, f in findings.items() if f}),
+        attention=needs.lines(),
         tasks=[per[a.id].table for a in assignments],
         students=table,
         total_points=sum(a.points for a in assignments),
@@ -310,6 +313,7 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None, ids:
         similarity=similarity_section(out),
         late=late_section(assignments, results, students, read_roster(roster) if roster is not None else None),
         left_out={a.id: len(per[a.id].findings) for a in assignments if per[a.id].findings},
+        needs=needs.tally(),
     )
 
 

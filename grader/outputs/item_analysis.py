@@ -7,9 +7,9 @@ methods its failures named most often. ``grader grade`` writes the table to
 instructor sees at once which concepts the class missed.
 
 The statistics count only the submissions graded normally. One that needs attention
-(:func:`grader.outputs.attention.finding`: it could not be graded, as with no files, code that cannot be imported
-or crashes as it loads; it is the template handed in unchanged; or the grader failed and withheld its score) says
-nothing about how hard a test is, so it is left out: of ``students`` (the submissions counted), ``passed``,
+(:func:`grader.outputs.attention.class_attention`: it could not be graded, as with no files, code that cannot be
+imported or crashes as it loads; it is the template handed in unchanged; the grader failed and withheld its score...)
+says nothing about how hard a test is, so it is left out: of ``students`` (the submissions counted), ``passed``,
 ``pass_rate``, ``mean_score`` and ``methods_named``. ``left_out`` says how many of the assignment's submissions
 were left out; they stay in ``grades.csv`` and in the report's "needs attention" list. A test no submission
 counted for (every one was left out) has empty ``pass_rate`` and ``mean_score`` cells and comes last.
@@ -25,7 +25,7 @@ from pathlib import Path
 
 from grader.course.config import Assignment
 from grader.files import write_atomic
-from grader.outputs.attention import MAX_ID, MAX_MESSAGE, finding, one_line
+from grader.outputs.attention import MAX_ID, MAX_MESSAGE, ClassAttention, class_attention, one_line
 from grader.outputs.store import ResultStore
 
 
@@ -69,19 +69,22 @@ class Item:
         return self.total_score / self.attempts if self.attempts else 0.0
 
 
-def analyse(store: ResultStore, assignments: list[Assignment], students: list[str]) -> list[Item]:
+def analyse(store: ResultStore, assignments: list[Assignment], students: list[str],
+            attention: ClassAttention | None = None) -> list[Item]:
     """Per-test statistics over the submissions of ``students`` graded normally, worst pass rate first (ties:
     assignment order); tests no submission counted for come last.
 
-    A submission that needs attention (:func:`grader.outputs.attention.finding`) is left out of every statistic
-    and counted in :attr:`Item.left_out`; its tests still name the assignment's tests.
+    A submission that needs attention (``attention``, the caller's findings on the same folder, assignments and
+    students; None: :func:`grader.outputs.attention.class_attention` finds them) is left out of every statistic and
+    counted in :attr:`Item.left_out`; its tests still name the assignment's tests.
     """
+    attention = attention if attention is not None else class_attention(store, assignments, students)
     items: dict[tuple[str, str], Item] = {}
     for a in assignments:
         left_out, mine = 0, set()
         for student in students:
             result = store.get(a.id, student)
-            counted = finding(result) is None
+            counted = not attention.left_out(student, a.id)
             left_out += not counted
             for t in result.tests if result is not None else ():
                 item = items.setdefault((a.id, t.key), Item(a.id, t.key, t.name, t.task, t.max_score, t.public))
@@ -126,9 +129,10 @@ def write_csv(path: Path, items: list[Item]) -> None:
 
 
 def summary(items: list[Item], count: int = 5) -> str:
-    """The ``count`` tests the class did worst on, one line each with its number of results, and how many submissions
-    were left out (test titles and methods from results.json inert for the terminal:
-    :func:`grader.outputs.attention.one_line`). Tests graded on at least half as many results as the most come
+    """The ``count`` tests the class did worst on, one line each with its number of results, and that the results
+    that need attention were left out (test titles and methods from results.json inert for the terminal:
+    :func:`grader.outputs.attention.one_line`; how many need attention is
+    :meth:`grader.outputs.attention.ClassAttention.headline`'s to say). Tests graded on at least half as many results as the most come
     first: a test only one notebook reached is no measure of the class."""
     lines = ["Tests the class found hardest (pass rate of n results, test, methods named in failures):"]
     counted = [it for it in items if it.attempts]
@@ -142,9 +146,7 @@ def summary(items: list[Item], count: int = 5) -> str:
                      + (f"  [{methods}]" if methods else ""))
     if not counted:
         lines.append("  none: no submission was graded normally")
-    dropped = left_out(items)
-    if dropped:
-        lines.append(f"  (pass rates leave out the {sum(dropped.values())} result(s), a student on an assignment, that "
-                     "need attention: could not be graded, the unchanged template, work on another branch, or a withheld "
-                     "score)")
+    if left_out(items):
+        lines.append("  (pass rates leave out the results that need attention: could not be graded, the unchanged "
+                     "template, work on another branch, a withheld score...)")
     return "\n".join(lines)

@@ -16,6 +16,8 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
+from grader.course.course import Course
+from grader.outputs.class_report import class_data
 
 CORRECT = ROOT / "examples" / "submissions" / "correct_recursive" / "micrograd"
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
@@ -136,6 +138,9 @@ def test_every_boundary_is_applied_to_the_second_in_the_gradebook_and_results(te
     assert 'id="late"' in html and "2026-10-31T23:59:00-04:00" in html
     assert 'data-kind="penalised">4<' in html and 'data-kind="after the cut-off">1<' in html
     assert "Missing (on the roster, no submission): ghost" in html and "Not on the roster: stranger" in html
+    # work after the cut-off needs attention as such: a re-run grades it the same, an extension would change it
+    attention = [(r.kind, r.student) for r in class_data(out, Course(course)).attention]
+    assert attention == [("after the cut-off", "past_cutoff")]
 
     # the roster of course.yaml matches the export too: the final scores go to the LMS, every mismatch is listed
     exported = tmp_path / "scores.csv"

@@ -129,7 +129,35 @@ def test_a_resumed_run_prints_the_same_hardest_tests(tmp_path, capsys):
     assert hardest(again) == hardest(first)
     shown = re.findall(r"^ +(\d+)% of (\d+) +backward: ", hardest(first), re.M)
     assert len(shown) == 5 and shown[0] == ("50", "2")  # of the 2 counted (the template left out), one failed
-    assert "leave out the 1 result(s), a student on an assignment, that need attention" in hardest(first)
+    assert "(pass rates leave out the results that need attention" in hardest(first)
+    assert ("Needs attention: 1 of the 3 gradebook cell(s) (a student on an assignment): 1 template unchanged. "
+            f"`grader report {tmp_path / 'out'}` lists them, each with what to do.") in first
+
+
+HEADLINE = re.compile(r"^(Needs attention: (\d+) of the (\d+) gradebook cell\(s\) \(a student on an assignment\): "
+                      r"[^.]*\.)", re.M)
+
+
+def test_grade_and_report_print_one_count_of_the_cells_that_need_attention(graded_class, tmp_path, capsys):
+    """`grader grade` printed 52 results needing attention and `grader report` 42 for the same folder: the first
+    counted a student's cells (from the pass rates' statistics), the second the lines of its list, where a student's
+    cells with one reason are one line. Both now print the one count of cells, found once."""
+    subs, out = tmp_path / "submissions", tmp_path / "out"
+    shutil.copytree(graded_class.parent / "submissions", subs)
+    shutil.copytree(graded_class, out)
+    assert main(["--course", str(ROOT), "grade", str(subs), "-o", str(out), "-j", "2"]) == 0
+    graded = capsys.readouterr().out
+    assert "Graded 0 submission(s)" in graded  # every result kept: the same folder
+    assert main(["--course", str(ROOT), "report", str(out)]) == 0
+    reported = capsys.readouterr().out
+    (by_grade,), (by_report,) = HEADLINE.findall(graded), HEADLINE.findall(reported)
+    assert by_grade == by_report
+    line, count, cells = by_report
+    report = class_data(out, Course(ROOT))
+    assert int(cells) == len(report.students) * len(report.assignments)
+    assert int(count) == sum(len(x.assignments) for x in report.attention) > len(report.attention)  # cells, not lines
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert f'data-count="{count}">{count} of {cells} gradebook cells need attention</a>' in html
 
 
 LONG = "value_ops: micrograd/engine.py could not be imported: raised SyntaxError: expected ':' (line 34) " * 2

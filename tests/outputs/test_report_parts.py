@@ -2,15 +2,31 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
 from checkout import ROOT
 
 from grader.course.catalogue import Bug
 from grader.course.course import Course
-from grader.outputs.attention import MAX_REASON, Finding, attention_list, finding
+from grader.course.due_dates import DueDate
+from grader.course.late_policy import LatePolicy
+from grader.grading.staging import stale_assignments
+from grader.outputs.attention import (
+    KINDS,
+    MAX_REASON,
+    REMEDIES,
+    ClassAttention,
+    Finding,
+    attention_list,
+    class_attention,
+    finding,
+)
 from grader.outputs.breakdown import task_key, task_table
 from grader.outputs.entries import TestEntry, entries, is_public
 from grader.outputs.likely_bugs import THRESHOLD, attribute, match
-from grader.outputs.store import Result, parse
+from grader.outputs.records import ATTENTION, GradedTest, Stamp, empty_record
+from grader.outputs.store import Result, ResultStore, parse
 
 PUBLIC = "assignments/backward/tests/public/test_backward_public.py::"
 HIDDEN = "assignments/backward/tests/hidden/test_backward_hidden.py::"
@@ -142,7 +158,8 @@ def raw(name: str, status: str, output: str = "", **extra: object) -> dict:
 
 def test_needs_attention_names_grader_errors_ungraded_submissions_and_unchanged_templates():
     stub = "raised NotImplementedError: Task 2.1: implement Value.tanh"
-    assert finding(None) == Finding("could not be graded", "no results.json: run `grader grade` again")
+    assert finding(None).kind == "results missing"  # a folder without a readable results.json
+    assert finding(None, submitted=False).kind == "no submission"  # not even a folder
     # as results.json records it: the test's own error, and the reason for the whole submission
     withheld = results([raw("test_a", "failed", grader_error="internal error (KeyError)")],
                        grader_error="internal error (KeyError)")
@@ -150,10 +167,81 @@ def test_needs_attention_names_grader_errors_ungraded_submissions_and_unchanged_
     assert finding(results([], grader_error="the judge process ended with status 9")).kind == "grader error"
     assert finding(results([], problems=["no micrograd/engine.py in the submission"])) == Finding(
         "could not be graded", "no micrograd/engine.py in the submission")
-    assert finding(results([])) == Finding("could not be graded", "no test ran")
+    assert finding(results([])).kind == "no test ran"
     assert finding(results([raw("test_a", "failed", stub), raw("test_b", "failed", stub)])).kind == "template unchanged"
     assert finding(results([raw("test_a", "failed", stub), raw("test_b", "passed")])) is None  # partly done
     assert finding(results([raw("test_a", "failed", stub), raw("test_b", "failed", "raised ValueError")])) is None
+
+
+def stub_test(name: str, passed: bool = False) -> GradedTest:
+    return GradedTest(key=HIDDEN + name, name=name, task="2.1", max_score=1.0, score=float(passed),
+                      status="passed" if passed else "failed", visibility="visible", public=False,
+                      output="" if passed else "Value.tanh: your code raised NotImplementedError",
+                      methods=[], about=[], hints=[], internal_error="", grader_error="", duration=0.1,
+                      slowest_call=None)
+
+
+RERUN = "run `grader grade` again"
+
+
+def test_each_kind_of_attention_carries_the_remedy_that_fits_it(tmp_path):
+    """A cell with no submission is not fixed by a re-run (it said "run `grader grade` again"); each kind's remedy
+    says what does fix it, and "run again" only where the next run does grade the cell again."""
+    (backward,) = Course(ROOT).assignments(["backward"])
+    due = datetime(2026, 11, 30, 23, 59, tzinfo=ZoneInfo("Europe/Paris"))
+    late = DueDate(due, due, LatePolicy(penalty=0.1, cutoff=3 * 86400)).terms(due + timedelta(days=4), "a push")
+    assert not late["graded"]
+    store = ResultStore(tmp_path)
+
+    elsewhere = "the graded main holds only the repository's first commit, while master has 1 commit not in it"
+
+    def write(student: str, **record: object) -> None:
+        store.write(backward, student, {**empty_record(), **record},  # type: ignore[typeddict-item]
+                    Stamp(fingerprint="f", course={}, origin={"other_branch": elsewhere} if student == "branch" else {},
+                          late=late if student == "late" else None))
+
+    write("withheld", grader_error="the judge process ended with status 9")
+    (tmp_path / "backward" / "stopped").mkdir()  # a run stopped before its results.json was written
+    (tmp_path / "backward" / "stopped" / "feedback.md").write_text("# partial\n")
+    write("late", error=late["sentence"])  # as the batch writes work after the cut-off: never staged
+    write("missing", error="missing micrograd/engine.py (looked for engine.py in a micrograd/ folder)")
+    write("empty")
+    write("template", tests=[stub_test("test_a"), stub_test("test_b")])
+    write("branch", tests=[stub_test("test_a"), stub_test("test_b")])  # the template, graded on main
+    write("copied", tests=[stub_test("test_a", passed=True)], notes=[f"{ATTENTION}the answers file names bob"])
+    students = ["absent", "withheld", "stopped", "late", "missing", "empty", "template", "branch", "copied"]
+
+    found = class_attention(store, [backward], students)
+    kinds = {s: found.of(s, "backward").kind for s in students}
+    assert kinds == {"absent": "no submission", "withheld": "grader error", "stopped": "results missing",
+                     "late": "after the cut-off", "missing": "could not be graded", "empty": "no test ran",
+                     "template": "template unchanged", "branch": "work on another branch", "copied": "look at this"}
+    assert [s for s in students if found.left_out(s, "backward")] == students[:-1]  # a copied file is still graded
+    assert set(REMEDIES) == set(KINDS) == set(kinds.values())
+    absent = found.of("absent", "backward")
+    assert f"{absent.reason}: {absent.remedy}" == ("no repository or submission for this student: check they accepted "
+                                                   "the assignment / are still enrolled; nothing to grade")
+    assert "extension" in found.of("late", "backward").remedy
+    assert "ask the student" in found.of("template", "backward").remedy
+    assert "merge it into the graded branch" in found.of("branch", "backward").remedy
+    assert "evidence for a person, not a verdict" in found.of("copied", "backward").remedy
+    # "run again" is said exactly where the next `grader grade` grades the cell again; elsewhere it would change nothing
+    again = stale_assignments(store, [backward], "x", {"backward": "f"}, {"backward": {}})
+    regraded = {s for s in students[1:] if stale_assignments(store, [backward], s, {"backward": "f"}, {"backward": {}})}
+    assert again == {"backward": "new"} and regraded == {"withheld", "stopped"}
+    assert {s for s in students if RERUN in found.of(s, "backward").remedy} == regraded
+    lines = {x.kind: x.remedy for x in found.lines()}  # each line of the list carries its kind's remedy
+    assert lines == {kind: REMEDIES[kind] for kind in KINDS}
+
+
+def test_the_count_is_of_cells_though_the_list_groups_a_students_cells_with_one_reason():
+    broken, stubs = Finding("could not be graded", "syntax error"), Finding("template unchanged", "stubs")
+    found = ClassAttention(cells=9, findings={"zed": [("value_ops", broken), ("backward", broken)],
+                                              "amy": [("backward", stubs)]})
+    assert len(found.lines()) == 2 and found.count == 3  # zed's two cells are one line
+    assert found.headline() == ("Needs attention: 3 of the 9 gradebook cell(s) (a student on an assignment): "
+                                "2 could not be graded, 1 template unchanged.")
+    assert ClassAttention(cells=9).headline() == "Nothing needs attention: all 9 gradebook cell(s) were graded normally."
 
 
 def test_reasons_quote_the_submission_capped_and_inert():
