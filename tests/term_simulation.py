@@ -1,4 +1,4 @@
-"""A whole term, simulated: seven assignments handed out weekly, a class of git repositories with the server's push
+"""A whole term, simulated: eight assignments (the last a concept check) handed out weekly, a class of git repositories with the server's push
 records, a roster, extensions, and the scores the policy gives, computed here without the grader.
 
 The course runs as Classroom 50 runs one: each assignment is its own repository per student
@@ -13,8 +13,14 @@ push the reference on time; some within the grace period, one or two started day
 backdated commit pushed late; some hand in the template; one has an extension on every assignment, one on one
 assignment (given by their GitHub name); one has no push record (dated by their commit dates: always on time); one
 hands in a folder a TA copied without its times; one never hands in anything; the first's course id changes before
-the fourth week (the roster's ``previous``), her later repositories named by the new one. :meth:`Term.expected` computes each final score from the policy by itself, for the tests and
-``bench/term.py`` to compare with the grader's gradebook and the filled Canvas file.
+the fourth week (the roster's ``previous``), her later repositories named by the new one, her concept check's
+``student:`` line her new id and its numbers still drawn from her first (as the docs say); one student pushes one
+assignment to another branch (``master``, while the repository's HEAD is ``main``: graded as the template it holds,
+0, and said); one hands in a classmate's answers file (its ``student:`` line names the classmate: the numbers are
+hers, so its number questions are wrong, and said). The concept check's right answers are worked out at each
+student's numbers by :mod:`concept_answers` (hand formulas). :meth:`Term.expected` computes each final score from the
+policy by itself, for the tests and ``bench/term.py`` to compare with the grader's gradebook and the filled Canvas
+file; :meth:`Term.evidence` says what each anomaly's student must find in their gradebook notes.
 """
 
 from __future__ import annotations
@@ -32,11 +38,19 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import yaml
+from concept_answers import QUESTIONS, right_answers
 
 ZONE = ZoneInfo("America/New_York")
-ORDER = ("value_ops", "backward", "mlp", "forward_mode", "graph", "classifier", "gradcheck")
+ORDER = ("value_ops", "backward", "mlp", "forward_mode", "graph", "classifier", "gradcheck", "checkpoint")
 POINTS = {"value_ops": 40, "backward": 50, "mlp": 40, "forward_mode": 40, "graph": 30, "classifier": 50,
-          "gradcheck": 40}
+          "gradcheck": 40, "checkpoint": 12}
+CONCEPT = "checkpoint"
+NUMBER_POINTS = sum(q.points for q in QUESTIONS.values() if q.params)
+"""The concept check's points on questions whose answer depends on the student's numbers."""
+BRANCH = ("s02", "classifier")
+"""Who pushes which assignment to ``master`` instead of ``main``."""
+COPIER = ("s02", "s04")
+"""Who hands in whose concept-check answers file."""
 FIRST_DUE = datetime(2026, 9, 13, 23, 59, tzinfo=ZONE)  # Sundays, all before New York's clocks change (1 November)
 POLICY = {"grace": "15m", "penalty": "10%", "per": "day", "cap": "50%", "cutoff": "3d"}
 CANVAS_POINTS = {"value_ops": 100}
@@ -44,7 +58,7 @@ CANVAS_POINTS = {"value_ops": 100}
 H = timedelta(hours=1)
 BEHAVIOURS = ("on_time", "grace", "one_day", "two_days", "after_cutoff", "template", "backdated", "on_time",
               "on_time", "on_time")
-"""What a student does on an assignment, drawn in turn (``(student + week) % len``): two students over the seven
+"""What a student does on an assignment, drawn in turn (``(student + week) % len``): two students over the eight
 weeks meet every kind of late work; a class is mostly on time."""
 
 
@@ -62,13 +76,17 @@ class Student:
 @dataclass(frozen=True)
 class Push:
     """One push of a student's work on one assignment: when the server received it, the commit's own date, and what
-    it holds (``reference``: the solution, full points; ``template``: the untouched stubs, no points)."""
+    it holds (``reference``: the solution, full points; ``template``: the untouched stubs, no points), on which branch,
+    and for the concept check, whose answers file (``answers``: the id its numbers were worked out for, and its
+    ``student:`` line)."""
 
     student: str
     assignment: str
     pushed: datetime
     committed: datetime
     content: str
+    branch: str = "main"
+    answers: tuple[str, str] = ("", "")
 
 
 @dataclass
@@ -163,6 +181,18 @@ class Term:
                 self.pushes.append(self._push(s.id, aid, kind, own))
         return self
 
+    def _hand_in(self, folder: Path, p: Push) -> None:
+        """Write what push ``p`` holds into ``folder`` (the package, and for the concept check its answers file)."""
+        source = self.checkout / ("reference" if p.content == "reference" else "student_template") / "micrograd"
+        shutil.rmtree(folder / "micrograd", ignore_errors=True)
+        shutil.copytree(source, folder / "micrograd", copy_function=shutil.copy,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        if p.assignment == CONCEPT and p.content == "reference":
+            numbers, line = p.answers
+            (folder / "answers").mkdir(exist_ok=True)
+            (folder / "answers" / "checkpoint.yaml").write_text(
+                yaml.safe_dump({**right_answers(numbers), "student": line}), encoding="utf-8")
+
     def _write_roster(self, week: int) -> None:
         """The roster as it is at week ``week``'s grading (the renamed student under her new id from its week on)."""
         with open(self.course / "term" / "roster.csv", "w", encoding="utf-8", newline="") as f:
@@ -187,8 +217,12 @@ class Term:
               "two_days": due + 30 * H, "after_cutoff": due + timedelta(days=3, hours=2), "template": due - 3 * H,
               "backdated": due + 7 * H, "extension": own - H}[kind]
         committed = due - 20 * H if kind == "backdated" else at  # a commit dated before the due date, pushed after
+        week = ORDER.index(aid) + 1
+        copied = COPIER[0] == sid and aid == CONCEPT
+        answers = (COPIER[1], COPIER[1]) if copied else (sid, self.roster_id(sid, week))  # her first id's numbers
         return Push(sid, aid, at.astimezone(timezone.utc), committed.astimezone(timezone.utc),
-                    "template" if kind == "template" else "reference")
+                    "template" if kind == "template" else "reference",
+                    branch="master" if (sid, aid) == BRANCH else "main", answers=answers)
 
     def student(self, sid: str) -> Student:
         return next(s for s in self.roster if s.id == sid)
@@ -220,20 +254,25 @@ class Term:
                 continue
             self.applied.add(i)
             s = self.student(p.student)
-            source = self.checkout / ("reference" if p.content == "reference" else "student_template") / "micrograd"
             if s.id == self.copied:  # handed in by e-mail, copied into place by a TA without its times (cp -r)
                 folder = self.repos / p.assignment / self.repo(s, p.assignment)
                 shutil.rmtree(folder, ignore_errors=True)
-                shutil.copytree(source, folder / "micrograd", copy_function=shutil.copy,
-                                ignore=shutil.ignore_patterns("__pycache__"))
+                folder.mkdir(parents=True)
+                self._hand_in(folder, p)
                 continue
             repo = self.repos / p.assignment / self.repo(s, p.assignment)
-            commit = _git_commit(repo, source, p.committed, f"{p.assignment} work")
+            if p.branch != "main":
+                _git(repo, p.committed, "switch", "-q", "-c", p.branch)
+            self._hand_in(repo, p)
+            commit = _git_commit(repo, p.committed, f"{p.assignment} work")
+            if p.branch != "main":  # the repository's HEAD stays main, as the server's does
+                _git(repo, p.committed, "switch", "-q", "main")
             if s.id != self.unrecorded:
                 path = self.records / p.assignment / f"{self.repo(s, p.assignment)}.json"
                 records = json.loads(path.read_text(encoding="utf-8"))
                 records.insert(0, {"id": len(records) + 1, "before": "0" * 40, "after": commit,
-                                   "ref": "refs/heads/main", "activity_type": "push",
+                                   "ref": f"refs/heads/{p.branch}",
+                                   "activity_type": "push" if p.branch == "main" else "branch_creation",
                                    "timestamp": p.pushed.strftime("%Y-%m-%dT%H:%M:%SZ"), "actor": {"login": s.github}})
                 _write_records(path, records)  # GitHub lists the newest first
 
@@ -248,13 +287,16 @@ class Term:
         the cut-off, late; else the last push, not graded), its lateness in started days (a day is 24 hours here:
         no clock change in the term) past a 15-minute grace, 10% of the points a day, at most 50%; after the cut-off,
         0. The folder copied without its times is graded without its due date; the repository without push records
-        is dated by its commits (always on time)."""
+        is dated by its commits (always on time). Work pushed to another branch is not graded: the repository's
+        main holds the template, on time (0). A concept check's answers at another student's numbers lose the
+        points of every number question (the others are the same for everyone)."""
         scores: dict[str, dict[str, float | None]] = {}
         for s in self.roster:
             mine: dict[str, float | None] = {}
             for k, aid in enumerate(ORDER[:min(week, len(ORDER))], start=1):
                 now = self.run_time(min(k + 1, week) if self.provisional else k)  # the last run that graded it
-                got = [p for p in self.pushes if p.student == s.id and p.assignment == aid and p.pushed <= now]
+                got = [p for p in self.pushes if p.student == s.id and p.assignment == aid and p.pushed <= now
+                       and p.branch == "main"]
                 if s.id == self.never:
                     mine[aid] = None
                     continue
@@ -263,14 +305,14 @@ class Term:
                     mine[aid] = 0.0
                     continue
                 if s.id == self.copied:
-                    mine[aid] = raw if got[-1].content == "reference" else 0.0
+                    mine[aid] = self._raw(got[-1])
                     continue
                 own = self.due(aid) + timedelta(days=self.extra_days.get((s.id, aid), 0))
                 cutoff = own + timedelta(days=3)
                 dated = [(p.committed if s.id == self.unrecorded else p.pushed, p) for p in got]
                 before = [dp for dp in dated if dp[0] <= own] or [dp for dp in dated if dp[0] <= cutoff] or dated[-1:]
                 when, p = before[-1]
-                raw = raw if p.content == "reference" else 0.0
+                raw = self._raw(p)
                 seconds = math.ceil((when - own).total_seconds())
                 if seconds <= 0 or seconds <= 15 * 60:
                     mine[aid] = raw
@@ -281,6 +323,27 @@ class Term:
                     mine[aid] = round(max(0.0, raw - min(0.5, 0.1 * days) * POINTS[aid]), 4)
             scores[s.id] = mine
         return scores
+
+    def _raw(self, p: Push) -> float:
+        """The tests' points of what push ``p`` holds, before any late penalty."""
+        if p.content != "reference":
+            return 0.0
+        if p.assignment == CONCEPT and p.answers[0] != p.student:  # right at another student's numbers
+            return float(POINTS[CONCEPT] - NUMBER_POINTS)
+        return float(POINTS[p.assignment])
+
+    def evidence(self, week: int) -> dict[str, list[str]]:
+        """What the gradebook's notes must say by week ``week`` (roster id to phrases): work on another branch, an
+        answers file naming a classmate."""
+        said: dict[str, list[str]] = {}
+        who, aid = BRANCH
+        if ORDER.index(aid) < week:
+            said.setdefault(self.roster_id(who, week), []).append(f"{aid}: work on another branch: ")
+        who, whose = COPIER
+        if ORDER.index(CONCEPT) < week:
+            said.setdefault(self.roster_id(who, week), []).append(
+                f"{CONCEPT}: the answers file says student: '{whose}', which is {whose} on the roster, another student")
+        return said
 
     def canvas_export(self, week: int) -> str:
         """Canvas's gradebook export as Canvas writes it when the first ``week`` assignments exist there: a header,
@@ -316,6 +379,14 @@ def gradebook_differences(term: Term, week: int) -> list[str]:
             if (want is None and got != "") or (want is not None and (got == "" or abs(float(got) - want) > 1e-6)):
                 wrong.append(f"week {week}: gradebook {sid} {aid}: {got!r}, by the policy {want}")
     return wrong
+
+
+def missing_evidence(term: Term, week: int) -> list[str]:
+    """Every phrase of :meth:`Term.evidence` the gradebook's notes do not hold after week ``week``."""
+    with open(term.out / "grades.csv", encoding="utf-8") as f:
+        notes = {r["student"]: r["notes"] for r in csv.DictReader(f)}
+    return [f"week {week}: {who}'s notes lack {phrase!r}: {notes.get(who)!r}" for who, phrases in
+            term.evidence(week).items() for phrase in phrases if phrase not in notes.get(who, "")]
 
 
 def canvas_differences(term: Term, week: int, filled: str) -> list[str]:
@@ -370,9 +441,7 @@ def _git_init(repo: Path, template: Path, when: datetime) -> None:
     _git(repo, when, "commit", "-q", "-m", "Initial commit from the template")
 
 
-def _git_commit(repo: Path, source: Path, when: datetime, message: str) -> str:
-    shutil.rmtree(repo / "micrograd")
-    shutil.copytree(source, repo / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
+def _git_commit(repo: Path, when: datetime, message: str) -> str:
     (repo / "micrograd" / "NOTES.md").write_text(f"{message} at {when.isoformat()}\n", encoding="utf-8")
     _git(repo, when, "add", "-A")
     _git(repo, when, "commit", "-q", "-m", message)

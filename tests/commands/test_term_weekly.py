@@ -1,4 +1,4 @@
-"""A term as a course lives it, end to end: seven assignments handed out week by week, each graded after its cut-off
+"""A term as a course lives it, end to end: eight assignments (the last a concept check) handed out week by week, each graded after its cut-off
 into the course's one output folder, the class report made and Canvas's gradebook filled every week, and every
 score, in the gradebook and in Canvas, equal to what the late policy gives, computed without the grader
 (:mod:`term_simulation`; ``bench/term.py`` runs the same term with 40 students and provisional weekly grading).
@@ -10,16 +10,28 @@ import shutil
 
 import pytest
 from checkout import ROOT
-from term_simulation import ORDER, Term, canvas_differences, canvas_week, gradebook_differences
+from term_simulation import (
+    BRANCH,
+    COPIER,
+    ORDER,
+    Term,
+    canvas_differences,
+    canvas_week,
+    gradebook_differences,
+    missing_evidence,
+)
 
 from grader.cli import main
+from grader.course.course import Course
+from grader.outputs.class_report import class_data
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 STUDENTS = 7
-"""Two students who rotate through every behaviour over the seven weeks (on time, within the grace period, one and two
+"""Two students who rotate through every behaviour over the eight weeks (on time, within the grace period, one and two
 started days late, after the cut-off, the template, a backdated commit pushed late), and five with one story each:
 an extension on everything, one extension given by GitHub name, no push record, a folder copied without its times,
-never handed in; the first's course id changes before the fourth week."""
+never handed in; the first's course id changes before the fourth week; the second pushes one assignment to another
+branch and hands in the fourth's concept-check answers file. Half the repositories are named by GitHub user."""
 
 
 def test_a_whole_term_graded_week_by_week_into_one_folder_matches_the_policy_in_the_gradebook_and_canvas(
@@ -64,6 +76,12 @@ def test_a_whole_term_graded_week_by_week_into_one_folder_matches_the_policy_in_
 
         assert gradebook_differences(term, week) == []
         assert canvas_differences(term, week, filled.read_text(encoding="utf-8")) == []
+        assert missing_evidence(term, week) == []
+        attention = {(x.kind, x.student, x.assignments) for x in class_data(term.out, Course(term.course)).attention}
+        if ORDER.index(BRANCH[1]) < week:  # the report names what the gradebook's notes say
+            assert ("work on another branch", BRANCH[0], (BRANCH[1],)) in attention
+        if ORDER.index("checkpoint") < week:
+            assert ("look at this", COPIER[0], ("checkpoint",)) in attention
 
     # the last week: every assignment in one gradebook, every late decision counted with its evidence
     rows = (term.out / "grades.csv").read_text(encoding="utf-8").splitlines()
