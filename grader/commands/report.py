@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.commands import CourseArgs, ExitCode, course_of
+from grader.course.roster import MISSING_REMEDY
 from grader.inert import terminal
 from grader.outputs.class_report import ClassReport, class_data, save_report
 
@@ -30,6 +31,9 @@ def summary(report: ClassReport) -> list[str]:
         lines.append(f"  {x.kind}: {terminal(x.student, keep='')} ({', '.join(x.assignments)}): {x.reason}")
     if len(report.attention) > SHOWN:
         lines.append(f"  ... and {len(report.attention) - SHOWN} more line(s) (see the report)")
+    if report.late is not None and report.late.missing:
+        lines.append(f"On the roster with no submission in this folder: {terminal(', '.join(report.late.missing), keep='')}"
+                     f" ({MISSING_REMEDY})")
     kinds = {x.kind: x.remedy for x in report.attention}
     if kinds:
         lines.append("What to do:")

@@ -33,6 +33,10 @@ NAMES = ("student", "github", "previous")
 """The columns whose values name a student's submission (matched without regard to case)."""
 
 
+MISSING_REMEDY = "no repository or submission: check they accepted the assignment and are still enrolled; nothing to grade"
+"""What to do about a roster student with no submission (a re-run cannot help: there is nothing to grade)."""
+
+
 @dataclass(frozen=True)
 class Student:
     """One row of the roster (every value stripped; "" when the column is absent or empty)."""
@@ -83,8 +87,8 @@ class Matching:
         """One line for each kind of mismatch: submissions the roster does not know, roster students with no
         submission, and students several submissions claim."""
         lines = [f"graded but not on the roster: {', '.join(self.unknown)}"] if self.unknown else []
-        lines += [f"on the roster with no grades (missing): {', '.join(s.student for s in self.missing)}"
-                  ] if self.missing else []
+        lines += [f"on the roster with no grades (missing): {', '.join(s.student for s in self.missing)} "
+                  f"({MISSING_REMEDY})"] if self.missing else []
         lines += [f"{sid} is claimed by several submissions ({', '.join(ids)})" for sid, ids in self.claimed_twice.items()]
         return lines
 

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from grader.course.config import Assignment
+from grader.course.roster import MISSING_REMEDY
 from grader.inert import terminal
 from grader.outputs.store import Result, ResultStore
 
@@ -82,7 +83,7 @@ REMEDIES: dict[Kind, str] = {
                     "submissions naming one student is evidence for a person, not a verdict)",
     "template unchanged": "ask the student for their work: they handed in the template as it was, or the wrong "
                           "files; grading again gives the same",
-    "no submission": "check they accepted the assignment / are still enrolled; nothing to grade",
+    "no submission": MISSING_REMEDY,
 }
 """What to do about each kind (the report shows it beside each line, and ``grader report`` once per kind)."""
 
@@ -95,7 +96,7 @@ MAX_MESSAGE = 400
 """Characters of a message from results.json shown (a hint, a test's title or key, a late sentence)."""
 
 TEMPLATE_REASON = "every test failed on a template stub (NotImplementedError): nothing was implemented"
-NO_SUBMISSION_REASON = "no repository or submission for this student"
+NO_SUBMISSION_REASON = "nothing of this student was graded on it in this folder"
 MISSING_REASON = "its folder holds no readable results.json"
 NO_TEST_REASON = "the judge recorded no test and no reason"
 

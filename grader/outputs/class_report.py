@@ -57,7 +57,7 @@ from grader import __version__
 from grader.course.catalogue import Bug, load_bugs
 from grader.course.config import Assignment
 from grader.course.course import Course
-from grader.course.roster import read_roster
+from grader.course.roster import MISSING_REMEDY, read_roster
 from grader.files import write_atomic
 from grader.inert import terminal
 from grader.outputs.attention import (
@@ -337,7 +337,7 @@ def render_report(report: ClassReport) -> str:
     env.filters["points"] = points
     context = {f.name: getattr(report, f.name) for f in fields(report)}
     return env.get_template("report.html.j2").render(
-        **context, width=WIDTH, height=HEIGHT, left=LEFT, right=RIGHT, top=TOP, bottom=BOTTOM, version=__version__,
+        **context, missing_remedy=MISSING_REMEDY, width=WIDTH, height=HEIGHT, left=LEFT, right=RIGHT, top=TOP, bottom=BOTTOM, version=__version__,
         generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     )
 

@@ -73,6 +73,11 @@ def test_a_whole_term_graded_week_by_week_into_one_folder_matches_the_policy_in_
         else:
             assert "value_ops: scaled from 40 points to the Canvas column's 100" in printed.out
         assert f"on the roster with no grades (missing): {term.never}" in printed.err
+        # a student with no repository: said with what can help (a re-run cannot), by grade, report and its page
+        remedy = "(no repository or submission: check they accepted the assignment and are still enrolled; nothing"
+        assert f"Roster: on the roster with no grades (missing): {term.never} {remedy}" in err
+        assert f"On the roster with no submission in this folder: {term.never} {remedy}" in printed.out
+        assert f'<span class="who">{term.never}</span>: no repository or submission' in html
 
         assert gradebook_differences(term, week) == []
         assert canvas_differences(term, week, filled.read_text(encoding="utf-8")) == []

@@ -219,8 +219,9 @@ def test_each_kind_of_attention_carries_the_remedy_that_fits_it(tmp_path):
     assert [s for s in students if found.left_out(s, "backward")] == students[:-1]  # a copied file is still graded
     assert set(REMEDIES) == set(KINDS) == set(kinds.values())
     absent = found.of("absent", "backward")
-    assert f"{absent.reason}: {absent.remedy}" == ("no repository or submission for this student: check they accepted "
-                                                   "the assignment / are still enrolled; nothing to grade")
+    assert f"{absent.reason}: {absent.remedy}" == ("nothing of this student was graded on it in this folder: no repository "
+                                                   "or submission: check they accepted the assignment and are still "
+                                                   "enrolled; nothing to grade")
     assert "extension" in found.of("late", "backward").remedy
     assert "ask the student" in found.of("template", "backward").remedy
     assert "merge it into the graded branch" in found.of("branch", "backward").remedy
