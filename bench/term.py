@@ -28,7 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from term_simulation import ORDER, Term, canvas_differences, canvas_week, gradebook_differences  # noqa: E402
+from term_simulation import (  # noqa: E402
+    ORDER,
+    Term,
+    canvas_differences,
+    canvas_week,
+    gradebook_differences,
+    missing_evidence,
+)
 
 from grader.cli import main as grader  # noqa: E402
 
@@ -81,10 +88,10 @@ def main(argv: list[str] | None = None) -> int:
             seconds = week(term, k, args.jobs)
             total += seconds["cycle"]
             print(f"week {k}: " + ", ".join(f"{step} {s:.1f} s" for step, s in seconds.items()))
-            wrong += gradebook_differences(term, k)
+            wrong += gradebook_differences(term, k) + missing_evidence(term, k)
             wrong += canvas_differences(term, k, (root / f"filled-week{k}.csv").read_text(encoding="utf-8"))
         print(f"the term's {term.weeks} cycles: {total:.1f} s; {len(wrong)} gradebook or Canvas cell(s) differ from the "
-              "policy")
+              "policy or lack their evidence")
         for line in wrong[:20]:
             print("  " + line)
     return 1 if wrong else 0

@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from grader.course.course import Course
+from grader.course.roster import MISSING_REMEDY
 from grader.errors import ConfigError, GraderError
 from grader.grading.term_check import load_term_inputs
 
@@ -89,7 +90,7 @@ def test_the_command_line_names_other_files_a_deadline_and_unreleased_work(cours
     assert term.override == datetime(2026, 12, 1, 12, 0, tzinfo=PARIS)  # in the course's time zone
     assert [s.student for s in term.roster] == ["alice", "bob", "carol"] and term.roster_file == other
     assert term.roster_problems(["alice", "mallory"]) == [
-        "graded but not on the roster: mallory", "on the roster with no grades (missing): bob, carol"]
+        "graded but not on the roster: mallory", f"on the roster with no grades (missing): bob, carol ({MISSING_REMEDY})"]
     assert term.due_lines()[0].startswith("Due: a2 2026-12-01T12:00:00+01:00 (2026-12-01T11:00:00Z, --deadline)")
 
 

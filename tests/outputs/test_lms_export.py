@@ -11,7 +11,7 @@ import pytest
 from checkout import ROOT
 
 from grader.cli import main
-from grader.course.roster import match, read_roster
+from grader.course.roster import MISSING_REMEDY, match, read_roster
 from grader.errors import ConfigError, GraderError
 from grader.outputs.lms_export import Gradebook, fill_canvas, moodle_csv, plain_csv
 
@@ -153,7 +153,7 @@ def test_moodle_and_plain_csv_write_every_roster_student_and_list_the_rest(tmp_p
     assert moodle_csv(book(), roster, "idnumber").text.splitlines()[1] == "2026001,40,50"
     problems = moodle.problems()
     assert "graded but not on the roster: mallory" in problems
-    assert "on the roster with no grades (missing): carol, dave" in problems
+    assert f"on the roster with no grades (missing): carol, dave ({MISSING_REMEDY})" in problems
     plain = list(csv.reader(io.StringIO(plain_csv(book(), roster).text)))
     assert plain[0] == ["student", "name", "email", "sis_id", "section", "github", "value_ops", "backward", "total"]
     assert plain[1][:2] == ["alice", "Liddell, Alice"] and plain[1][-1] == "90"

@@ -15,7 +15,7 @@ from test_lms_export import ROSTER  # the same four students
 
 from grader.cli import main
 from grader.course.course import Course
-from grader.course.roster import read_roster
+from grader.course.roster import MISSING_REMEDY, read_roster
 from grader.outputs.lms_export import Gradebook, fill_canvas
 
 GRADES = ("student,value_ops,backward,total,notes\n"
@@ -296,7 +296,7 @@ def test_a_weekly_canvas_export_holding_assignments_1_to_3_is_filled_from_a_grad
         f"  note: skipped, no Canvas column yet: {', '.join(f'{aid} ({t!r})' for aid, t in later.items())}\n"
         f"  note: the Canvas file's assignment columns: {columns} (--column ID=TITLE fills one of another title)\n"
         "  not exported: graded but not on the roster: mallory\n"
-        "  not exported: on the roster with no grades (missing): dave\n"
+        f"  not exported: on the roster with no grades (missing): dave ({MISSING_REMEDY})\n"
         "  not exported: in the LMS file but not on the roster: Eve Outsider (line 7)\n"
         "  not exported: on the roster but not in the Canvas file: dave\n"
         "  not filled: backward: no score in grades.csv (withheld, or never graded): bob (line 5)\n"
