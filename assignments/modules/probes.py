@@ -224,10 +224,27 @@ class StandIn:
         return f"{self.kind}({self.params[0].data if self.params else ''})"
 
 
-def stand_ins(specs: list[list[Any]], calls: list[int], value_cls: Any) -> list[Any]:
-    """The stand-in modules of ``specs`` (``[kind, number]`` each; a nested list of specs is a ``Sequential`` of
-    them, made by the student's class)."""
-    return [StandIn(s[0], s[1] if len(s) > 1 else None, k, calls, value_cls) for k, s in enumerate(specs)]
+def stand_ins(specs: list[list[Any]], calls: list[int], value_cls: Any, module: type | None = None) -> list[Any]:
+    """The stand-in modules of ``specs`` (``[kind, number]`` each), instances of the student's ``module`` class too
+    when it is given (a ``parameters()`` that walks a module's attributes for Values and modules finds them)."""
+    cls = _as_module(module) if module is not None else StandIn
+    return [cls(s[0], s[1] if len(s) > 1 else None, k, calls, value_cls) for k, s in enumerate(specs)]
+
+
+def _as_module(module: type) -> type:
+    """:class:`StandIn` as a subclass of the student's ``Module`` too (its own methods first), its ``__init__``
+    running the student's ``Module.__init__()`` before its own (a ``__setattr__`` may need what that sets); plain
+    :class:`StandIn` when the student's class cannot be subclassed."""
+    def __init__(self: Any, *args: Any) -> None:
+        try:
+            module.__init__(self)
+        except Exception:  # a Module.__init__ that needs arguments: the stand-in keeps its own state only
+            pass
+        StandIn.__init__(self, *args)
+    try:
+        return _subclass((StandIn, module), "StandIn", {"__init__": __init__, "__module__": StandIn.__module__})
+    except Exception:  # the student's metaclass or __init_subclass__ refuses: the plain stand-in
+        return StandIn
 
 
 def _flat(modules: list[Any]) -> list[Any]:
@@ -246,7 +263,7 @@ def probe_sequential(mg: Any, ctx: Context, specs: list[list[Any]], x: list[floa
     """
     calls: list[int] = []
     with grader_engine(mg, engine) as value_cls:
-        modules = stand_ins(specs, calls, value_cls)
+        modules = stand_ins(specs, calls, value_cls, getattr(mg.modules, "Module", None))
         call = f"Sequential({', '.join(map(repr, modules))})"
         cls = mg.modules.Sequential
         if measure == "held":
@@ -275,6 +292,22 @@ def probe_sequential(mg: Any, ctx: Context, specs: list[list[Any]], x: list[floa
 
 # --- zero_grad, SGD -----------------------------------------------------------------------------------------------
 
+def _subclass(bases: tuple[type, ...], name: str, namespace: dict[str, Any]) -> type:
+    """A class of ``bases`` (the last one the student's) and ``namespace``, that can be instantiated even when the
+    student's class declares abstract methods (a ``Module(ABC)`` with ``forward`` or ``__call__`` abstract, as
+    PyTorch-minded students write): each abstract method nothing defines gets a body saying the grader never calls
+    it."""
+    def unused(method: str) -> Any:
+        def body(self: Any, *args: Any, **kwargs: Any) -> Any:
+            raise NotImplementedError(f"the grader's {name}.{method} is not part of this test")
+        body.__name__ = method
+        return body
+    for method in getattr(bases[-1], "__abstractmethods__", ()):
+        if not any(method in vars(b) for b in bases[:-1]):
+            namespace.setdefault(method, unused(method))
+    return type(name, bases, namespace)
+
+
 def probe_zero_grad(mg: Any, ctx: Context, owner: str, data: list[float], grads: list[float], weights: list[float],
                     engine: str = "grader") -> dict[str, Any]:
     """Probe ``modules_zero_grad``: ``zero_grad()`` of a ``Module`` (a subclass of the student's whose
@@ -286,8 +319,7 @@ def probe_zero_grad(mg: Any, ctx: Context, owner: str, data: list[float], grads:
         for p, g in zip(params, grads):
             p.grad = float(g)
         if owner == "Module":
-            holder_cls = type("Holder", (mg.modules.Module,), {"parameters": lambda self: list(params)})
-            holder = holder_cls()
+            holder = _subclass((mg.modules.Module,), "Holder", {"parameters": lambda self: list(params)})()
         elif owner == "SGD":
             holder = _constructed(mg.modules.SGD, [list(params), 0.1], {"params": list(params), "lr": 0.1}, ctx,
                                   "SGD(params, lr=0.1)")

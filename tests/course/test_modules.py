@@ -99,6 +99,70 @@ def test_the_whole_network_target_learns_with_the_reference(mg):
 
 
 
+def abstract_module(tmp_path, abstract: str):
+    """The reference with a ``Module(ABC)`` declaring ``abstract`` ("forward" or "__call__") abstract, as
+    PyTorch-minded students write it (its subclasses define ``forward``; with ``__call__`` abstract, each its own)."""
+    dest = tmp_path / f"abstract_{abstract.strip('_')}"
+    shutil.copytree(ROOT / "reference" / "micrograd", dest / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
+    path = dest / "micrograd" / "modules.py"
+    code = path.read_text(encoding="utf-8").replace("class Module:", f"""class Module(ABC):
+    @abstractmethod
+    def {abstract}(self, x):
+        ...
+""", 1)
+    if abstract == "__call__":  # every concrete module calls its own forward
+        code = code.replace("    def __call__(self, x: Vector)", "    def _unused(self, x: Vector)", 1)
+        code = code.replace("    def forward(self, x", "    def __call__(self, x):\n        return self.forward(x)\n\n"
+                            "    def forward(self, x")
+    future = "from __future__ import annotations\n"
+    path.write_text(code.replace(future, future + "from abc import ABC, abstractmethod\n", 1), encoding="utf-8")
+    return load_reference(dest)
+
+
+@pytest.mark.parametrize("abstract", ["forward", "__call__"])
+def test_an_abstract_module_has_its_zero_grad_graded(tmp_path, abstract):
+    """A correct ``Module.zero_grad`` of a ``Module(ABC)`` had failed: the grader's subclass holding its parameters
+    could not be instantiated ("Can't instantiate abstract class Holder")."""
+    abstract_mg = abstract_module(tmp_path, abstract)
+    assert abstract_mg.modules.Module.__abstractmethods__ == {abstract}
+    got = ask(abstract_mg, "modules_zero_grad", "Module", [1.0, -2.0], [0.5, 3.0], [1.0, 2.0])
+    assert got["grads"] == [0.0, 0.0] and got["data"] == [1.0, -2.0] and got["after"] == [2.0, -8.0]
+
+
+WALKER = """
+    def parameters(self):
+        found = []
+        for value in vars(self).values():
+            for item in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(item, Value):
+                    found.append(item)
+                elif isinstance(item, Module):
+                    found += item.parameters()
+        return found
+"""
+
+
+def test_a_parameters_that_walks_the_modules_attributes_is_graded_on_modules_it_recognises(tmp_path):
+    """A ``Module.parameters()`` collecting the Values and Modules among a module's attributes (which
+    ``Sequential`` inherits) is right for every network of the course; it had returned [] on the grader's stand-in
+    modules, which were not instances of the student's ``Module``, and lost a public and a hidden case."""
+    dest = tmp_path / "walker"
+    shutil.copytree(ROOT / "reference" / "micrograd", dest / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
+    path = dest / "micrograd" / "modules.py"
+    code = path.read_text(encoding="utf-8")
+    start = code.index("    def parameters(self) -> list[Value]:", code.index("class Module"))
+    code = code[:start] + WALKER.lstrip("\n") + code[code.index("    def zero_grad(", start):]
+    sequential = code.index("class Sequential")
+    start = code.index("    def parameters(self) -> list[Value]:", sequential)
+    code = code[:start] + code[code.index("    def __repr__(", start):]  # Sequential inherits the walker
+    path.write_text(code, encoding="utf-8")
+    walker = load_reference(dest)
+    assert "parameters" not in vars(walker.modules.Sequential)
+    specs = [["scale", 2.0], ["reverse"], ["shift", -1.0]]
+    assert ask(walker, "modules_sequential", specs, [1.0], None, "parameters") == ask(
+        load_reference(ROOT / "reference"), "modules_sequential", specs, [1.0], None, "parameters")
+
+
 HOSTILE = '''
 
 def mse_loss(preds, targets):  # an answer far larger than any request allows
