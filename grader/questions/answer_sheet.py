@@ -101,7 +101,7 @@ def read_answers(data: bytes) -> Answers:
     except yaml.reader.ReaderError as exc:
         raise AnswersError(_forbidden(text, exc)) from None
     except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
-        raise AnswersError(f"the answers file is not YAML ({_first_line(exc)})") from None
+        raise AnswersError(_not_yaml(text, exc)) from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -139,6 +139,22 @@ def _first_line(exc: BaseException) -> str:
     """The first line of ``exc``'s message, without Python's advice to the programmer (``; use sys...``)."""
     text = str(exc).strip()
     return text.splitlines()[0].split("; use ")[0][:200] if text else type(exc).__name__
+
+
+def _not_yaml(text: str, exc: BaseException) -> str:
+    """What a student reads of a file YAML cannot parse: the line, the problem as YAML states it, and a tab named as
+    such (YAML allows none in indentation, and none where a value or a list's item starts)."""
+    mark = getattr(exc, "problem_mark", None)
+    if not isinstance(mark, yaml.Mark):
+        return f"the answers file is not YAML ({_first_line(exc)})"
+    lines = text.splitlines()
+    line = lines[mark.line] if 0 <= mark.line < len(lines) else ""
+    if "\t" in line:
+        return (f"the answers file is not YAML: line {mark.line + 1} holds a tab, which YAML does not allow there: "
+                "write spaces instead (one space after the colon: id: answer)")
+    said = [str(getattr(exc, part, "") or "").strip() for part in ("context", "problem")]
+    problem = (", ".join(p for p in said if p) or _first_line(exc)).splitlines()[0][:200]
+    return f"the answers file is not YAML: line {mark.line + 1}, column {mark.column + 1}: {problem}"
 
 
 def _forbidden(text: str, exc: yaml.reader.ReaderError) -> str:

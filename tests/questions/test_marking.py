@@ -154,6 +154,9 @@ def test_no_answer_or_an_unreadable_one_is_worth_nothing_and_says_why(check):
 
 
 @pytest.mark.parametrize(("data", "said"), [
+    (b"student: alice\n\tzero_grad: a\n", "line 2 holds a tab, which YAML does not allow there: write spaces"),
+    (b"student: alice\nzero_grad:\ta\n", "line 2 holds a tab"),
+    (b"student: alice\nzero_grad: a: b\n", "not YAML: line 2, column 13: mapping values are not allowed here"),
     (b"a: &x [l, l, l, l, l]\nb: &y [*x, *x, *x, *x]\nc: [*y, *y, *y, *y]\n", "alias"),
     (b"- just\n- a list\n", "map each question"),
     (b"a: [unclosed\n", "not YAML"),
