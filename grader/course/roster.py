@@ -133,13 +133,13 @@ def read_roster(path: Path) -> list[Student]:
     return students
 
 
-
 class Identities:
     """Every name the roster knows a student by, to the student (:meth:`Student.names`): the course's id, the GitHub
     name, each previous id, all without regard to case (the roster refuses a name two rows share)."""
 
     def __init__(self, roster: Sequence[Student]) -> None:
         self.rows = list(roster)
+        self._by_id = {row.student: row for row in self.rows}
         self._by_name: dict[str, tuple[Student, str]] = {}
         for row in roster:
             for kind, name in row.names():
@@ -147,7 +147,7 @@ class Identities:
 
     def find(self, name: str) -> tuple[Student, str] | None:
         """The row ``name`` names and how (``"student"``, ``"github"`` or ``"previous"``), or None."""
-        exact = next((r for r in self.rows if r.student == name), None)  # an exact id first
+        exact = self._by_id.get(name)  # an exact id first
         return (exact, "student") if exact is not None else self._by_name.get(name.lower())
 
     def __bool__(self) -> bool:
@@ -212,13 +212,14 @@ def identify(names: Sequence[str], roster: Sequence[Student]) -> tuple[dict[str,
         return {n: Known(n, n, "", n) for n in names}, []
     identities = Identities(roster)
     rank = {"student": 0, "github": 1, "previous": 2}
+    order = {n: k for k, n in reversed(list(enumerate(names)))}  # each name's first place
     found: dict[str, tuple[Student, str]] = {}
     for n in names:
         hit = identities.find(n)
         if hit is not None:
             found[n] = hit
     claims: dict[str, list[str]] = {}
-    for n in sorted(found, key=lambda n: (rank[found[n][1]], names.index(n))):
+    for n in sorted(found, key=lambda n: (rank[found[n][1]], order[n])):
         claims.setdefault(found[n][0].student, []).append(n)
     known: dict[str, Known] = {}
     lines: list[str] = []
