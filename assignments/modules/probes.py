@@ -32,6 +32,7 @@ math says. Weights are in the documented order: ``Linear``'s rows of
 from __future__ import annotations
 
 import functools
+import itertools
 import random
 from typing import Any
 
@@ -63,6 +64,7 @@ from probekit import (
     number,
     numbers,
     part,
+    read_number,
     record,
 )
 from probekit import read_text as read_text_field
@@ -271,18 +273,29 @@ def probe_zero_grad(mg: Any, ctx: Context, owner: str, data: list[float], grads:
 
 def probe_sgd(mg: Any, ctx: Context, data: list[float], grads: list[list[float]], lr: float, build: str = "parts",
               engine: str = "grader") -> dict[str, Any]:
-    """Probe ``modules_sgd``: ``SGD(params, lr)`` on Values of ``data``; for each list of ``grads`` in turn, the
-    grads are set and ``step()`` runs; the data after each step. ``build == "parts"``: the grader sets ``params``
-    and ``lr`` (``step`` alone is tested); ``"student"``: ``SGD(iter(params), lr)``, its own ``__init__`` given a
-    one-pass iterator, as ``model.parameters()`` could be."""
+    """Probe ``modules_sgd``: ``SGD(params, lr)`` on Values of ``data``.
+
+    ``build == "parts"``: the grader sets ``params`` and ``lr`` (``step`` alone is tested); for each list of
+    ``grads`` in turn, the grads are set and ``step()`` runs; the data after each step. ``"held"``: its own
+    ``__init__`` alone, given a one-pass iterator ``iter(params)`` (as ``model.parameters()`` could be): what two
+    passes over its ``params`` give (each item's index among the Values given, -1 for another object) and its ``lr``;
+    no ``step()`` runs, so a wrong ``step`` costs nothing here.
+    """
     with grader_engine(mg, engine) as value_cls:
         params = [value_cls(float(d)) for d in data]
-        if build == "parts":
-            sgd = _constructed(mg.modules.SGD, [list(params), lr], {"params": list(params), "lr": lr}, ctx,
-                               f"SGD(params, lr={lr})")
-        else:
+        if build == "held":
             ctx.during = f"SGD(iter(params), lr={lr})"
             sgd = mg.modules.SGD(iter(params), lr)
+            index = {id(p): k for k, p in enumerate(params)}
+            passes = []
+            for k in range(2):
+                ctx.during = f"pass {k + 1} over self.params of SGD(iter(params), lr={lr})"
+                passes.append([index.get(id(p), -1) for p in itertools.islice(getattr(sgd, "params", ()), MAX_ITEMS)])
+            return {"passes": passes, "lr": number(getattr(sgd, "lr", None))}
+        if build != "parts":
+            raise ValueError(f"unknown build {build!r}")
+        sgd = _constructed(mg.modules.SGD, [list(params), lr], {"params": list(params), "lr": lr}, ctx,
+                           f"SGD(params, lr={lr})")
         steps = []
         for k, step_grads in enumerate(grads):
             for p, g in zip(params, step_grads):
@@ -458,6 +471,14 @@ def parse_zero_grad(value: Any, owner: str, data: list[Any], grads: Any, weights
 
 def parse_sgd(value: Any, data: list[Any], grads: list[Any], lr: Any, build: str = "parts",
               engine: str = "grader") -> dict[str, Any]:
+    if build == "held":
+        got = record(value, "modules_sgd", ("passes", "lr"))
+        passes = got["passes"]
+        if type(passes) is not list or len(passes) != 2 or any(type(p) is not list or len(p) > MAX_ITEMS
+                                                                for p in passes):
+            raise MalformedAnswer("passes: expected two lists of indices")
+        return {"passes": [[count(i, f"passes[{k}]", len(data) - 1, -1) for i in p] for k, p in enumerate(passes)],
+                "lr": read_number(got["lr"], "lr")}
     got = record(value, "modules_sgd", ("steps",))
     steps = got["steps"]
     if type(steps) is not list or len(steps) != len(grads):

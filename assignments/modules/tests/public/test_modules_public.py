@@ -210,14 +210,21 @@ def test_sgd_step(student, check):
 
 @pytest.mark.points(1)
 @pytest.mark.task("9.5")
-@pytest.mark.methods("SGD.__init__", "SGD.step")
 def test_sgd_init(student, check):
-    """SGD(model.parameters(), lr) keeps the parameters in a list: it may be given a one-pass iterator"""
-    data, grads, lr = [1.0, -2.0], [[1.0, 2.0], [1.0, 2.0]], 0.5
-    with check.case(f"SGD(iter(params), lr={lr}), two steps", method="SGD.__init__",
-                    hint="keep list(params) in self.params: an iterator is used up by the first step otherwise"):
-        got = student("modules_sgd", data, grads, lr, "student")
-        compare_numbers(got["steps"][1], [0.0, -4.0], "after two steps, parameter", " {k}'s data")
+    """SGD(model.parameters(), lr) keeps the parameters in a list (it may be given a one-pass iterator) and lr"""
+    data, lr = [1.0, -2.0, 0.5], 0.5
+    with check.case(f"SGD(iter(params), lr={lr}): self.params, read twice, and self.lr", method="SGD.__init__",
+                    hint="keep list(params) in self.params (an iterator is used up by its first pass) and lr in "
+                         "self.lr"):
+        got = student("modules_sgd", data, [], lr, "held")
+        first, second = got["passes"]
+        if first != [0, 1, 2]:
+            raise Failure(f"self.params held the parameters given at places {first} (-1: another object), expected "
+                          "[0, 1, 2]: the parameters themselves, in order")
+        if second != first:
+            raise Failure(f"a second pass over self.params found {second}, expected {first} again: it was used up "
+                          "by the first pass (an iterator)")
+        compare_numbers([got["lr"]], [lr], "self.lr", label="")
 
 
 @pytest.mark.points(1)

@@ -1,0 +1,77 @@
+"""Assignment modules: a bug costs points in its own method's tests only, and feedback names that method.
+
+Each student here is the reference with one difference, graded once through ``grader grade`` (the hidden and the
+public tests); each test reads what one student lost, in which test, and which method its feedback names.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from checkout import ROOT
+from course_runs import reference_code, run
+
+STEP = "        for param in self.params:\n            param.data -= self.lr * param.grad"
+STUDENTS: dict[str, list[tuple[str, str]]] = {
+    "right": [],
+    "sgd_ascends": [(STEP, STEP.replace("-=", "+="))],
+    "sgd_ignores_lr": [(STEP, STEP.replace("self.lr * param.grad", "param.grad"))],
+    "sgd_init_fixed_lr": [("        self.lr = lr\n", "        self.lr = 0.01\n")],
+}
+"""Each student's ``modules.py``: the reference's with these replacements (old, new)."""
+
+SGD_STEP_TESTS = {"test_sgd_step", "test_sgd_on_random_steps"}
+XOR = "test_network_trains_xor"
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of every student's results, graded once."""
+    base = tmp_path_factory.mktemp("modules_blame")
+    engine, modules = reference_code("engine.py"), reference_code("modules.py")
+    for name, changes in STUDENTS.items():
+        text = modules
+        for old, new in changes:
+            assert text.count(old) == 1, (name, old)
+            text = text.replace(old, new)
+        folder = base / "subs" / name / "micrograd"
+        folder.mkdir(parents=True)
+        (folder / "engine.py").write_text(engine, encoding="utf-8")
+        (folder / "modules.py").write_text(text, encoding="utf-8")
+    status, printed = run("--course", str(ROOT), "grade", str(base / "subs"), "-a", "modules", "-o", str(base / "out"))
+    assert status == 0, printed
+    return base / "out" / "modules"
+
+
+def lost(graded: Path, student: str) -> dict[str, dict[str, Any]]:
+    """The tests ``student`` lost points in, by function name: points lost, the methods named, the feedback."""
+    results = json.loads((graded / student / "results.json").read_text(encoding="utf-8"))
+    return {t["extra_data"]["key"].rsplit("::", 1)[1]: {"lost": t["max_score"] - t["score"],
+                                                         "methods": t["extra_data"]["methods"], "output": t["output"]}
+            for t in results["tests"] if t["score"] < t["max_score"]}
+
+
+def test_the_reference_loses_nothing(graded: Path) -> None:
+    assert lost(graded, "right") == {}
+
+
+@pytest.mark.parametrize("student", ["sgd_ascends", "sgd_ignores_lr"])
+def test_a_wrong_sgd_step_costs_step_points_only_and_names_step(graded: Path, student: str) -> None:
+    """Ascent, or lr left out of step(), had also failed test_sgd_init under "SGD.__init__" with the hint "keep
+    list(params) in self.params": a correct __init__ lost a point and the feedback blamed it."""
+    got = lost(graded, student)
+    assert set(got) - {XOR} == SGD_STEP_TESTS, got
+    for name in SGD_STEP_TESTS:
+        assert got[name]["methods"] == ["SGD.step"], got[name]
+        assert "list(params)" not in got[name]["output"]
+
+
+def test_an_sgd_init_that_drops_lr_is_caught_in_init_only(graded: Path) -> None:
+    """``self.lr = 0.01``: SGD.__init__'s own test reads self.lr (the step tests set lr themselves)."""
+    got = lost(graded, "sgd_init_fixed_lr")
+    assert set(got) - {XOR} == {"test_sgd_init"}, got
+    assert got["test_sgd_init"]["methods"] == ["SGD.__init__"]
+    assert "self.lr was 0.01, expected 0.5" in got["test_sgd_init"]["output"]
