@@ -15,11 +15,19 @@ from checkout import ROOT
 from course_runs import reference_code, run
 
 STEP = "        for param in self.params:\n            param.data -= self.lr * param.grad"
+MEAN = "sum(((p - t) ** 2 for p, t in zip(preds, targets)), Value(0.0)) * (1.0 / len(preds))"
+FORWARD = "return [sum((w * xj for w, xj in zip(row, x)), b) for row, b in zip(self.weight, self.bias)]"
 STUDENTS: dict[str, list[tuple[str, str]]] = {
     "right": [],
     "sgd_ascends": [(STEP, STEP.replace("-=", "+="))],
     "sgd_ignores_lr": [(STEP, STEP.replace("self.lr * param.grad", "param.grad"))],
     "sgd_init_fixed_lr": [("        self.lr = lr\n", "        self.lr = 0.01\n")],
+    "sequential_skips_first": [("        for module in self.modules:\n", "        for module in self.modules[1:]:\n")],
+    "mse_returns_float": [(MEAN, f"({MEAN}).data")],
+    "sequential_parameters_first": [("return [p for module in self.modules for p in module.parameters()]",
+                                     "return self.modules[0].parameters()")],
+    "linear_refuses_numbers": [(FORWARD, "if not all(isinstance(xj, Value) for xj in x):\n"
+                                         "            raise TypeError('Linear takes Values')\n        " + FORWARD)],
 }
 """Each student's ``modules.py``: the reference's with these replacements (old, new)."""
 
@@ -75,3 +83,32 @@ def test_an_sgd_init_that_drops_lr_is_caught_in_init_only(graded: Path) -> None:
     assert set(got) - {XOR} == {"test_sgd_init"}, got
     assert got["test_sgd_init"]["methods"] == ["SGD.__init__"]
     assert "self.lr was 0.01, expected 0.5" in got["test_sgd_init"]["output"]
+
+
+@pytest.mark.parametrize("student, method, own_tests", [
+    ("sequential_skips_first", "Sequential.forward", {"test_sequential_forward", "test_sequential_on_random_modules"}),
+    ("mse_returns_float", "mse_loss", {"test_mse_loss", "test_mse_on_random_inputs"}),
+    ("sequential_parameters_first", "Sequential.parameters",
+     {"test_sequential_parameters", "test_sequential_on_random_modules"}),
+])
+def test_the_whole_network_names_the_part_wrong_alone(graded: Path, student: str, method: str,
+                                                       own_tests: set[str]) -> None:
+    """The XOR test had named where the fault surfaced: Tanh.forward (given the plain inputs by a Sequential that
+    skips its first module), train (calling backward() on mse_loss's float), or "Sequential" (a count of
+    parameters). It names the part whose own tests fail, and says what that part gets wrong alone."""
+    got = lost(graded, student)
+    assert set(got) == own_tests | {XOR}, got
+    assert got[XOR]["methods"] == [method], got[XOR]
+    assert f"measured alone, {method} is wrong:" in got[XOR]["output"]
+
+
+def test_the_whole_network_is_named_when_every_part_is_right_alone(graded: Path) -> None:
+    """A Linear that refuses plain numbers passes its own tests (they give it Values); only the network, whose
+    first layer gets the XOR points as numbers, fails. The test had named Linear.forward as if its tests failed;
+    it says plainly that the whole network is wrong."""
+    got = lost(graded, "linear_refuses_numbers")
+    assert set(got) == {XOR}, got
+    assert got[XOR]["methods"] == ["Sequential"]
+    assert "Sequential: the whole network is wrong: your code raised TypeError: Linear takes Values" in got[XOR]["output"]
+    assert "each of its parts (Linear, Tanh, Sequential, SGD, mse_loss, train) gives the reference's answers" in (
+        got[XOR]["output"])
