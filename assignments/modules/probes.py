@@ -128,7 +128,8 @@ def linear_attributes(nin: int, nout: int, weights: list[float], value_cls: Any)
 def probe_linear(mg: Any, ctx: Context, nin: int, nout: int, weights: list[float], inputs: list[list[float]],
                  cotangent: list[float] | None, engine: str = "grader") -> dict[str, Any]:
     """Probe ``modules_linear``: ``Linear(nin, nout)`` with the grader's ``weight`` and ``bias`` (``weights``: rows,
-    then bias) on each input (the grader's leaves ``Value(x)``); after ``backward()`` from ``sum_k c_k * y_k`` on the
+    then bias) on each input (the grader's leaves ``Value(x)``), by its ``forward`` (the handout's method: a layer
+    computing in its own ``__call__`` instead has none); after ``backward()`` from ``sum_k c_k * y_k`` on the
     first input, the gradient of each weight (documented order) and each input."""
     with grader_engine(mg, engine) as value_cls:
         attributes = linear_attributes(nin, nout, weights, value_cls)
@@ -137,8 +138,8 @@ def probe_linear(mg: Any, ctx: Context, nin: int, nout: int, weights: list[float
         leaves = [value_cls(float(v)) for v in inputs[0]]
         outs = []
         for k, x in enumerate(inputs):
-            ctx.during = f"Linear({nin}, {nout}).forward on x = {x!r}"
-            outs.append(layer(list(leaves) if k == 0 else [value_cls(float(v)) for v in x]))
+            ctx.during = f"Linear({nin}, {nout}).forward(x) on x = {x!r}"
+            outs.append(layer.forward(list(leaves) if k == 0 else [value_cls(float(v)) for v in x]))
         answer: dict[str, Any] = {"outputs": [listed(o, nout) for o in outs], "grads": None, "input_grads": None}
         if _backward_from(outs[0], cotangent, value_cls, ctx, "Linear(x)"):
             answer["grads"] = [number(p.grad) for p in params]
@@ -248,15 +249,29 @@ def probe_sequential(mg: Any, ctx: Context, specs: list[list[Any]], x: list[floa
 def probe_zero_grad(mg: Any, ctx: Context, owner: str, data: list[float], grads: list[float], weights: list[float],
                     engine: str = "grader") -> dict[str, Any]:
     """Probe ``modules_zero_grad``: ``zero_grad()`` of a ``Module`` (a subclass of the student's whose
-    ``parameters()`` are the grader's Values) or of ``SGD`` (the grader sets its ``params`` and ``lr``), on Values
-    of ``data`` whose ``grad`` is ``grads``. Returns the grads and data after it, and the grads after a
+    ``parameters()`` are the grader's Values), of a ``Sequential`` of the grader's stand-in modules (one ``scale``
+    module per parameter, its ``parameters()`` theirs; ``own``: whether its class has another ``zero_grad`` than
+    ``Module``'s) or of ``SGD`` (the
+    grader sets its ``params`` and ``lr``), on Values of ``data`` whose ``grad`` is ``grads``. Returns the grads and data after it, and the grads after a
     ``backward()`` from ``sum_k weights[k] * p_k * p_k`` that follows (``2 w_k p_k`` when zero_grad zeroed them)."""
     with grader_engine(mg, engine) as value_cls:
         params = [value_cls(float(d)) for d in data]
         for p, g in zip(params, grads):
             p.grad = float(g)
+        own = False
         if owner == "Module":
             holder = subclass((mg.modules.Module,), "Holder", {"parameters": lambda self: list(params)})()
+        elif owner == "Sequential":
+            modules = stand_ins([["scale", d] for d in data], [], value_cls, getattr(mg.modules, "Module", None))
+            params = _flat(modules)
+            for p, g in zip(params, grads):
+                p.grad = float(g)
+            # its parameters() is the grader's too: a wrong Sequential.parameters costs nothing here
+            holder = _constructed(mg.modules.Sequential, list(modules),
+                                  {"modules": list(modules), "parameters": lambda: list(params)}, ctx,
+                                  "Sequential(...) of the grader's modules")
+            module = getattr(mg.modules, "Module", None)
+            own = getattr(type(holder), "zero_grad", None) is not getattr(module, "zero_grad", None)
         elif owner == "SGD":
             holder = _constructed(mg.modules.SGD, [list(params), 0.1], {"params": list(params), "lr": 0.1}, ctx,
                                   "SGD(params, lr=0.1)")
@@ -264,7 +279,9 @@ def probe_zero_grad(mg: Any, ctx: Context, owner: str, data: list[float], grads:
             raise ValueError(f"unknown owner {owner!r}")
         ctx.during = f"{owner}.zero_grad() with every grad set"
         holder.zero_grad()
-        answer = {"grads": [number(p.grad) for p in params], "data": [number(p.data) for p in params]}
+        answer: dict[str, Any] = {"grads": [number(p.grad) for p in params], "data": [number(p.data) for p in params]}
+        if owner == "Sequential":
+            answer["own"] = own
         ctx.during = "backward() from sum_k w_k * p_k * p_k after zero_grad()"
         _weighted_sum([p * p for p in params], weights).backward()
         answer["after"] = [number(p.grad) for p in params]
@@ -465,6 +482,10 @@ def parse_sequential(value: Any, specs: list[Any], x: list[Any], cotangent: Any,
 
 def parse_zero_grad(value: Any, owner: str, data: list[Any], grads: Any, weights: Any,
                     engine: str = "grader") -> dict[str, Any]:
+    if owner == "Sequential":
+        got = record(value, "modules_zero_grad", ("grads", "data", "after", "own"))
+        return {**{key: numbers(got[key], key, len(data)) for key in ("grads", "data", "after")},
+                "own": flag(got["own"], "own")}
     got = record(value, "modules_zero_grad", ("grads", "data", "after"))
     return {key: numbers(got[key], key, len(data)) for key in ("grads", "data", "after")}
 

@@ -17,6 +17,9 @@ from course_runs import reference_code, run
 STEP = "        for param in self.params:\n            param.data -= self.lr * param.grad"
 MEAN = "sum(((p - t) ** 2 for p, t in zip(preds, targets)), Value(0.0)) * (1.0 / len(preds))"
 FORWARD = "return [sum((w * xj for w, xj in zip(row, x)), b) for row, b in zip(self.weight, self.bias)]"
+SEQ_REPR = "def __repr__(self) -> str:\n        return f\"Sequential("
+DRAWS = ("        self.weight = [[Value(random.uniform(-k, k)) for _ in range(nin)] for _ in range(nout)]\n"
+         "        self.bias = [Value(random.uniform(-k, k)) for _ in range(nout)]")
 STUDENTS: dict[str, list[tuple[str, str]]] = {
     "right": [],
     "sgd_ascends": [(STEP, STEP.replace("-=", "+="))],
@@ -28,6 +31,11 @@ STUDENTS: dict[str, list[tuple[str, str]]] = {
                                      "return self.modules[0].parameters()")],
     "linear_refuses_numbers": [(FORWARD, "if not all(isinstance(xj, Value) for xj in x):\n"
                                          "            raise TypeError('Linear takes Values')\n        " + FORWARD)],
+    "sequential_zero_grad_last": [(SEQ_REPR, "def zero_grad(self):\n        for p in self.modules[-1].parameters():\n"
+                                             "            p.grad = 0.0\n\n    " + SEQ_REPR)],
+    "linear_call_without_forward": [("    def forward(self, x: Vector) -> list[Value]:\n        \"\"\"Return the ``nout``",
+                                     "    def __call__(self, x: Vector) -> list[Value]:\n        \"\"\"Return the ``nout``")],
+    "linear_bias_drawn_first": [(DRAWS, "\n".join(reversed(DRAWS.split("\n"))))],
 }
 """Each student's ``modules.py``: the reference's with these replacements (old, new)."""
 
@@ -112,3 +120,25 @@ def test_the_whole_network_is_named_when_every_part_is_right_alone(graded: Path)
     assert "Sequential: the whole network is wrong: your code raised TypeError: Linear takes Values" in got[XOR]["output"]
     assert "each of its parts (Linear, Tanh, Sequential, SGD, mse_loss, train) gives the reference's answers" in (
         got[XOR]["output"])
+
+
+@pytest.mark.parametrize("student, method, tests", [
+    ("sequential_zero_grad_last", "Sequential.zero_grad", {"test_module_zero_grad"}),
+    ("linear_call_without_forward", "Linear.forward", {"test_linear_forward", "test_linear_on_random_inputs"}),
+    ("linear_bias_drawn_first", "Linear.__init__", {"test_linear_init", "test_linear_init_scale"}),
+])
+def test_a_bug_that_scored_full_marks_is_caught_in_its_own_tests(graded: Path, student: str, method: str,
+                                                                 tests: set[str]) -> None:
+    """Three real bugs had full marks: a Sequential.zero_grad that zeroes the last module's parameters only (the
+    handout's zero_grad zeroes every p in self.parameters()), a Linear computing in __call__ with no forward (the
+    handout's method: the tests called the layer), and a Linear drawing its bias before its weights (the handout
+    draws weight, then bias: a seeded run gives another layer). Each costs points in its own tests only."""
+    got = lost(graded, student)
+    assert set(got) == tests, got
+    for name in tests:
+        assert got[name]["methods"] == [method], got[name]
+
+
+def test_the_swapped_draws_say_the_bias_came_first(graded: Path) -> None:
+    output = lost(graded, "linear_bias_drawn_first")["test_linear_init"]["output"]
+    assert "the bias was drawn before the weights" in output

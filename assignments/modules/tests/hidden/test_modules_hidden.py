@@ -54,8 +54,9 @@ def test_linear_on_random_inputs(student, reference, check):
 
 @pytest.mark.points(1)
 @pytest.mark.task("9.2")
-def test_linear_init_scale(student, check):
-    """Linear(9, 5): 45 weights and 5 biases, spread over [-1/3, 1/3] (k = 1 / sqrt(nin)), different per seed"""
+def test_linear_init_scale(student, reference, check):
+    """Linear(9, 5): 45 weights and 5 biases, spread over [-1/3, 1/3] (k = 1 / sqrt(nin)), drawn in the documented
+    order, different per seed"""
     seen = []
     for seed in (11, 12):
         with check.case(f"Linear(9, 5) after random.seed({seed})", method="Linear.__init__",
@@ -75,6 +76,13 @@ def test_linear_init_scale(student, check):
                 raise Failure(f"the initial weights all lie within {max(map(abs, data)):.3g} of 0, expected them "
                               "spread over [-1/3, 1/3]")
             seen.append(data)
+    with check.case("Linear(9, 5) after random.seed(13): weight row by row, then bias, in the order drawn",
+                    method="Linear.__init__", hint="draw weight first, row by row, then bias, each with "
+                                                   "random.uniform(-k, k), k = 1 / math.sqrt(nin)"):
+        got, exp = student("modules_linear_init", 9, 5, 13), reference("modules_linear_init", 9, 5, 13)
+        if len(got["data"]) != 50:
+            raise Failure(f"Linear(9, 5) made {len(got['data'])} weights and biases, expected 50")
+        compare_weights(got["data"], exp["data"], 9, 5, "after random.seed(13), the initial value")
     if len(seen) == 2 and seen[0] == seen[1]:
         with check.case("Linear(9, 5) after two different seeds", method="Linear.__init__",
                         hint="draw from the random module, so that the seed decides the weights"):

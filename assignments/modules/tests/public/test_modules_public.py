@@ -12,6 +12,7 @@ values are computed here with ``math``.
 """
 
 import math
+import random
 
 import pytest
 
@@ -33,23 +34,36 @@ def grads_of(got, key, what):
     return got[key]
 
 
-def check_zero_grad(student, check, owner, hint):
+def check_zero_grad(student, check, owner, hint, title=None):
     data, grads, weights = [0.5, -1.5, 2.0], [3.0, -2.0, 0.5], [1.0, 2.0, -1.0]
-    with check.case(f"{owner}.zero_grad() on parameters {data} whose grads are {grads}", method=f"{owner}.zero_grad",
+    method = "Module.zero_grad" if owner == "Sequential" else f"{owner}.zero_grad"
+    with check.case(title or f"{owner}.zero_grad() on parameters {data} whose grads are {grads}", method=method,
                     hint=hint):
         got = student("modules_zero_grad", owner, data, grads, weights)
-        compare_numbers(got["grads"], [0.0, 0.0, 0.0], "after zero_grad(), parameter", " {k}'s grad")
-        compare_numbers(got["data"], data, "after zero_grad(), parameter", " {k}'s data")
-        compare_numbers(got["after"], [2 * w * p for w, p in zip(weights, data)],
-                        "after zero_grad() and a backward pass of sum_k w_k * p_k**2, parameter", " {k}'s grad")
+        try:
+            compare_numbers(got["grads"], [0.0, 0.0, 0.0], "after zero_grad(), parameter", " {k}'s grad")
+            compare_numbers(got["data"], data, "after zero_grad(), parameter", " {k}'s data")
+            compare_numbers(got["after"], [2 * w * p for w, p in zip(weights, data)],
+                            "after zero_grad() and a backward pass of sum_k w_k * p_k**2, parameter", " {k}'s grad")
+        except Failure as failure:
+            if not got.get("own"):
+                raise
+            raise Failure(failure.message, "Sequential.zero_grad",  # Sequential's own zero_grad, not Module's
+                          "Sequential inherits Module.zero_grad, which zeroes every p in self.parameters() (every "
+                          "module's): drop the override, or zero every module's parameters") from None
 
 
 @pytest.mark.points(1)
 @pytest.mark.task("9.1")
 def test_module_zero_grad(student, check):
-    """Module.zero_grad() sets every parameter's gradient to 0, and leaves the data alone"""
+    """Module.zero_grad() sets every parameter's gradient to 0 (also a Sequential's: every module's), and leaves the
+    data alone"""
     check_zero_grad(student, check, "Module",
                     "for p in self.parameters(): p.grad = 0.0 (assigning to p itself does nothing)")
+    check_zero_grad(student, check, "Sequential",
+                    "for p in self.parameters(): p.grad = 0.0 (assigning to p itself does nothing)",
+                    "Sequential(scale 0.5, scale -1.5, scale 2.0).zero_grad(): the grader's modules' parameters, "
+                    "whose grads are [3.0, -2.0, 0.5]")
 
 
 @pytest.mark.points(2)
@@ -111,6 +125,19 @@ def test_linear_init(student, check):
         if not all(isinstance(d, float) and abs(d) <= 0.5 for d in got["data"]) or len(set(got["data"])) < 15:
             raise Failure(f"the initial weights were {got['data'][:6]}..., expected 15 different numbers in "
                           "[-0.5, 0.5] (k = 1 / sqrt(4))")
+    rng = random.Random(1)
+    drawn = [rng.uniform(-0.5, 0.5) for _ in range(15)]
+    with check.case("Linear(4, 3) after random.seed(1): weight row by row, then bias, in the order drawn",
+                    method="Linear.__init__",
+                    hint="draw weight first, row by row (one row per output), then bias, each with "
+                         "random.uniform(-k, k): a seeded run then gives the same layer as everyone's"):
+        got = student("modules_linear_init", 4, 3, 1)
+        if len(got["data"]) != 15:
+            raise Failure(f"Linear(4, 3) made {len(got['data'])} weights and biases, expected 15")
+        if got["data"][12:] == drawn[:3] or got["data"][:3] == drawn[12:]:
+            raise Failure(f"bias was {got['data'][12:]} and weight[0] began {got['data'][:3]}: the bias was drawn "
+                          f"before the weights (expected bias {drawn[12:]} and weight[0] beginning {drawn[:3]})")
+        compare_weights(got["data"], drawn, 4, 3, "after random.seed(1), the initial value")
 
 
 @pytest.mark.points(1)
