@@ -145,6 +145,81 @@ def test_a_node_the_student_made_by_hand_passes_no_gradient_as_before():
     assert a.grad == 0.0 and out.grad == 1.0
 
 
+def own(value_cls, data, children, op, local):
+    """A node the student's code makes itself, micrograd's way: ``Value(data, children, op)`` and a ``_backward``
+    closure passing ``local[k] * out.grad`` to child ``k`` (bound as it should be)."""
+    out = value_cls(data, tuple(children), op)
+
+    def _backward(out=out, children=tuple(children)):
+        for child, g in zip(children, local):
+            child.grad += g * out.grad
+
+    out._backward = _backward
+    return out
+
+
+def test_a_node_the_student_made_with_its_own_backward_passes_what_its_closure_passes():
+    """Issue 55: the student's own closure runs, wherever the node sits among the grader's; the operands it reaches
+    (a node of the grader's made between two of the student's included) pass their gradients on afterwards."""
+    def network(value_cls):
+        a, b = value_cls(0.5), value_cls(-1.5)
+        h = a * b  # the grader's, made before the student's nodes
+        t = own(value_cls, math.tanh(h.data), [h], "tanh", [1 - math.tanh(h.data) ** 2])
+        k = a + 2.0  # the grader's, made between two of the student's: an operand of the second
+        s = own(value_cls, t.data * k.data, [t, k], "my_mul", [k.data, t.data])  # an operation the grader lacks
+        loss = s * s + b
+        return [a, b, h, t, k, s, loss]
+
+    expected = network(stand_ins.Value)
+    expected[-1].backward()
+    with channel():
+        nodes = network(recording.Value)
+        nodes[-1].backward()
+    assert [n.grad for n in nodes] == pytest.approx([n.grad for n in expected], rel=1e-12)
+    assert nodes[0].grad != 0.0 and nodes[4].grad != 0.0
+
+
+def test_closures_bound_late_give_what_the_students_engine_gives():
+    """A real student's Tanh module: closures made in a loop, each bound to the last input and output."""
+    with channel():
+        xs = [recording.Value(v) for v in (0.5, -1.0, 2.0)]
+        outs = []
+        for x in xs:
+            out = recording.Value(math.tanh(x.data), (x,), "tanh")
+
+            def _backward():
+                x.grad += (1 - out.data ** 2) * out.grad  # noqa: B023 - the student's bug, on purpose
+
+            out._backward = _backward
+            outs.append(out)
+        (outs[0] + outs[1] + outs[2]).backward()
+    last = 1 - math.tanh(2.0) ** 2
+    assert [x.grad for x in xs] == pytest.approx([0.0, 0.0, 3 * last])
+
+
+def test_a_closure_that_leaves_no_number_is_the_students_error_and_a_hostile_resume_is_refused():
+    with channel():
+        a = recording.Value(2.0)
+        out = recording.Value(4.0, (a,), "double")
+
+        def _backward():
+            a.grad = None
+
+        out._backward = _backward
+        with pytest.raises(ProbeError, match="after the _backward of a node your code made, a gradient is NoneType"):
+            out.backward()
+    network = judge.Network(backward=True)
+    with pytest.raises(AskRefused, match="no pass to go on with"):
+        network.answer("backward", {"more": recording.packed("d", [1.0])})
+    a = recording.Value(2.0)
+    out = own(recording.Value, 4.0, [a], "double", [2.0])
+    nodes, payload = recording.graph(out)
+    paused = network.answer("backward", json.loads(json.dumps(payload)))
+    assert set(paused) == {"grads", "run"} and recording.unpacked("q", paused["run"]) == [len(nodes) - 1]
+    with pytest.raises(AskRefused, match="do not fit"):
+        network.answer("backward", {"more": recording.packed("d", [1.0] * (len(nodes) + 1))})
+
+
 def test_a_graph_the_student_tampered_with_is_the_students_error():
     with channel():
         node = recording.Value(1.0) * 2.0

@@ -11,8 +11,11 @@ they ask comes here, over the probe's channel (:mod:`grader.testing.judged`):
   times its grad added to its operands', in reverse topological order, from
   the grads the nodes held). An operand is an earlier node's index, or -1 for
   a number; its value is its data when the node was made, the point of the
-  local gradients (:func:`.graph_backward.gradients`). With ``activations``, also ``toks``: the judge's token of
-  each node it made (:mod:`.activations_judge`).
+  local gradients (:class:`.graph_backward.Backward`). With ``activations``, also ``toks``: the judge's token of
+  each node it made (:mod:`.activations_judge`). A node the student's code made with its own ``_backward`` (op
+  code ``recording.OWN``) pauses the pass: the answer is then ``{"grads", "run"}`` (the gradients so far, the nodes
+  whose closures the worker runs next), and the worker goes on with ``backward`` ``{"more": grads}`` (every node's
+  gradient after those closures ran), until the answer is the gradients alone.
 * ``network`` ``{}``: the grader's network of the probe's model spec, pinned
   to its weights: ``{"part": n, "layers": [{"part": n, "nonlin": bool,
   "neurons": [{"part": n, "data": [w..., b]}, ...]}, ...]}``.
@@ -48,7 +51,7 @@ from grader.testing.judged import AskRefused
 
 from . import stand_ins
 from .activations_judge import Activations
-from .graph_backward import gradients
+from .graph_backward import Backward
 from .recording import packed
 
 MAX_PARTS = 10_000
@@ -111,6 +114,8 @@ class Network:
         """The weights of every neuron made so far (bounded by :data:`MAX_WEIGHTS`)."""
         self.tokens: dict[int, int] = {}
         """With ``activations``: the token of each weight of the grader's parts, by the identity of its node here."""
+        self.paused: Backward | None = None
+        """A ``backward`` paused at the student's own nodes, until the worker sends their closures' gradients."""
         self.counts = {"backward_passes": 0, "forward_passes": 0, "networks": 0, "made": 0, "refused": 0,
                        "most_activations": 0, "activations_reached": 0}
 
@@ -139,13 +144,7 @@ class Network:
         if type(payload) is not dict:
             raise AskRefused("a question of the wrong shape")
         if topic == "backward" and self.allowed["backward"]:
-            self.counts["backward_passes"] += 1
-            answer = packed("d", gradients(payload, self.judged))
-            if self.judged is not None:
-                n = self.judged.last_reached
-                self.counts["most_activations"] = max(self.counts["most_activations"], n)
-                self.counts["activations_reached"] += n
-            return answer
+            return self._backward(payload)
         if topic == "network" and self.allowed["network"] and not self.counts["networks"]:
             self.counts["networks"] += 1
             return self._network()
@@ -160,6 +159,28 @@ class Network:
             raise AskRefused(f"the grader's {kind} is there for the tests of another method: a method earns its "
                              f"points with its own code")
         raise AskRefused(_REFUSED.get(topic, "a question this test does not answer"))
+
+    def _backward(self, payload: dict[str, Any]) -> Any:
+        """A ``backward`` question: a graph (a new pass), or ``{"more": grads}`` (the pass paused at the student's
+        own nodes goes on). The answer: every node's gradient (packed), or, paused again, ``{"grads": packed,
+        "run": packed}`` (the student's nodes whose ``_backward`` the worker runs next: :class:`.Backward`)."""
+        if set(payload) == {"more"}:
+            if self.paused is None:
+                raise AskRefused("backward() sent gradients with no pass to go on with")
+            self.paused.resume(payload["more"])
+        else:
+            self.counts["backward_passes"] += 1
+            self.paused = Backward(payload, self.judged)
+        run = self.paused.step()
+        grads = packed("d", self.paused.grads)
+        if run:
+            return {"grads": grads, "run": packed("q", run)}
+        self.paused = None
+        if self.judged is not None:
+            n = self.judged.last_reached
+            self.counts["most_activations"] = max(self.counts["most_activations"], n)
+            self.counts["activations_reached"] += n
+        return grads
 
     def _new(self, kind: str, obj: Any) -> int:
         if len(self.parts) >= MAX_PARTS:

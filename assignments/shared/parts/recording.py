@@ -17,7 +17,11 @@ it, copy it or switch off any check made there. So the worker holds only:
   last ``backward()``, in the order made, with the older leaves they use (no
   walk of the graph in the worker; the judge passes gradients only to what
   the root was made from), or, for a root from an older graph, the nodes
-  found through ``_prev``.
+  found through ``_prev``. A node the student's code made itself and gave its
+  own ``_backward`` closure is the student's: the judge's pass stops there,
+  the worker runs the closure, and the pass goes on from the gradients it left
+  (what the student's engine would give; the grader's own nodes hold no
+  closure).
 * :class:`Neuron`, :class:`Layer`, :class:`MLP`: handles with the handout's
   attributes (``w``, ``b``, ``nonlin``, ``neurons``, ``layers``), whose
   weights the judge draws (``make``), whose forward pass the judge computes
@@ -145,10 +149,43 @@ class Value:
     def sigmoid(self) -> Any:
         return self._unary("sigmoid")
 
+    @property
+    def _backward(self) -> Any:
+        """The closure the student's code gave a node it made itself (micrograd's ``out._backward = _backward``):
+        what that node passes its gradient on with (:meth:`backward`). The grader's own nodes have none."""
+        try:
+            return self.__dict__["_closure"]
+        except KeyError:
+            raise AttributeError("the grader's Value computes its gradients in backward(): a node it made has no "
+                                 "_backward") from None
+
+    @_backward.setter
+    def _backward(self, closure: Any) -> None:
+        self.__dict__["_closure"] = closure
+        _CLOSURES[0] = True
+
+    @_backward.deleter
+    def _backward(self) -> None:
+        self.__dict__.pop("_closure", None)
+
     def backward(self) -> None:
-        """Every gradient of the graph that made this node, computed by the judge (:func:`graph` is what it gets)."""
+        """Every gradient of the graph that made this node, computed by the judge (:func:`graph` is what it gets);
+        a node the student's code made with its own ``_backward`` passes its gradient on with that closure, run here
+        when the judge's pass reaches it (``network_judge``'s ``backward``), as the student's engine would."""
         nodes, payload = graph(self)
-        grads = unpacked("d", ask("backward", payload))
+        answer = ask("backward", payload)
+        while type(answer) is dict:  # the judge's pass paused at the student's own nodes: run their closures here
+            grads, run = unpacked("d", answer.get("grads")), unpacked("q", answer.get("run"))
+            if grads is None or len(grads) != len(nodes) or not run or not 0 <= min(run) <= max(run) < len(nodes):
+                raise ProbeError("the judge's gradients do not fit the graph")
+            for node, g in zip(nodes, grads):
+                node.grad = g
+            for i in run:
+                nodes[i]._backward()
+            after = [node.grad for node in nodes]
+            answer = ask("backward", {"more": packed("d", _numbers(after, "after the _backward of a node your code "
+                                                                          "made, a gradient"))})
+        grads = unpacked("d", answer)
         if grads is None or len(grads) != len(nodes):
             raise ProbeError("the judge's gradients do not fit the graph")
         for node, g in zip(nodes, grads):
@@ -162,6 +199,11 @@ OPS = {op: k for k, op in enumerate(("", *FORWARD))}
 """Each operation's code in a packed graph (a leaf's is 0)."""
 OTHER = 255
 """The code of a node made with another operation (the student's ``Value(data, children, "+")``)."""
+OWN = 254
+"""The code of a node the student's code gave its own ``_backward``: the judge's pass stops there for the worker to
+run it (:meth:`Value.backward`)."""
+_CLOSURES = [False]
+"""Whether the student's code gave any node its own ``_backward`` (until then :func:`graph` looks for none)."""
 _MADE = itertools.count()
 _TAPE: list[Value] = []
 """Every node made since the last ``backward()``, in the order made: a training step's graph, without a walk."""
@@ -296,8 +338,13 @@ def graph(root: Value) -> tuple[list[Value], dict[str, Any]]:
         if len(nodes) > MAX_NODES:
             raise ProbeError(f"backward() on a graph of more than {MAX_NODES} nodes")
         seqs = list(map(_BY_MADE, nodes))
+        codes = list(map(OPS.get, map(_OP, nodes), itertools.repeat(OTHER)))
+        if _CLOSURES[0]:
+            for k, node in enumerate(nodes):
+                if node._rs and "_closure" in node.__dict__:
+                    codes[k] = OWN
         payload = {"seqs": packed("q", seqs),
-                   "ops": packed("B", list(map(OPS.get, map(_OP, nodes), itertools.repeat(OTHER)))),
+                   "ops": packed("B", codes),
                    "arity": packed("I", list(map(len, map(_RS, nodes)))),
                    "refs": packed("q", list(itertools.chain.from_iterable(map(_RS, nodes)))),
                    "vals": packed("d", list(itertools.chain.from_iterable(map(_VALS, nodes)))),
