@@ -344,3 +344,43 @@ def test_weights_and_inputs_too_large_for_a_float_are_refused():
     assert len(json.dumps(program)) < 10_000
     with pytest.raises(AskRefused, match="wrong number of weights or inputs"):  # a neuron of 2 inputs, sent 100,000
         network.answer("call", {"part": neuron, "params": [1, 1, 1], "x": [1.0] * 100_000})
+
+
+def test_in_the_checkpointing_tests_a_students_own_node_passes_its_gradient_into_the_judges_layers_and_no_further():
+    """A checkpointed pass may glue segments with nodes of its own (``Value(h.data, (h,), "glue")`` and a closure):
+    the gradient its closure passes to the judge's activation flows on through the judge's layers; a closure that
+    writes into a node of the judge's it was not made from is refused (the judge's counts and weight gradients are
+    the judge's)."""
+    def chain():
+        network = judge.Network([(1, 1, True)] * 3, [0.5, 0.1, 0.7, -0.2, 1.1, 0.3], backward=True, network=True,
+                                calls={"Neuron"}, activations=True)
+        with answering(in_process(network)):
+            neurons = [layer.neurons[0] for layer in recording.network().layers]
+        return network, neurons
+
+    def weight_grads(glue):
+        network, neurons = chain()
+        with answering(in_process(network)):
+            h, outs = recording.Value(0.2), []
+            for neuron in neurons:
+                h = neuron([h])
+                outs.append(h)
+            root = glue(h, outs) if glue else h * 2.0
+            root.backward()
+        return network.record()["weight_grads"]
+
+    expected = weight_grads(None)
+    assert weight_grads(lambda h, outs: own(recording.Value, 2 * h.data, [h], "glue", [2.0])) == expected
+
+    def forged(h, outs):
+        out = recording.Value(2 * h.data, (h,), "glue")
+
+        def _backward():
+            h.grad += 2.0 * out.grad
+            outs[0].grad += 5.0  # a node of the judge's this one was not made from
+
+        out._backward = _backward
+        return out
+
+    with pytest.raises(ProbeError, match="changed the gradient of a node of the grader's layers"):
+        weight_grads(forged)
