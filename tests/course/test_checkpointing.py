@@ -95,12 +95,20 @@ def test_the_judge_counts_only_its_own_activations_and_checks_its_nodes():
 
 @pytest.mark.parametrize("args, answer", [
     (("forward", [0.5, 0.1] * 3, 0.2, 1),
-     {"output": 0.1, "checkpoints": None, "input_grad": None, "grads": [0.0] * 7, "counted": None}),
+     {"output": 0.1, "checkpoints": None, "input_grad": None, "grads": [0.0] * 7, "linked_inputs": 0,
+      "counted": None}),
     (("checkpointed_forward", [0.5, 0.1] * 3, 0.2, 1),
-     {"output": 0.1, "checkpoints": [0.0] * 4, "input_grad": None, "grads": [0.0] * 6, "counted": None}),
+     {"output": 0.1, "checkpoints": [0.0] * 4, "input_grad": None, "grads": [0.0] * 6, "linked_inputs": 0,
+      "counted": None}),
     (("forward", [0.5, 0.1] * 3, 0.2, 1),
-     {"output": 0.1, "checkpoints": None, "input_grad": None, "grads": [0.0] * 6,
+     {"output": 0.1, "checkpoints": None, "input_grad": None, "grads": [0.0] * 6, "linked_inputs": 0,
       "counted": {"forward_passes": -1, "backward_passes": 0, "most_activations": 0}}),
+    (("checkpointed_forward", [0.5, 0.1] * 3, 0.2, 1),
+     {"output": 0.1, "checkpoints": [0.0] * 3, "input_grad": None, "grads": [0.0] * 6, "linked_inputs": -1,
+      "counted": None}),
+    (("checkpointed_forward", [0.5, 0.1] * 3, 0.2, 1),
+     {"output": 0.1, "checkpoints": [0.0] * 3, "input_grad": None, "grads": [0.0] * 6, "linked_inputs": 0.0,
+      "counted": None}),
 ])
 def test_answers_are_bounded_by_their_requests(args, answer):
     with pytest.raises(MalformedAnswer):
@@ -319,9 +327,10 @@ def test_the_gradescope_zip_grades_an_upload_on_the_judges_counts(tmp_path):
     whole = json.loads((tmp_path / "whole.json").read_text(encoding="utf-8"))
     assert right["score"] == 30 and math.isclose(sum(t["max_score"] for t in right["tests"]), 30)
     # one backward() over the whole chain: the backward tests' cases whose segments are shorter than the chain fail
-    # on the judge's counts (public 4 of 4 points, hidden 2 of 3 cases of 4, the trade-offs 1 of 2 cases of 2 and of
-    # 3); every 8 of 8 layers, every 1 and every 36 hold what a whole graph holds and pass
-    assert math.isclose(whole["score"], 30 - 4 - 8 / 3 - 1 - 1, abs_tol=1e-3), whole["score"]
+    # on the judge's counts (public 4 of 4 points, hidden 2 of 3 cases of 4, the backward pass's trade-offs 1 of 2
+    # cases of 1 and 1 of 3 cases of 1.5); every 8 of 8 layers, every 1 and every 36 hold what a whole graph holds and
+    # pass, and the forward pass's trade-off tests are the forward pass's alone
+    assert math.isclose(whole["score"], 30 - 4 - 8 / 3 - 0.5 - 0.5, abs_tol=1e-3), whole["score"]
 
 
 
