@@ -84,8 +84,10 @@ class Counts:
         found: list[int] = []
         seen, level = {id(x)}, [x]
         while level and len(seen) < MAX_WALK:
-            children = []
+            children: list[Any] = []
             for node in level:
+                if len(children) >= MAX_WALK:
+                    break
                 try:
                     children += list(getattr(node, "_prev", ()) or ())[:MAX_WALK]
                 except Exception:  # noqa: BLE001 - a student's _prev that cannot be read holds nothing we can see
