@@ -102,12 +102,64 @@ def grads_of(got: dict[str, Any]) -> list[Any]:
     return judged["weight_grads"] if judged is not None else got["grads"]
 
 
-def no_graph_outlives_its_layer(counts: dict[str, int]) -> None:
+def no_graph_outlives_its_layer(counts: dict[str, int], linked_inputs: int) -> None:
     """The checkpointed forward pass held one activation at a time: each layer ran on a fresh ``Value``.
 
+    Args:
+        counts: The run's counts (:func:`counts_of`).
+        linked_inputs: The layers the probe saw run on a new node whose graph holds an earlier layer's output.
+
     Raises:
-        Failure: When more were alive at once (a layer ran on the last one's output itself: the whole graph stays).
+        Failure: When a layer ran on a ``Value`` that still holds the last one's graph (made from it, or the last
+            output itself: more than one activation alive at once).
     """
+    if linked_inputs:
+        raise Failure(f"{linked_inputs} of the layers ran on a Value whose graph still holds an earlier layer's output "
+                      "(made with it among its children), expected none: the whole graph stays alive. Run each layer "
+                      "on a fresh Value of the last output's data, Value(h), with no children")
     if counts["most_alive"] > 1:
-        raise Failure(f"the forward pass kept {counts['most_alive']} layer outputs alive at once: run each layer on "
-                      "a fresh Value of the last output's data, so that no graph outlives its layer")
+        raise Failure(f"the forward pass kept {counts['most_alive']} layer outputs alive at once, expected 1: run each "
+                      "layer on a fresh Value of the last output's data, so that no graph outlives its layer")
+
+
+def forward_within_the_cost_model(got: dict[str, Any], layers: int, every: int) -> None:
+    """``checkpointed_forward``'s share of the cost model, from a run of it alone: each layer evaluated once, no
+    ``backward()``, one activation alive at a time, and ``ceil(layers / every)`` checkpoints, each a plain number.
+
+    Raises:
+        Failure: Naming ``checkpointed_forward``, on the first that does not hold.
+    """
+    counts = counts_of(got, layers)
+    if counts["forward_passes"] != layers or counts["backward_passes"]:
+        raise Failure(f"the forward pass evaluated layers {counts['forward_passes']} times and ran backward() "
+                      f"{counts['backward_passes']} times, expected each of the {layers} layers once and no "
+                      "backward()")
+    no_graph_outlives_its_layer(counts, got["linked_inputs"])
+    kept, want = got["checkpoints"] or [], math.ceil(layers / every)
+    if len(kept) != want:
+        raise Failure(f"the forward pass kept {len(kept)} checkpoints, expected ceil({layers} / {every}) = {want}")
+    for k, c in enumerate(kept):
+        if not isinstance(c, float):
+            raise Failure(f"checkpoint {k} is {show(c)}: a checkpoint is a plain number (the data), which holds no "
+                          "graph")
+
+
+def backward_within_the_cost_model(got: dict[str, Any], dx: float, grads: Sequence[float], layers: int,
+                                   bound: float) -> None:
+    """``checkpointed_backward``'s share of the cost model, from a run of it alone on the grader's checkpoints: the
+    plain gradients (``dx`` for the input, ``grads`` for each layer's ``w`` and ``b``), each from a ``backward()``
+    through its layer, with at most ``bound`` activations held (a checkpoint per ``backward()`` plus the most alive
+    at once) and each layer recomputed once.
+
+    Raises:
+        Failure: On the first that does not hold.
+    """
+    compare(got["input_grad"], dx, "the gradient of the input", rel=1e-7)
+    compare_grads(grads_of(got), grads, "after checkpointed_backward", rel=1e-7)
+    counts = counts_of(got, layers)
+    reached_every_layer(counts, layers)
+    if not counts["backward_passes"] or held(counts) > bound or counts["forward_passes"] > layers:
+        raise Failure(f"the backward pass held up to {held(counts)} activations ({counts['backward_passes']} "
+                      f"checkpoints, up to {counts['most_alive']} layer outputs alive at once) and evaluated layers "
+                      f"{counts['forward_passes']} times, expected at most {bound:g} and {layers} (each layer "
+                      "recomputed once)")

@@ -15,6 +15,11 @@ gradients itself (``weight_grads``). The test reads those counts and gradients i
 the worker's own report is never used for them. The student's ``Value`` is the grader's while the probe runs, so an
 engine bug costs no points here.
 
+What the probe sees of the structure, in both modes: how many layers ran on an input that is a new ``Value`` whose
+graph still holds an earlier layer's output (``linked_inputs``: a "fresh" ``Value(data, (h,))`` keeps the whole chain
+alive through ``_prev``, which no use of the judge's nodes shows), and whether each checkpoint is a plain number (a
+``float`` subclass or a ``Value`` can hold a graph).
+
 Without the grader's parts (a student's self-check) the layers are made here on
 the student's own ``Value``, and this probe counts the same things in the
 worker (``counted``): a self-check needs no boundary, and says the same.
@@ -31,12 +36,25 @@ from typing import Any
 
 from assignments.shared.probes.live_activations import Ledger
 from assignments.shared.probes.nn_probes import engine_in_use, handles, swapped
-from probekit import MAX_ITEMS, Context, MalformedAnswer, count, number, numbers, part, record
+from probekit import (
+    MAX_ITEMS,
+    NONNUMERIC,
+    Context,
+    MalformedAnswer,
+    count,
+    number,
+    numbers,
+    part,
+    record,
+    short_repr,
+)
 
 NAMES = ("forward", "checkpointed_forward", "checkpointed_backward", "cost", "best_every")
 """The student's functions: the modules they were defined in are the student's too (a notebook's code)."""
 MAX_LAYERS = 1_000
 """The longest chain a request may ask for."""
+MAX_WALK = 10_000
+"""The most nodes one layer input's graph is searched through for the earlier layer outputs it holds."""
 
 
 class Counts:
@@ -51,17 +69,44 @@ class Counts:
         self.activations_reached = 0
         self.outputs: set[int] = set()
         self.ledger = Ledger()
+        self.linked_inputs = 0
+        """Layer evaluations on a new node whose graph holds an earlier layer's output (not a fresh ``Value``)."""
         self._held: list[Any] = []
         """The outputs themselves, so that no other object gets one of their ids once they are dropped (the counts
         are of identities)."""
 
+    def holds(self, x: Any) -> list[int]:
+        """The layer outputs ``x``'s graph holds (their ids): ``x`` itself if it is one, else the nearest ones found
+        through ``_prev``, never below one (what a found output holds is its own), searching :data:`MAX_WALK` nodes
+        at most."""
+        if id(x) in self.outputs:
+            return [id(x)]
+        found: list[int] = []
+        seen, level = {id(x)}, [x]
+        while level and len(seen) < MAX_WALK:
+            children: list[Any] = []
+            for node in level:
+                if len(children) >= MAX_WALK:
+                    break
+                try:
+                    children += list(getattr(node, "_prev", ()) or ())[:MAX_WALK]
+                except Exception:  # noqa: BLE001 - a student's _prev that cannot be read holds nothing we can see
+                    continue
+            level = [c for c in children if id(c) not in seen and not seen.add(id(c))]
+            found += [id(c) for c in level if id(c) in self.outputs]
+            level = [c for c in level if id(c) not in self.outputs]
+        return found
+
     def evaluated(self, x: Any, out: Any) -> None:
-        """A layer made ``out`` from ``x``: an activation, made now from ``x`` if ``x`` is one."""
+        """A layer made ``out`` from ``x``: an activation, made now from the outputs ``x``'s graph holds."""
         self.forward_passes += 1
         self.ledger.tick()
+        parents = self.holds(x)
+        if parents and id(x) not in self.outputs:
+            self.linked_inputs += 1
         self.outputs.add(id(out))
         self._held.append(out)
-        self.ledger.made(id(out), [id(x)] if id(x) in self.outputs else [])
+        self.ledger.made(id(out), parents)
 
     def reached(self, root: Any) -> list[int]:
         """The layer outputs ``root`` was made from, found through ``_prev`` (their ids)."""
@@ -105,14 +150,16 @@ class OwnUnit:
 
 class GraderUnit:
     """A layer of hidden grading's chain: one of the grader's neurons (one input, tanh), whose forward pass the judge
-    computes and counts."""
+    computes and counts (``counts`` here sees only the structure of its inputs: :attr:`Counts.linked_inputs`)."""
 
-    def __init__(self, neuron: Any) -> None:
-        self.neuron = neuron
+    def __init__(self, neuron: Any, counts: Counts) -> None:
+        self.neuron, self.counts = neuron, counts
         self.w, self.b = neuron.w[0], neuron.b
 
     def __call__(self, x: Any) -> Any:
-        return self.neuron([x])
+        out = self.neuron([x])
+        self.counts.evaluated(x, out)
+        return out
 
     def parameters(self) -> list[Any]:
         return [self.w, self.b]
@@ -122,7 +169,7 @@ def chain(weights: list[float], value_cls: Any, counts: Counts) -> list[Any]:
     """The chain of ``len(weights) // 2`` layers (``weights``: each layer's ``w`` then ``b``): the grader's layers
     when the grader's parts are there, else this probe's on the student's ``Value``."""
     if handles() is not None:  # (in the judge, on the reference: the grader's engine, its forward passes not asked)
-        return [GraderUnit(layer.neurons[0]) for layer in handles().network().layers]
+        return [GraderUnit(layer.neurons[0], counts) for layer in handles().network().layers]
     return [OwnUnit(weights[2 * i], weights[2 * i + 1], value_cls, counts) for i in range(len(weights) // 2)]
 
 
@@ -144,17 +191,20 @@ def _grads(layers: list[Any]) -> list[Any]:
 
 def probe_run(mg: Any, ctx: Context, what: str, weights: list[float], x: float, every: int,
               checkpoints: list[float] | None = None, upstream: float = 1.0) -> dict[str, Any]:
-    """Probe ``checkpointing_run``: one of the student's passes over the chain pinned to ``weights``.
+    """Probe ``checkpointing_run``: one of the student's passes over the chain pinned to ``weights``, and that pass
+    alone (each test runs only the function it is about).
 
     ``what``: ``"forward"``, ``forward(layers, Value(x))``, then ``backward()`` from its output (a plain
     backward pass, the probe's); ``"checkpointed_forward"``, ``checkpointed_forward(layers, x, every)``;
     ``"checkpointed_backward"``, ``checkpointed_backward(layers, checkpoints, every, upstream)`` on the checkpoints
-    the request gives; ``"checkpointed"``, the student's forward then backward passes together.
+    the request gives (the grader's: a bug in the student's ``checkpointed_forward`` changes nothing here).
 
     Returns:
-        ``output`` (the output's data, or None), ``checkpoints`` (at most ``len(weights)`` numbers, or None),
-        ``input_grad`` (the gradient of the input, or None), ``grads`` (each layer's ``w`` and ``b`` gradient) and
-        ``counted`` (the self-check's counts; None in hidden grading, where the judge counts).
+        ``output`` (the output's data, or None), ``checkpoints`` (at most ``len(weights)`` numbers, or None; one that
+        is not a plain ``float`` or ``int`` is a non-number marker), ``input_grad`` (the gradient of the input, or
+        None), ``grads`` (each layer's ``w`` and ``b`` gradient), ``linked_inputs`` (layer evaluations on a new node
+        whose graph holds an earlier layer's output: :attr:`Counts.linked_inputs`) and ``counted`` (the self-check's
+        counts; None in hidden grading, where the judge counts).
     """
     counts = Counts()
     answer: dict[str, Any] = {"output": None, "checkpoints": None, "input_grad": None}
@@ -171,14 +221,11 @@ def probe_run(mg: Any, ctx: Context, what: str, weights: list[float], x: float, 
                     ctx.during = "backward() from forward's output"
                     out.backward()
                     answer["input_grad"] = number(leaf.grad)
-            elif what in ("checkpointed_forward", "checkpointed"):
+            elif what == "checkpointed_forward":
                 ctx.during = f"checkpointed_forward(layers, {x}, every={every}) on a chain of {len(layers)} layers"
                 y, kept = module.checkpointed_forward(layers, float(x), every)
-                kept = list(kept)[:MAX_LAYERS]
-                answer["output"], answer["checkpoints"] = number(y), [number(c) for c in kept]
-                if what == "checkpointed":
-                    ctx.during = f"checkpointed_backward(layers, checkpoints, every={every}, upstream={upstream})"
-                    answer["input_grad"] = number(module.checkpointed_backward(layers, kept, every, upstream))
+                answer["output"] = number(y)
+                answer["checkpoints"] = [plain(c) for c in list(kept)[:MAX_LAYERS]]
             elif what == "checkpointed_backward":
                 ctx.during = (f"checkpointed_backward(layers, {checkpoints}, every={every}, upstream={upstream}) on "
                               f"a chain of {len(layers)} layers")
@@ -187,8 +234,17 @@ def probe_run(mg: Any, ctx: Context, what: str, weights: list[float], x: float, 
             else:
                 raise ValueError(f"unknown pass {what!r}")
         answer["grads"] = _grads(layers)
+    answer["linked_inputs"] = counts.linked_inputs
     answer["counted"] = None if handles() is not None else counts.record()
     return answer
+
+
+def plain(checkpoint: Any) -> Any:
+    """A checkpoint as a number if it is a plain one (of type ``float`` or ``int`` exactly), else a non-number marker:
+    a subclass of ``float`` can carry the graph it was read from, and a ``Value`` holds its own."""
+    if type(checkpoint) in (float, int):
+        return number(checkpoint)
+    return {NONNUMERIC: type(checkpoint).__name__, "repr": short_repr(checkpoint)}
 
 
 def probe_cost(mg: Any, ctx: Context, n: int, every: int | None) -> dict[str, Any]:
@@ -204,13 +260,15 @@ def probe_cost(mg: Any, ctx: Context, n: int, every: int | None) -> dict[str, An
 
 def parse_run(value: Any, what: str, weights: list[Any], x: Any, every: int, checkpoints: Any = None,
               upstream: Any = 1.0) -> dict[str, Any]:
-    got = record(value, "checkpointing_run", ("output", "checkpoints", "input_grad", "grads", "counted"))
+    got = record(value, "checkpointing_run", ("output", "checkpoints", "input_grad", "grads", "linked_inputs",
+                                              "counted"))
     layers = len(weights) // 2
     answer: dict[str, Any] = {
         "output": None if got["output"] is None else numbers([got["output"]], "output", 1)[0],
         "checkpoints": None if got["checkpoints"] is None else numbers(got["checkpoints"], "checkpoints"),
         "input_grad": None if got["input_grad"] is None else numbers([got["input_grad"]], "input_grad", 1)[0],
-        "grads": numbers(got["grads"], "grads", 2 * layers), "counted": None}
+        "grads": numbers(got["grads"], "grads", 2 * layers),
+        "linked_inputs": count(got["linked_inputs"], "linked_inputs", MAX_ITEMS), "counted": None}
     if answer["checkpoints"] is not None and len(answer["checkpoints"]) > layers:
         raise MalformedAnswer(f"checkpoints: expected at most {layers} numbers")
     counted = got["counted"]

@@ -95,12 +95,20 @@ def test_the_judge_counts_only_its_own_activations_and_checks_its_nodes():
 
 @pytest.mark.parametrize("args, answer", [
     (("forward", [0.5, 0.1] * 3, 0.2, 1),
-     {"output": 0.1, "checkpoints": None, "input_grad": None, "grads": [0.0] * 7, "counted": None}),
+     {"output": 0.1, "checkpoints": None, "input_grad": None, "grads": [0.0] * 7, "linked_inputs": 0,
+      "counted": None}),
     (("checkpointed_forward", [0.5, 0.1] * 3, 0.2, 1),
-     {"output": 0.1, "checkpoints": [0.0] * 4, "input_grad": None, "grads": [0.0] * 6, "counted": None}),
+     {"output": 0.1, "checkpoints": [0.0] * 4, "input_grad": None, "grads": [0.0] * 6, "linked_inputs": 0,
+      "counted": None}),
     (("forward", [0.5, 0.1] * 3, 0.2, 1),
-     {"output": 0.1, "checkpoints": None, "input_grad": None, "grads": [0.0] * 6,
+     {"output": 0.1, "checkpoints": None, "input_grad": None, "grads": [0.0] * 6, "linked_inputs": 0,
       "counted": {"forward_passes": -1, "backward_passes": 0, "most_activations": 0}}),
+    (("checkpointed_forward", [0.5, 0.1] * 3, 0.2, 1),
+     {"output": 0.1, "checkpoints": [0.0] * 3, "input_grad": None, "grads": [0.0] * 6, "linked_inputs": -1,
+      "counted": None}),
+    (("checkpointed_forward", [0.5, 0.1] * 3, 0.2, 1),
+     {"output": 0.1, "checkpoints": [0.0] * 3, "input_grad": None, "grads": [0.0] * 6, "linked_inputs": 0.0,
+      "counted": None}),
 ])
 def test_answers_are_bounded_by_their_requests(args, answer):
     with pytest.raises(MalformedAnswer):
@@ -319,9 +327,10 @@ def test_the_gradescope_zip_grades_an_upload_on_the_judges_counts(tmp_path):
     whole = json.loads((tmp_path / "whole.json").read_text(encoding="utf-8"))
     assert right["score"] == 30 and math.isclose(sum(t["max_score"] for t in right["tests"]), 30)
     # one backward() over the whole chain: the backward tests' cases whose segments are shorter than the chain fail
-    # on the judge's counts (public 4 of 4 points, hidden 2 of 3 cases of 4, the trade-offs 1 of 2 cases of 2 and of
-    # 3); every 8 of 8 layers, every 1 and every 36 hold what a whole graph holds and pass
-    assert math.isclose(whole["score"], 30 - 4 - 8 / 3 - 1 - 1, abs_tol=1e-3), whole["score"]
+    # on the judge's counts (public 4 of 4 points, hidden 2 of 3 cases of 4, the backward pass's trade-offs 1 of 2
+    # cases of 1 and 1 of 3 cases of 1.5); every 8 of 8 layers, every 1 and every 36 hold what a whole graph holds and
+    # pass, and the forward pass's trade-off tests are the forward pass's alone
+    assert math.isclose(whole["score"], 30 - 4 - 8 / 3 - 0.5 - 0.5, abs_tol=1e-3), whole["score"]
 
 
 
@@ -369,3 +378,96 @@ def test_the_ledger_counts_what_each_pass_must_have_held():
     chain.tick()
     chain.used([0])
     assert chain.most_alive() == 200_000
+
+
+FORWARD = '''    checkpoints = []
+    h = x
+    for i, layer in enumerate(layers):
+        if i % every == 0:
+            checkpoints.append(h)
+        h = layer(Value(h)).data
+    return h, checkpoints
+'''
+
+FORWARD_BUGS = {  # held-out checkpointed_forward bugs written from the handout (the graded path, not bugs.yaml)
+    "plus_one": FORWARD.replace("if i % every == 0:", "if (i + 1) % every == 0:"),
+    "late": FORWARD.replace("""        if i % every == 0:
+            checkpoints.append(h)
+        h = layer(Value(h)).data
+""", """        h = layer(Value(h)).data
+        if i % every == 0:
+            checkpoints.append(h)
+"""),
+    "values": FORWARD.replace("    h = x\n", "    h = Value(x)\n").replace(
+        "h = layer(Value(h)).data", "h = layer(Value(h.data))").replace("return h, ", "return h.data, "),
+    "linked": FORWARD.replace("    h = x\n", "    h = Value(x)\n").replace("checkpoints.append(h)", "checkpoints.append(h.data)")
+    .replace("h = layer(Value(h)).data", "h = layer(Value(h.data, (h,)))").replace("return h, ", "return h.data, "),
+    "carried": FORWARD.replace("    checkpoints = []\n", "    checkpoints = []\n\n    class Kept(float):\n        pass\n\n")
+    .replace("            checkpoints.append(h)\n", "            kept = Kept(h)\n            kept.graph = out\n"
+                                                  "            checkpoints.append(kept)\n")
+    .replace("        h = layer(Value(h)).data\n", "        out = layer(Value(h))\n        h = out.data\n")
+    .replace("    h = x\n", "    h, out = x, None\n"),
+}
+FORWARD_TESTS = {"test_checkpointed_forward", "test_checkpointed_forward_on_seeded_chains",
+                 "test_the_forward_pass_of_the_trade_off", "test_the_forward_pass_measured_by_the_grader"}
+BACKWARD_TESTS = {"test_checkpointed_backward", "test_checkpointed_backward_on_seeded_chains", "test_the_trade_off",
+                  "test_memory_against_compute_measured_by_the_grader"}
+
+
+def test_a_bug_in_checkpointed_forward_costs_only_its_own_tests_and_is_named(tmp_path):
+    """Each checkpointed_forward bug loses points in checkpointed_forward's tests only, named there; the backward
+    pass's tests (on the grader's checkpoints) give it full marks. A forward pass that keeps the whole graph through
+    a "fresh" Value(h.data, (h,)), or checkpoints that carry their Value, is caught; a checkpointed_backward that
+    recomputes each segment from the chain's input is still checkpointed_backward's."""
+    code = reference_code("checkpointing.py")
+    assert FORWARD in code
+    students = {name: code.replace(FORWARD, body) for name, body in FORWARD_BUGS.items()}
+    students["from_input"] = code.replace('''        start = Value(checkpoints[j])
+        h = start
+''', '''        h = checkpoints[0]
+        for layer in layers[:j * every]:
+            h = layer(Value(h)).data
+        start = Value(h)
+        h = start
+''')
+    subs = tmp_path / "subs"
+    for name, text in students.items():
+        assert text != code, name
+        (subs / name / "micrograd").mkdir(parents=True)
+        (subs / name / "micrograd" / "engine.py").write_text(reference_code("engine.py"))
+        (subs / name / "micrograd" / "checkpointing.py").write_text(text)
+    out = tmp_path / "out"
+    status, printed = run("--course", str(ROOT), "grade", str(subs), "-a", "checkpointing", "-o", str(out))
+    assert status == 0, printed
+
+    def failed(student: str) -> dict[str, dict]:
+        results = json.loads((out / "checkpointing" / student / "results.json").read_text(encoding="utf-8"))
+        return {t["extra_data"]["key"].split("::")[-1]: t for t in results["tests"] if t["score"] < t["max_score"]}
+
+    for name in FORWARD_BUGS:
+        lost = failed(name)
+        assert lost and set(lost) <= FORWARD_TESTS, (name, sorted(lost))
+        assert {"test_checkpointed_forward", "test_checkpointed_forward_on_seeded_chains"} <= set(lost), name
+        for key, t in lost.items():
+            assert t["extra_data"]["methods"] == ["checkpointed_forward"], (name, key, t["extra_data"]["methods"])
+            assert "checkpointed_backward:" not in t["output"], (name, key)
+    linked = failed("linked")["test_checkpointed_forward"]["output"]
+    assert "ran on a Value whose graph still holds an earlier layer's output" in linked, linked
+    carried = failed("carried")["test_the_forward_pass_of_the_trade_off"]["output"]
+    assert "checkpoint 0 is a Kept object" in carried and "a checkpoint is a plain number" in carried, carried
+    lost = failed("from_input")
+    assert set(lost) <= BACKWARD_TESTS and "test_checkpointed_backward" in lost, sorted(lost)
+    assert all(t["extra_data"]["methods"] == ["checkpointed_backward"] for t in lost.values()), lost
+
+
+def test_the_self_check_shows_a_forward_pass_that_keeps_the_graph_through_a_fresh_values_children(tmp_path):
+    """grader check (the student's own engine, counted in the worker) reveals Value(h.data, (h,)) too, under
+    checkpointed_forward."""
+    code = reference_code("checkpointing.py")
+    (tmp_path / "micrograd").mkdir()
+    (tmp_path / "micrograd" / "engine.py").write_text(reference_code("engine.py"))
+    (tmp_path / "micrograd" / "checkpointing.py").write_text(code.replace(FORWARD, FORWARD_BUGS["linked"]))
+    status, printed = run("--course", str(ROOT), "check", str(tmp_path), "-a", "checkpointing")
+    assert status == 1, printed
+    assert "checkpointed_forward: 6 of the layers ran on a Value whose graph still holds" in printed, printed
+    assert "checkpointed_backward:" not in printed, printed
