@@ -165,16 +165,33 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> t
     cls = getattr(mg.nn, kind)
     if spec.get("build", "student") == "parts" and handles() is not None:
         ctx.during = f"{call} (the grader then sets its parts)"
-        try:
-            model = cls(*args, **kwargs)
-        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one the judge refused parts) is
-            model = cls.__new__(cls)  # not what this test is about: the grader's parts replace what it made
-        if not holds_parts(model, kind) and _inits(model):
+        model, own = made_for_parts(cls, [(args, kwargs), (args, {})])  # then nonlin left out: its default
+        if own and not holds_parts(model, kind) and _inits(model):
             return _pin(model, spec, ctx, value_cls), None  # another design than the handout's
         return model, _set_parts(model, spec, ctx)
     ctx.during = call
     model = cls(*args, **kwargs)
     return _pin(model, spec, ctx, value_cls), None
+
+
+def made_for_parts(cls: type, tries: Sequence[tuple[Sequence[Any], dict[str, Any]]]) -> tuple[Any, bool]:
+    """An object of the student's class ``cls`` for the grader's parts: made by the first of ``tries`` (arguments,
+    keyword arguments) that its ``__init__`` accepts, the spec's own first, else without ``__init__``.
+
+    The grader's parts then replace what it made, so which activation (or ``nonlin``) it was made with does not
+    matter; what matters is that the attributes of the student's own that ``__init__`` sets (a count of inputs,
+    say) are there for the method under test. A constructor that refuses the spec's activation is thus charged in
+    the constructor's tests alone, never in those of the method that runs on the grader's parts.
+
+    Returns:
+        The object, and whether the spec's own arguments (the first of ``tries``) made it.
+    """
+    for k, (args, kwargs) in enumerate(tries):
+        try:
+            return cls(*args, **kwargs), k == 0
+        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one the judge refused parts) is
+            continue  # not what this test is about: the grader's parts replace what it made
+    return cls.__new__(cls), False
 
 
 def holds_parts(model: Any, kind: str) -> bool:
