@@ -37,7 +37,9 @@ from typing import Any
 
 from assignments.shared.probes.nn_probes import (
     FACTS,
+    NONE_GRAD_TEXT,
     engine_in_use,
+    grads_set_to_none,
     handles,
     parameter_facts,
     read_facts,
@@ -327,6 +329,8 @@ def probe_zero_grad(mg: Any, ctx: Context, owner: str, data: list[float], grads:
             raise ValueError(f"unknown owner {owner!r}")
         ctx.during = f"{owner}.zero_grad() with every grad set"
         holder.zero_grad()
+        if grads_set_to_none(params):
+            raise ProbeError(NONE_GRAD_TEXT.format(who=f"{owner}.zero_grad()"))
         answer = {"grads": [number(p.grad) for p in params], "data": [number(p.data) for p in params]}
         ctx.during = "backward() from sum_k w_k * p_k * p_k after zero_grad()"
         _weighted_sum([p * p for p in params], weights).backward()
