@@ -111,3 +111,11 @@ def no_graph_outlives_its_layer(counts: dict[str, int]) -> None:
     if counts["most_alive"] > 1:
         raise Failure(f"the forward pass kept {counts['most_alive']} layer outputs alive at once: run each layer on "
                       "a fresh Value of the last output's data, so that no graph outlives its layer")
+
+
+def returned(got: dict[str, Any]) -> str:
+    """What ``cost`` or ``best_every`` returned (a ``checkpointing_cost`` answer), as the student wrote it: an int as
+    an int (``8``), a float as a float (``8.0``); several numbers as a tuple ``(8, 32)``."""
+    shown = [str(int(v)) if is_int and isinstance(v, float) and v.is_integer() else show(v)
+             for v, is_int in zip(got["result"], got["ints"])]
+    return shown[0] if len(shown) == 1 else f"({', '.join(shown)})" if shown else "nothing"
