@@ -163,3 +163,11 @@ def backward_within_the_cost_model(got: dict[str, Any], dx: float, grads: Sequen
                       f"checkpoints, up to {counts['most_alive']} layer outputs alive at once) and evaluated layers "
                       f"{counts['forward_passes']} times, expected at most {bound:g} and {layers} (each layer "
                       "recomputed once)")
+
+
+def returned(got: dict[str, Any]) -> str:
+    """What ``cost`` or ``best_every`` returned (a ``checkpointing_cost`` answer), as the student wrote it: an int as
+    an int (``8``), a float as a float (``8.0``); several numbers as a tuple ``(8, 32)``."""
+    shown = [str(int(v)) if is_int and isinstance(v, float) and v.is_integer() else show(v)
+             for v, is_int in zip(got["result"], got["ints"])]
+    return shown[0] if len(shown) == 1 else f"({', '.join(shown)})" if shown else "nothing"

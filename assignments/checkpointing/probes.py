@@ -42,6 +42,7 @@ from probekit import (
     Context,
     MalformedAnswer,
     count,
+    flag,
     number,
     numbers,
     part,
@@ -251,11 +252,13 @@ def probe_cost(mg: Any, ctx: Context, n: int, every: int | None) -> dict[str, An
     """Probe ``checkpointing_cost``: ``cost(n, every)``, or ``best_every(n)`` when ``every`` is None."""
     if every is None:
         ctx.during = f"best_every({n})"
-        return {"result": [number(mg.checkpointing.best_every(n))]}
-    ctx.during = f"cost({n}, {every})"
-    got = mg.checkpointing.cost(n, every)
-    items = list(got)[:3] if isinstance(got, (list, tuple)) else [got]
-    return {"result": [number(v) for v in items]}
+        items = [mg.checkpointing.best_every(n)]
+    else:
+        ctx.during = f"cost({n}, {every})"
+        got = mg.checkpointing.cost(n, every)
+        items = list(got)[:3] if isinstance(got, (list, tuple)) else [got]
+    # which were ints, so that feedback shows them as the student returned them (8, not 8.0)
+    return {"result": [number(v) for v in items], "ints": [type(v) is int for v in items]}
 
 
 def parse_run(value: Any, what: str, weights: list[Any], x: Any, every: int, checkpoints: Any = None,
@@ -280,8 +283,12 @@ def parse_run(value: Any, what: str, weights: list[Any], x: Any, every: int, che
 
 
 def parse_cost(value: Any, n: int, every: Any) -> dict[str, Any]:
-    got = record(value, "checkpointing_cost", ("result",))
-    return {"result": numbers(got["result"], "result")[:3]}
+    got = record(value, "checkpointing_cost", ("result", "ints"))
+    result = numbers(got["result"], "result")[:3]
+    ints = got["ints"]
+    if type(ints) is not list or len(ints) != len(result):
+        raise MalformedAnswer(f"ints: expected {len(result)} flags, one per number")
+    return {"result": result, "ints": [flag(v, f"ints[{k}]") for k, v in enumerate(ints)]}
 
 
 PROBES = {"checkpointing_run": probe_run, "checkpointing_cost": probe_cost}

@@ -43,6 +43,7 @@ from assignments.shared.probes.nn_probes import (
     FACTS,
     engine_in_use,
     handles,
+    made_for_parts,
     parameter_facts,
     read_facts,
     swapped,
@@ -66,6 +67,8 @@ from probekit import (
 from probekit import read_text as read_text_field
 
 KINDS = ("Neuron", "Layer", "MLP")
+ACTIVATIONS = ("tanh", "relu", "sigmoid", "linear")
+"""The activation names the handout's ``Neuron``, ``Layer`` and ``MLP`` accept."""
 NAMES = ("softmax", "cross_entropy", "train", "accuracy", "zero_grad", "sgd_step", *KINDS)
 """The student's functions and classes: the modules they were defined in are the student's too (a notebook's code
 lives in one module, which ``classifier.py`` re-exports)."""
@@ -168,6 +171,17 @@ def _params(model: Any, kind: str, ctx: Context) -> list[Any]:
         return list(model.parameters())
 
 
+def constructions(kind: str, args: list[Any]) -> list[list[Any]]:
+    """The arguments to try, in order, when the grader sets a model's parts (:func:`made_for_parts`): the spec's
+    own, then the same sizes with the default activation, then with each activation the handout names (a
+    constructor that refuses ``"linear"`` makes a neuron with another, whose parts the grader then replaces)."""
+    sizes = args[:1] if kind == "Neuron" else args[:2]
+    tries = [list(args), list(sizes)]
+    for act in ACTIVATIONS:
+        tries.append([*sizes, [act] * len(args[1]) if kind == "MLP" else act])
+    return tries
+
+
 def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> tuple[Any, list[Any], Any]:
     """Build the spec's model; return it, its weights and biases in the documented order and, with ``"parts"``, the
     grader's network of its parts (else None; ``value_cls``: the ``Value`` in use).
@@ -186,10 +200,7 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> t
     random.seed(spec.get("seed", 0))
     if spec.get("build", "student") == "parts" and handles() is not None:
         ctx.during = f"{_call(spec)} (the grader then sets its parts)"
-        try:
-            model = cls(*args)
-        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one the judge refused parts) is
-            model = cls.__new__(cls)  # not what this test is about: the grader's parts replace what it made
+        model, _ = made_for_parts(cls, [(a, {}) for a in constructions(kind, args)])
         ctx.during = f"setting the grader's parts in {_call(spec)}"
         network = handles().network()
         if kind == "Neuron":

@@ -28,6 +28,13 @@ REL, ABS = 1e-7, 1e-9
 MATH_REL, MATH_ABS = 1e-6, 1e-6
 """Tolerance of a comparison with central differences (their error is about 1e-10 on these inputs)."""
 
+OVERFLOW_HINTS: dict[str, str] = {
+    "Dual.tanh": "the tangent rule is not the problem: computing tanh from math.exp overflows for large |u| "
+                 "((e**2u - 1)/(e**2u + 1) does above u = 354), and so does a tangent from math.cosh(u)**2; use "
+                 "t = math.tanh(u), which is finite for every u, and the tangent (1 - t**2) * u' from it",
+}
+"""The hint for an ``OverflowError`` in an operation whose docstring says it never overflows: a stability fault, not a
+wrong tangent rule."""
 HINTS: dict[str, str] = {
     "Dual.__init__": "keep Dual.__init__ as the template gives it: val and dot stored as floats",
     "Dual.__add__": "(u + w)' = u' + w': add the values and add the tangents; a plain number c is Dual(c), tangent 0",
@@ -295,17 +302,20 @@ def culprit(fault: StudentFault, declared: str) -> str:
 
 def ask(student: Callable[..., Any], probe: str, spec: dict[str, Any], method: str) -> Any:
     """``student(probe, spec)``, with an exception of the student's code reported under the method that raised it
-    (one of the handout's, else ``method``) and the hint about that method."""
+    (one of the handout's, else ``method``) and the hint about that method: about its stability
+    (:data:`OVERFLOW_HINTS`) when an operation that never overflows raised ``OverflowError``, in its own code or in
+    the ``Dual.exp`` it called (``exp`` is right to overflow there: the call with a huge argument is the fault)."""
     try:
         return student(probe, spec)
     except StudentFault as fault:
         if fault.kind != "raised":
             raise
         at_fault = culprit(fault, method)
+        overflow = fault.raised("OverflowError") and method in OVERFLOW_HINTS and at_fault in (method, "Dual.exp")
         again = StudentFault(fault.kind, fault.message, fault.error)
-        again.method = at_fault
+        again.method = method if overflow else at_fault
         if fault.error.get("type") != "NotImplementedError":
-            again.hint = HINTS.get(at_fault)
+            again.hint = OVERFLOW_HINTS[method] if overflow else HINTS.get(at_fault)
         raise again from None
 
 

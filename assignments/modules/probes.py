@@ -46,7 +46,9 @@ from assignments.shared.probes.module_stand_ins import (
 )
 from assignments.shared.probes.nn_probes import (
     FACTS,
+    NONE_GRAD_TEXT,
     engine_in_use,
+    grads_set_to_none,
     handles,
     parameter_facts,
     read_facts,
@@ -279,6 +281,8 @@ def probe_zero_grad(mg: Any, ctx: Context, owner: str, data: list[float], grads:
             raise ValueError(f"unknown owner {owner!r}")
         ctx.during = f"{owner}.zero_grad() with every grad set"
         holder.zero_grad()
+        if grads_set_to_none(params):
+            raise ProbeError(NONE_GRAD_TEXT.format(who=f"{owner}.zero_grad()"))
         answer: dict[str, Any] = {"grads": [number(p.grad) for p in params], "data": [number(p.data) for p in params]}
         if owner == "Sequential":
             answer["own"] = own

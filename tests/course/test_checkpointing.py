@@ -7,6 +7,8 @@ from __future__ import annotations
 import csv
 import json
 import math
+import re
+import shutil
 import zipfile
 
 import nbformat
@@ -17,6 +19,7 @@ from course_runs import reference_code, run
 from assignments.checkpointing.checks import activations, chain_weights, plain_gradients
 from assignments.checkpointing.probes import ANSWERS
 from assignments.shared.parts.network_judge import Network
+from grader.cli import main
 from grader.judge.reference import load_reference
 from grader.sandbox.schema import MalformedAnswer
 
@@ -471,3 +474,33 @@ def test_the_self_check_shows_a_forward_pass_that_keeps_the_graph_through_a_fres
     assert status == 1, printed
     assert "checkpointed_forward: 6 of the layers ran on a Value whose graph still holds" in printed, printed
     assert "checkpointed_backward:" not in printed, printed
+
+
+@pytest.mark.parametrize("answer", [{"result": [8.0, 32.0], "ints": [True]}, {"result": [8.0], "ints": [1]},
+                                    {"result": [8.0], "ints": None}])
+def test_a_cost_answer_has_one_int_flag_per_number(answer):
+    with pytest.raises(MalformedAnswer):
+        ANSWERS["checkpointing_cost"](answer, 16, 4)
+
+
+@pytest.mark.parametrize("student, cost, shown", [
+    ("ints", "math.ceil(n / every) + min(every, n) + 1, 2 * n", "returned (9, 32), expected (8, 32)"),
+    ("floats", "float(math.ceil(n / every) + min(every, n) + 1), 2.0 * n", "returned (9.0, 32.0), expected (8, 32)"),
+])
+def test_feedback_shows_the_numbers_cost_returned_as_it_returned_them(tmp_path, student, cost, shown):
+    """``cost`` returns ints (the handout's ``tuple[int, int]``): feedback shows an int the student returned as an int
+    and a float as a float (it showed ``[9.0, 32.0]`` for both), and the expected values as the reference's ints."""
+    package = tmp_path / "subs" / student / "micrograd"
+    shutil.copytree(ROOT / "reference" / "micrograd", package, ignore=shutil.ignore_patterns("__pycache__"))
+    source = (package / "checkpointing.py").read_text(encoding="utf-8")
+    old = "    return math.ceil(n / every) + min(every, n), 2 * n\n"
+    assert source.count(old) == 1
+    (package / "checkpointing.py").write_text(source.replace(old, f"    return {cost}\n"), encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["--course", str(ROOT), "grade", str(tmp_path / "subs"), "-o", str(out), "-a", "checkpointing"]) == 0
+    tests = json.loads((out / "checkpointing" / student / "results.json").read_text(encoding="utf-8"))["tests"]
+    public = next(t for t in tests if t["name"].startswith("cost(n, every):"))
+    assert f"cost(16, 4) {shown}" in public["output"]
+    hidden = next(t for t in tests if t["name"].startswith("cost(n, every) for seeded sizes"))
+    assert re.search(r"cost\(\d+, \d+\) returned \((\d+)(\.0)?, \d+(\.0)?\), expected \(\d+, \d+\)", hidden["output"])
+    assert (".0," in hidden["output"]) == (student == "floats")

@@ -3,7 +3,9 @@ requests, and the training target's verdict is the judge's own (a forged accurac
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
 
 import pytest
 from checkout import ROOT
@@ -11,6 +13,7 @@ from hidden_tests import load_hidden
 
 from assignments.classifier.checks import count_of, model_spec, parts
 from assignments.classifier.probes import ANSWERS, MAX_EVENTS
+from grader.cli import main
 from grader.judge.reference import load_reference, run_probe
 from grader.sandbox import own_parts
 from grader.sandbox.schema import MalformedAnswer
@@ -135,3 +138,38 @@ def test_the_training_checks_gradient_is_the_values_own():
                 want = value_gradient(shape, weights, xs, ys)
                 got = H.mean_cross_entropy_gradient(shape, weights, xs, ys)
                 assert got == pytest.approx(want, rel=1e-12, abs=1e-14), (hidden, last)
+
+
+REFUSES_LINEAR = (
+    ('        if activation not in ACTIVATIONS:\n            raise ValueError(f"unknown activation {activation!r}: '
+     'expected one of {ACTIVATIONS}")\n',
+     '        if activation not in ("tanh", "relu", "sigmoid"):\n'
+     '            raise ValueError(f"unknown activation {activation!r}")\n        self.nin = nin\n'),
+    ("        act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)\n",
+     "        act = sum((self.w[i] * x[i] for i in range(self.nin)), self.b)\n"),
+)
+"""A real student's Neuron: its __init__ refuses "linear" and sets ``self.nin``, which its __call__ reads."""
+
+
+def test_a_neuron_init_that_refuses_linear_costs_only_its_own_tests_not_the_calls_on_the_graders_parts(tmp_path):
+    """Neuron.__call__'s tests run on the grader's parts: the student's __init__ refused "linear", so the grader
+    builds the neuron with an activation it accepts (then sets w, b and activation), and the __call__ that reads
+    self.nin passes; the refusal is charged in Neuron.__init__'s own tests, with a hint about "linear"."""
+    package = tmp_path / "subs" / "refuses_linear" / "micrograd"
+    shutil.copytree(ROOT / "reference" / "micrograd", package, ignore=shutil.ignore_patterns("__pycache__"))
+    source = (package / "classifier.py").read_text(encoding="utf-8")
+    for old, new in REFUSES_LINEAR:
+        assert source.count(old) == 1
+        source = source.replace(old, new)
+    (package / "classifier.py").write_text(source, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["--course", str(ROOT), "grade", str(tmp_path / "subs"), "-o", str(out), "-a", "classifier"]) == 0
+    tests = json.loads((out / "classifier" / "refuses_linear" / "results.json").read_text(encoding="utf-8"))["tests"]
+    calls = [t for t in tests if t["name"].startswith(("Neuron.__call__ for each activation", "Neuron(3, activation)"))]
+    assert len(calls) == 2 and all(t["score"] == t["max_score"] for t in calls), [t["output"] for t in calls]
+    init = next(t for t in tests if t["name"].startswith("Neuron(nin, activation) keeps nin weights"))
+    assert init["score"] < init["max_score"] and init["extra_data"]["methods"] == ["Neuron.__init__"]
+    assert "Neuron(3, 'linear') freshly built" in init["output"] and "unknown activation 'linear'" in init["output"]
+    assert "accept every activation the handout names" in init["output"]
+    public = next(t for t in tests if t["name"].startswith("MLP(2, [8, 3]) makes a tanh layer"))
+    assert public["score"] < public["max_score"] and "Neuron(3, 'linear') freshly built" in public["output"]

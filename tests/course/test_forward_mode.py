@@ -215,3 +215,44 @@ def test_a_derived_operation_names_the_method_at_the_end_of_its_chain_not_a_righ
     compositions = next(t for t in graded_add_bug if t["name"].startswith("Each operation inside random expressions"))
     assert compositions["extra_data"]["methods"] == ["Dual.__add__"], "x - 3, 3 + x, 3 - x inside expressions too"
     assert "Fix Dual.__add__ first" in compositions["output"]
+
+
+# --- tanh far from 0: a stability fault, told as one -------------------------------------------------------------------
+
+OVERFLOWING_TANH = {  # a real student's Dual.tanh that is right near 0 and overflows far from it
+    "exp_of_2u": "        e = math.exp(2 * self.val)\n        t = (e - 1) / (e + 1)\n",
+    "duals_own_exp": "        e = (self * 2).exp().val\n        t = (e - 1) / (e + 1)\n",
+}
+
+
+@pytest.fixture(scope="module")
+def graded_overflowing_tanh(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("forward-tanh")
+    for name, body in OVERFLOWING_TANH.items():
+        package = tmp / "subs" / name / "micrograd"
+        package.mkdir(parents=True)
+        for file in ("engine.py", "forward.py", "__init__.py"):
+            source = (ROOT / "reference" / "micrograd" / file).read_text(encoding="utf-8")
+            if file == "forward.py":
+                assert source.count("        t = math.tanh(self.val)\n") == 1
+                source = source.replace("        t = math.tanh(self.val)\n", body)
+            (package / file).write_text(source, encoding="utf-8")
+    assert main(["--course", str(ROOT), "grade", str(tmp / "subs"), "-o", str(tmp / "out"), "-a", "forward_mode"]) == 0
+    return {name: json.loads((tmp / "out" / "forward_mode" / name / "results.json").read_text(encoding="utf-8"))["tests"]
+            for name in OVERFLOWING_TANH}
+
+
+@pytest.mark.parametrize("student", sorted(OVERFLOWING_TANH))
+def test_a_tanh_that_overflows_far_from_0_loses_points_in_tanhs_tests_only_with_the_stability_hint(
+        graded_overflowing_tanh, student):
+    """tanh(800) from math.exp(1600) raises OverflowError (also inside the student's own Dual.exp): the hidden
+    test_operation[tanh] and the public test_functions catch it, under Dual.tanh, with the hint about stability,
+    not the one about the tangent rule; no other test loses a point."""
+    tests = graded_overflowing_tanh[student]
+    failed = {t["name"].split(":")[0]: t for t in tests if t["score"] < t["max_score"]}
+    assert set(failed) == {"tanh", "Dual.sin, cos, exp, log, tanh"}, sorted(failed)
+    for test in failed.values():
+        assert test["extra_data"]["methods"] == ["Dual.tanh"]
+        assert "Dual.tanh: your code raised OverflowError" in test["output"]
+        assert "the tangent rule is not the problem" in test["output"] and "use t = math.tanh(u)" in test["output"]
+        assert checks.HINTS["Dual.tanh"] not in test["output"]

@@ -18,6 +18,7 @@ from course_runs import reference_code, run
 from hidden_tests import load_hidden
 
 from assignments.modules.probes import ANSWERS, MAX_EVENTS, network_size
+from grader.cli import main
 from grader.judge.reference import load_reference, run_probe
 from grader.sandbox import own_parts
 from grader.sandbox.schema import MalformedAnswer
@@ -264,3 +265,31 @@ def test_the_gradescope_zip_grades_an_upload_with_the_hidden_tests(tmp_path):
                     "train follows the loop step by step on the grader's stand-in model, optimiser and loss",
                     "Sequential(Linear(2, 4), Tanh(), Linear(4, 1)) trained on XOR by train and SGD: the reference's "
                     "losses and weights"}, lost
+
+
+# --- zero_grad that sets p.grad = None (PyTorch's way) -------------------------------------------------------------
+
+def test_a_zero_grad_that_sets_grad_to_none_is_told_so_and_costs_only_the_zero_grad_tests(tmp_path):
+    """``p.grad = None`` in zero_grad (as PyTorch does): the zero_grad tests of mlp and modules say so plainly under
+    the zero_grad at fault; training measures the network all the same (with a note), and no other test loses a
+    point (before, a later backward() failed with a message about the grader's Value, in other methods' tests)."""
+    package = tmp_path / "subs" / "none_grad" / "micrograd"
+    shutil.copytree(ROOT / "reference" / "micrograd", package, ignore=shutil.ignore_patterns("__pycache__"))
+    for file in ("nn.py", "modules.py"):
+        source = (package / file).read_text(encoding="utf-8")
+        assert source.count("            p.grad = 0.0\n") == 1
+        (package / file).write_text(source.replace("            p.grad = 0.0\n", "            p.grad = None\n"),
+                                    encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["--course", str(ROOT), "grade", str(tmp_path / "subs"), "-o", str(out), "-a", "mlp", "-a",
+                 "modules"]) == 0
+    said = "set p.grad to None; the handout's zero_grad sets p.grad = 0.0 (micrograd's convention: grad is a float"
+    for assignment, zero_grad_tests in (("mlp", 2), ("modules", 1)):
+        tests = json.loads((out / assignment / "none_grad" / "results.json").read_text(encoding="utf-8"))["tests"]
+        failed = [t for t in tests if t["score"] < t["max_score"]]
+        assert len(failed) == zero_grad_tests, [(t["name"], t["output"][:300]) for t in failed]
+        for test in failed:
+            assert test["extra_data"]["methods"] == ["Module.zero_grad"] and said in test["output"]
+        if assignment == "mlp":
+            xor = next(t for t in tests if t["name"].startswith("Your network on your own engine learns XOR"))
+            assert xor["score"] == xor["max_score"] and "your Module.zero_grad sets p.grad to None" in xor["output"]

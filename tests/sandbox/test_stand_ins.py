@@ -110,6 +110,23 @@ def test_a_method_runs_on_the_graders_parts_when_the_constructor_is_missing():
         run_probe(mg, "nn_structure", [model_spec("Neuron", 2), [1.0, 2.0]])
 
 
+def test_a_method_on_the_graders_parts_keeps_what_init_sets_when_init_refuses_the_specs_keyword():
+    """A Neuron whose __init__ takes no ``nonlin`` (it raises TypeError for ``nonlin=False``) and whose __call__
+    reads ``self.nin``, set only by __init__: the grader builds it without the keyword, then sets its parts
+    (``nonlin`` too), so __call__ is measured on what it does, not on an attribute the refused call never set."""
+    own = NN_SOURCE.replace("    def __init__(self, nin: int, nonlin: bool = True) -> None:\n        # BEGIN SOLUTION Task 3.1\n",
+                            "    def __init__(self, nin: int) -> None:\n        # BEGIN SOLUTION Task 3.1\n"
+                            "        self.nin = nin\n", 1).replace(
+        "        self.nonlin = nonlin\n", "        self.nonlin = True\n", 1).replace(
+        "act = sum((wi * xi for wi, xi in zip(self.w, x)), self.b)",
+        "act = sum((self.w[i] * x[i] for i in range(self.nin)), self.b)", 1)
+    assert own.count("self.nin") == 2 and "nonlin: bool" not in own.split("class Layer")[0]
+    mg = network("sub_no_nonlin_keyword", own)
+    spec = parts("Neuron", 2, weights=[0.5, -1.0, 0.25], nonlin=False)
+    got = run_probe(mg, "nn_forward", [spec, [[1.0, 2.0]]])
+    assert got["outputs"][0]["value"] == pytest.approx(0.5 - 2.0 + 0.25)
+
+
 def test_an_engine_bug_does_not_reach_the_network_tests():
     """A network graded on the grader's Value gets the right numbers even when the student's tanh is wrong."""
     broken = types.SimpleNamespace(engine=types.SimpleNamespace(Value=REFERENCE.engine.Value), nn=REFERENCE.nn)

@@ -165,16 +165,33 @@ def make_model(mg: Any, spec: dict[str, Any], ctx: Context, value_cls: Any) -> t
     cls = getattr(mg.nn, kind)
     if spec.get("build", "student") == "parts" and handles() is not None:
         ctx.during = f"{call} (the grader then sets its parts)"
-        try:
-            model = cls(*args, **kwargs)
-        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one the judge refused parts) is
-            model = cls.__new__(cls)  # not what this test is about: the grader's parts replace what it made
-        if not holds_parts(model, kind) and _inits(model):
+        model, own = made_for_parts(cls, [(args, kwargs), (args, {})])  # then nonlin left out: its default
+        if own and not holds_parts(model, kind) and _inits(model):
             return _pin(model, spec, ctx, value_cls), None  # another design than the handout's
         return model, _set_parts(model, spec, ctx)
     ctx.during = call
     model = cls(*args, **kwargs)
     return _pin(model, spec, ctx, value_cls), None
+
+
+def made_for_parts(cls: type, tries: Sequence[tuple[Sequence[Any], dict[str, Any]]]) -> tuple[Any, bool]:
+    """An object of the student's class ``cls`` for the grader's parts: made by the first of ``tries`` (arguments,
+    keyword arguments) that its ``__init__`` accepts, the spec's own first, else without ``__init__``.
+
+    The grader's parts then replace what it made, so which activation (or ``nonlin``) it was made with does not
+    matter; what matters is that the attributes of the student's own that ``__init__`` sets (a count of inputs,
+    say) are there for the method under test. A constructor that refuses the spec's activation is thus charged in
+    the constructor's tests alone, never in those of the method that runs on the grader's parts.
+
+    Returns:
+        The object, and whether the spec's own arguments (the first of ``tries``) made it.
+    """
+    for k, (args, kwargs) in enumerate(tries):
+        try:
+            return cls(*args, **kwargs), k == 0
+        except Exception:  # noqa: BLE001 - a missing or broken __init__ (or one the judge refused parts) is
+            continue  # not what this test is about: the grader's parts replace what it made
+    return cls.__new__(cls), False
 
 
 def holds_parts(model: Any, kind: str) -> bool:
@@ -384,6 +401,8 @@ def probe_zero_grad(mg: Any, spec: dict[str, Any], x: list[float], ctx: Context)
             p.grad = 1.0
         ctx.during = "zero_grad()"
         zero_grad(model)
+        if grads_set_to_none(params):
+            raise ProbeError(NONE_GRAD_TEXT.format(who="zero_grad()"))
         after = [number(p.grad) for p in params]
         ctx.during = f"forward pass on x = {x!r} after zero_grad()"
         out = output(forward(model, x, ctx))
@@ -562,18 +581,37 @@ def _train(model: Any, xs: list[list[float]], ys: list[float], lr: float, steps:
 def _zero_grad(model: Any, params: list[Any]) -> str | None:
     """``model.zero_grad()``; where the student has no ``zero_grad`` (none defined, or the template's stub), the
     training loop's own ``p.grad = 0.0`` on ``params`` instead, so that training measures the network (the missing
-    method costs its own tests only). Returns why it stood in (``"missing"``, ``"not written"``), else None."""
+    method costs its own tests only); likewise where it set a ``p.grad`` to None (:func:`grads_set_to_none`).
+    Returns why it stood in (:data:`ZERO_GRAD_STAND_INS`), else None."""
     if not callable(getattr(model, "zero_grad", None)):
         why = "missing"
     else:
         try:
             model.zero_grad()
-            return None
+            return NONE_GRAD if grads_set_to_none(params) else None
         except NotImplementedError:
             why = "not written"
     for p in params:
         p.grad = 0.0
     return why
+
+
+NONE_GRAD = "None"
+"""Why training zeroed the gradients itself: the student's ``zero_grad`` set them to None (PyTorch's way)."""
+NONE_GRAD_TEXT = ("{who} set p.grad to None; the handout's zero_grad sets p.grad = 0.0 (micrograd's convention: grad "
+                  "is a float, which backward() adds to with +=)")
+"""What a probe says when a ``zero_grad`` of the student's set gradients to None (``who``: that method)."""
+
+
+def grads_set_to_none(params: Sequence[Any]) -> bool:
+    """Whether a ``zero_grad`` just run left some ``p.grad`` of ``params`` None (``p.grad = None``, PyTorch's
+    convention): those are set to 0.0, so that nothing after it (a backward pass, the next probe on the grader's
+    Values) fails on the None with a message about something else."""
+    found = False
+    for p in params:
+        if getattr(p, "grad", 0.0) is None:
+            p.grad, found = 0.0, True
+    return found
 
 
 # --- answers: one parser per probe, bounded by the request's own arguments -------------------------------------
@@ -632,7 +670,7 @@ class TrainAnswer(TypedDict):
     zero_grad: str | None
 
 
-ZERO_GRAD_STAND_INS = ("missing", "not written")
+ZERO_GRAD_STAND_INS = ("missing", "not written", NONE_GRAD)
 """Why ``nn_train`` set the gradients to 0 itself (the student's ``zero_grad`` was not there to call)."""
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from assignments.checkpointing.checks import (
     backward_within_the_cost_model, chain_weights, compare, compare_grads, counts_of, forward_within_the_cost_model,
-    grads_of, no_graph_outlives_its_layer, reached_every_layer,
+    grads_of, no_graph_outlives_its_layer, reached_every_layer, returned,
 )
 from grader.testing import Failure
 
@@ -130,9 +130,9 @@ def test_cost_on_seeded_sizes(student, reference, check):
         n, every = rng.randint(1, 80), rng.randint(1, 20)
         with check.case(f"cost({n}, {every})", method="cost",
                         hint="(ceil(n / every) + min(every, n), 2 * n)"):
-            got, want = student("checkpointing_cost", n, every)["result"], reference("checkpointing_cost", n, every)["result"]
-            if got != want:
-                raise Failure(f"cost({n}, {every}) returned {got}, expected {want}")
+            got, want = student("checkpointing_cost", n, every), reference("checkpointing_cost", n, every)
+            if got["result"] != want["result"]:
+                raise Failure(f"cost({n}, {every}) returned {returned(got)}, expected {returned(want)}")
 
 
 @pytest.mark.points(2)
@@ -143,6 +143,6 @@ def test_best_every_on_seeded_sizes(student, reference, check):
     for n in sorted({rng.randint(2, 200) for _ in range(6)} | {12, 42}):
         with check.case(f"best_every({n})", method="best_every",
                         hint="the every from 1 to n whose cost holds fewest activations, the smallest on a tie"):
-            got, want = student("checkpointing_cost", n, None)["result"], reference("checkpointing_cost", n, None)["result"]
-            if got != want:
-                raise Failure(f"best_every({n}) returned {got[0] if got else None}, expected {want[0]:g}")
+            got, want = student("checkpointing_cost", n, None), reference("checkpointing_cost", n, None)
+            if got["result"] != want["result"]:
+                raise Failure(f"best_every({n}) returned {returned(got)}, expected {returned(want)}")

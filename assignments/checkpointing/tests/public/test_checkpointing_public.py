@@ -12,7 +12,7 @@ import pytest
 
 from assignments.checkpointing.checks import (
     activations, backward_within_the_cost_model, chain_weights, compare, compare_grads, counts_of,
-    forward_within_the_cost_model, grads_of, no_graph_outlives_its_layer, plain_gradients, reached_every_layer,
+    forward_within_the_cost_model, grads_of, no_graph_outlives_its_layer, plain_gradients, reached_every_layer, returned,
 )
 from grader.testing import Failure
 
@@ -93,13 +93,13 @@ def test_checkpointed_backward(student, check):
 @pytest.mark.task("10.4")
 def test_cost(student, check):
     """cost(n, every): (ceil(n / every) + min(every, n) activations held, 2 n layer evaluations)"""
-    for n, every, want in ((16, 4, [8.0, 32.0]), (10, 3, [7.0, 20.0]), (5, 5, [6.0, 10.0]), (3, 8, [4.0, 6.0])):
+    for n, every, want in ((16, 4, (8, 32)), (10, 3, (7, 20)), (5, 5, (6, 10)), (3, 8, (4, 6))):
         with check.case(f"cost({n}, {every})", method="cost",
                         hint="held: one checkpoint per segment (ceil(n / every)) plus one segment's activations "
                              "(every, or n if fewer); evaluations: each layer forward, then again in its segment"):
-            got = student("checkpointing_cost", n, every)["result"]
-            if got != want:
-                raise Failure(f"cost({n}, {every}) returned {got}, expected {want}")
+            got = student("checkpointing_cost", n, every)
+            if got["result"] != [float(w) for w in want]:
+                raise Failure(f"cost({n}, {every}) returned {returned(got)}, expected {want}")
 
 
 @pytest.mark.points(2)
@@ -110,9 +110,9 @@ def test_best_every(student, check):
         with check.case(f"best_every({n})", method="best_every",
                         hint="try every distance from 1 to n and keep the one whose cost holds fewest activations; "
                              "on a tie, the smaller"):
-            got = student("checkpointing_cost", n, None)["result"]
-            if got != [float(want)]:
-                raise Failure(f"best_every({n}) returned {got[0] if got else None}, expected {want}")
+            got = student("checkpointing_cost", n, None)
+            if got["result"] != [float(want)]:
+                raise Failure(f"best_every({n}) returned {returned(got)}, expected {want}")
 
 
 @pytest.mark.points(1)

@@ -227,10 +227,13 @@ def check_neuron_made(got, spec):
 @pytest.mark.task("6.3")
 def test_neuron_init(student, check):
     """Neuron(nin, activation) keeps nin weights, a bias and its activation; refuses unknown activations"""
-    for spec in (model_spec("Neuron", 5, "relu", seed=3), model_spec("Neuron", 4, "sigmoid", seed=4)):
-        with check.case(f"{model_call(spec)} freshly built", method="Neuron.__init__",
-                        hint="self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)], self.b likewise, "
-                             "self.activation = activation"):
+    for spec in (model_spec("Neuron", 5, "relu", seed=3), model_spec("Neuron", 4, "sigmoid", seed=4),
+                 model_spec("Neuron", 3, "linear", seed=5)):
+        hint = ("self.w = [Value(random.uniform(-1, 1)) for _ in range(nin)], self.b likewise, "
+                "self.activation = activation")
+        if spec["args"][1] == "linear":
+            hint = "accept every activation the handout names: \"tanh\", \"relu\", \"sigmoid\" and \"linear\" (none); " + hint
+        with check.case(f"{model_call(spec)} freshly built", method="Neuron.__init__", hint=hint):
             check_neuron_made(student("classifier_structure", spec), spec)
     spec = model_spec("Neuron", 2, "gelu")
     with check.case("Neuron(2, 'gelu') raises ValueError", method="Neuron.__init__",

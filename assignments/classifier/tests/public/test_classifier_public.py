@@ -145,7 +145,7 @@ def test_layer_and_mlp_forward(student, check):
 @pytest.mark.points(1)
 @pytest.mark.task("6.3")
 def test_constructors(student, check):
-    """MLP(2, [8, 3]) makes a tanh layer of 8 and a linear layer of 3; Layer(2, 3, 'relu') three relu neurons; the activations given are used"""
+    """MLP(2, [8, 3]) makes a tanh layer of 8 and a linear layer of 3; Layer(2, 3, 'relu') three relu neurons; the activations given are used; Neuron(3, 'linear') is a neuron"""
     spec = model_spec("MLP", 2, [8, 3])
     with check.case("MLP(2, [8, 3]) freshly built", method="MLP.__init__",
                     hint="layer i is Layer(sizes[i], sizes[i + 1], activations[i]) with sizes = [nin] + layer_sizes; "
@@ -169,6 +169,14 @@ def test_constructors(student, check):
             made = ", ".join(f"Layer({a}, {b}, {c!r})" for a, b, c in got["parts"])
             raise Failure(f"MLP(3, [4, 2], ['relu', 'sigmoid']) made [{made}], expected [Layer(3, 4, 'relu'), "
                           "Layer(4, 2, 'sigmoid')]")
+    spec = model_spec("Neuron", 3, "linear")
+    with check.case("Neuron(3, 'linear') freshly built", method="Neuron.__init__",
+                    hint="\"linear\" (no activation) is one of the four names Neuron accepts; keep it in "
+                         "self.activation, with nin weights in self.w and a bias in self.b"):
+        got = student("classifier_structure", spec)
+        if got["parts"] != [(3, 1, "linear")]:
+            made = ", ".join(f"{n} weights and activation {a!r}" for n, _, a in got["parts"])
+            raise Failure(f"Neuron(3, 'linear') made {made}, expected 3 weights and activation 'linear'")
 
 
 @pytest.mark.points(1)

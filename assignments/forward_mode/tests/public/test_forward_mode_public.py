@@ -93,10 +93,12 @@ def test_pow(student, check):
 @pytest.mark.points(2)
 @pytest.mark.task("4.4")
 def test_functions(student, check):
-    """Dual.sin, cos, exp, log, tanh: value and tangent (input tangent 0.5, so the chain factor counts), exp(710) and log(-2) raise"""
+    """Dual.sin, cos, exp, log, tanh: value and tangent (input tangent 0.5, so the chain factor counts), tanh(±800) is ±1 (no overflow), exp(710) and log(-2) raise"""
     for op in ("sin", "cos", "exp", "log", "tanh"):
         one_op(check, student, [(0.7, 0.5)], [op, 0])
     one_op(check, student, [(-1.2, 1.0)], ["tanh", 0])
+    one_op(check, student, [(800.0, 0.5)], ["tanh", 0])
+    one_op(check, student, [(-800.0, 0.5)], ["tanh", 0])
     outside_domain(check, student, ([(709.0, 0.5)], [["exp", 0]]), [([(710.0, 0.5)], [["exp", 0]])])
     outside_domain(check, student, ([(0.01, 0.5)], [["log", 0]]),
                    [([(-2.0, 0.5)], [["log", 0]]), ([(0.0, 0.5)], [["log", 0]])])

@@ -276,10 +276,12 @@ def stood_in(check, got):
     """Say so when training set the gradients to 0 itself because the student's ``Module.zero_grad`` was not there to
     call: the test then measures the network's training, and the missing method costs only its own tests."""
     if got["zero_grad"] is not None:
-        what = "does not exist" if got["zero_grad"] == "missing" else "is not written yet (it raises NotImplementedError)"
+        what = {"missing": "does not exist", "None": "sets p.grad to None (the handout's sets p.grad = 0.0: "
+                "micrograd's grad is a float, which backward() adds to)"}.get(
+            got["zero_grad"], "is not written yet (it raises NotImplementedError)")
         check.note(f"your Module.zero_grad {what}, so this test set every p.grad = 0.0 itself before each "
                    "backward(): it measures the training of your network, and the zero_grad tests charge the "
-                   "missing method")
+                   "method")
 
 
 def same_network(got, exp, student):

@@ -69,7 +69,7 @@ class Dual:
         return Dual(math.log(self.val), self.dot * (1.0 / self.val))
 
     def tanh(self):
-        return Dual(math.tanh(self.val), self.dot / math.cosh(self.val) ** 2)
+        return Dual(math.tanh(self.val), self.dot * (1 - math.tanh(self.val) ** 2))
 
     def __repr__(self):
         return f"Dual({self.val}, {self.dot})"
