@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from assignments.graph.dot import dot_limits
+from assignments.graph.dot import dot_limits, raw_limit
 from assignments.graph.drawings import Drawing, drawing, node_name
 from grader.testing import Failure, StudentFault
 
@@ -112,7 +112,7 @@ def draw(ask: Any, spec: dict[str, Any], rankdir: str | None = None) -> Drawing:
         Failure: If the call raised, or its text is too long, does not parse or is not a digraph.
     """
     most_chars, most_names = dot_limits(spec)
-    return drawing(ask("graph_dot", spec, rankdir, most_chars), spec, most_chars, most_names)
+    return drawing(ask("graph_dot", spec, rankdir, raw_limit(most_chars)), spec, most_chars, most_names)
 
 
 RANKDIRS = ("TB", "LR", "BT", "RL")

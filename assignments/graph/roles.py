@@ -29,8 +29,9 @@ from assignments.graph.labels import dot_string, record_fields
 Point = tuple[str, Any]
 """One end of an arrow: ``("v", i)`` the record of node i, ``("op", i)`` its op node, ``("?", name)`` another."""
 
-DIGITS = re.compile(r"(?<!\d)\d+(?!\d)")
-"""A whole run of digits in a name: an ``id()`` as the student wrote it."""
+DIGITS = re.compile(r"(?<![\d.])\d+(?![\d.])")
+"""A whole number in a name (not part of a decimal, as ``1.0000`` in a label): an ``id()`` as the student wrote
+it."""
 
 
 def shape_of(attrs: dict[str, str], node_defaults: dict[str, str]) -> str:
