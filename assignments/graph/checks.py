@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from assignments.graph.dot import dot_limits
+from assignments.graph.dot import dot_limits, raw_limit
 from assignments.graph.drawings import Drawing, drawing, node_name
+from assignments.graph.specs import dot_spec
 from grader.testing import Failure, StudentFault
 
 STRANGER = -1
@@ -112,7 +113,7 @@ def draw(ask: Any, spec: dict[str, Any], rankdir: str | None = None) -> Drawing:
         Failure: If the call raised, or its text is too long, does not parse or is not a digraph.
     """
     most_chars, most_names = dot_limits(spec)
-    return drawing(ask("graph_dot", spec, rankdir, most_chars), spec, most_chars, most_names)
+    return drawing(ask("graph_dot", spec, rankdir, raw_limit(most_chars)), spec, most_chars, most_names)
 
 
 RANKDIRS = ("TB", "LR", "BT", "RL")
@@ -141,6 +142,29 @@ def check_rankdir_refused(ask: Any, spec: dict[str, Any], rankdir: str) -> None:
     raise Failure(f"to_dot(root, rankdir={rankdir!r}) returned, expected ValueError: rankdir must be exactly one "
                   f"of {', '.join(RANKDIRS)} as given, in upper case and without spaces (Graphviz itself compares "
                   "it exactly: it draws rankdir=lr top to bottom, as TB)")
+
+
+USES_SPEC = dot_spec([2.0, -3.0, -6.0], [[], [], [0, 1]], ["", "", "*"], label={0: "a"})
+"""A graph whose drawing needs ``_escape`` (an op, a label): a ``to_dot`` built on it calls it here."""
+
+
+def uses_of_to_dot(ask: Any, check: Any) -> None:
+    """Count this test's ``to_dot`` cases for ``_escape`` too (the handout builds ``to_dot`` on it:
+    ``assignment.yaml``'s ``uses``) only when the student's ``to_dot`` uses it: it called ``_escape`` while it drew
+    :data:`USES_SPEC`, or its code names it (a missing ``_escape``). A ``to_dot`` that never does (micrograd's
+    ``draw_dot``) has failures of its own, which fixing ``_escape`` would not fix: "Start here" then does not call it
+    built on ``_escape``. When the probe itself fails, the handout's table stands.
+
+    Args:
+        ask: The ``student`` fixture.
+        check: The test's ``check`` fixture (:class:`grader.testing.cases.Check`).
+    """
+    try:
+        got = ask("graph_dot_uses", USES_SPEC)
+    except Failure:
+        return
+    if not got["calls"] and not got["named"]:
+        check.uses_table = {**check.uses_table, "to_dot": ()}
 
 
 def attempt(fn: Any, *args: Any) -> tuple[Any, Failure | None]:

@@ -31,6 +31,7 @@ from typing import Any, NamedTuple
 import pydot
 
 from assignments.graph.labels import dot_string, esc_string, record_fields, show_fields
+from assignments.graph.repeats import distinct_lines
 from grader.testing import Failure
 
 MAX_DEPTH = 4
@@ -71,17 +72,35 @@ def dot_limits(spec: dict[str, Any]) -> tuple[int, int]:
     return 2000 + 400 * (n + edges) + 8 * labels, 60 + 8 * (2 * n + edges)
 
 
+REPEATS = 16
+"""How many times the characters :func:`dot_limits` allows a text may have as ``to_dot`` returned it: a line
+repeated word for word (the same arrow written once per path) counts once against the bounds
+(:func:`distinct_lines`), and only here as it is."""
+
+
+def raw_limit(most_chars: int) -> int:
+    """The most characters ``to_dot``'s text may have before its repeated lines are counted once."""
+    return min(MAX_DOT_CHARS, REPEATS * most_chars)
+
+
 def check_length(answer: dict[str, Any], most: int) -> str:
-    """The answer's DOT text, if it was not longer than ``most`` characters.
+    """The answer's DOT text with each repeated line kept once (:func:`distinct_lines`), if it was not longer than
+    :func:`raw_limit` characters as returned nor ``most`` characters once repeats are counted once.
 
     Raises:
         Failure: If ``to_dot`` returned a longer text (the probe sent only its beginning).
     """
-    if answer["length"] > most or len(answer["dot"]) > most:
+    raw = raw_limit(most)
+    if answer["length"] > raw or len(answer["dot"]) > raw:
         size = f"{answer['length']}" if answer["length"] <= MAX_DOT_CHARS else f"more than {MAX_DOT_CHARS}"
-        raise Failure(f"to_dot returned {size} characters for this graph: more than {most}, far more "
+        raise Failure(f"to_dot returned {size} characters for this graph: more than {raw}, far more "
                       "than its drawing needs (one line per node, op node and arrow)", hint=PARSE_HINT)
-    return answer["dot"]
+    text = distinct_lines(answer["dot"])
+    if len(text) > most:
+        raise Failure(f"to_dot returned {len(text)} characters for this graph (each repeated line counted once): "
+                      f"more than {most}, far more than its drawing needs (one line per node, op node and arrow)",
+                      hint=PARSE_HINT)
+    return text
 
 
 class Scan(NamedTuple):

@@ -1,10 +1,10 @@
 """What a student's DOT text draws, in terms of the graph's nodes, and how two drawings compare (judge side).
 
 :func:`drawing` reads a ``graph_dot`` answer (:mod:`assignments.graph.dot`)
-and finds which DOT node is the record of which Value (its name
-``n<id(v)>``, or else the data its label shows) and which is its op node
-(``n<id(v)>_op``, or else the one node whose only arrow goes to that
-record), what each shows, the arrows between them and ``rankdir``. Two
+and finds which DOT node is the record of which Value and which is its op
+node by structure, whatever their labels say (:mod:`assignments.graph.roles`:
+the names ``n<id(v)>`` and ``n<id(v)>_op``, or another name holding
+``id(v)``, ...), what each shows, the arrows between them and ``rankdir``. Two
 drawings compare aspect by aspect (:func:`check_records`, :func:`check_ops`,
 :func:`check_edges`, :func:`check_nodes`, :func:`check_rankdir`), so the
 order of statements, spacing, quoting and attribute order never matter;
@@ -25,13 +25,13 @@ from typing import Any
 
 from assignments.graph.dot import PARSE_HINT, attributes, check_length, collect, label_of, parse, short
 from assignments.graph.labels import MAX_GROUPS, dot_string, esc_string, record_fields, show_fields
+from assignments.graph.roles import DIGITS, Point, find_roles, shape_of
 from grader.testing import Failure
 
-Point = tuple[str, Any]
-"""One end of an arrow: ``("v", i)`` the record of node i, ``("op", i)`` its op node, ``("?", name)`` another."""
-
 MARK = "_gr4d3r"
-"""The suffix of the names ``n<index>_gr4d3r`` the cache gives the nodes (a text holding it is not cached)."""
+"""What the names hold in place of node k's ``id()``: ``<MARK>k`` (a text holding it is not renamed, nor cached)."""
+RENAMED = re.compile(rf"{MARK}\d+(?!\d)")
+"""Finds the renamed ids in a name."""
 CACHE_SIZE = 256
 
 
@@ -76,6 +76,9 @@ def data_field(x: float) -> str:
 def drawing(answer: dict[str, Any], spec: dict[str, Any], most_chars: int, most_names: int) -> Drawing:
     """What the DOT text of a ``graph_dot`` answer draws, in terms of the nodes of ``spec``.
 
+    Every whole run of digits that is a node's ``id()`` is renamed ``<MARK><index>`` first (``n140...`` and
+    micrograd's ``140...+`` alike), so that the text of a drawing is the same for every student and run.
+
     Raises:
         Failure: If the text is too long, too large for its graph, does not parse, or is not a digraph.
     """
@@ -83,21 +86,22 @@ def drawing(answer: dict[str, Any], spec: dict[str, Any], most_chars: int, most_
     ids = answer["ids"]
     datas = tuple(data_field(x) for x in spec["data"])
     if MARK in text:
-        return _draw(text, [f"n{i}" for i in ids], datas, most_names)
+        return _draw(text, [str(i) for i in ids], DIGITS, datas, most_names)
     index = {str(i): k for k, i in enumerate(ids)}
-    renamed = re.sub(r"n(\d+)", lambda m: f"n{index[m.group(1)]}{MARK}" if m.group(1) in index else m.group(0), text)
+    renamed = DIGITS.sub(lambda m: f"{MARK}{index[m.group(0)]}" if m.group(0) in index else m.group(0), text)
     key = (renamed, datas, most_names)
     if key in _cache:
         _cache.move_to_end(key)
         return _cache[key]
-    found = _draw(renamed, [f"n{k}{MARK}" for k in range(len(ids))], datas, most_names)
+    found = _draw(renamed, [f"{MARK}{k}" for k in range(len(ids))], RENAMED, datas, most_names)
     _cache[key] = found
     if len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)
     return found
 
 
-def _draw(text: str, names: list[str], datas: tuple[str, ...], most_names: int) -> Drawing:
+def _draw(text: str, tokens: list[str], token: re.Pattern[str], datas: tuple[str, ...], most_names: int) -> Drawing:
+    """The drawing of ``text``, whose names hold ``tokens[k]`` for node k's ``id()`` (found by ``token``)."""
     graph = parse(text, most_names)
     if graph.get_type() != "digraph":
         raise Failure(f"to_dot's text is a {short(str(graph.get_type()), 20)}, expected a digraph (arrows, ->)",
@@ -114,50 +118,8 @@ def _draw(text: str, names: list[str], datas: tuple[str, ...], most_names: int) 
     rankdir = attributes(graph).get("rankdir") or defaults.get("graph", {}).get("rankdir")
     out.rankdir = dot_string(rankdir) if rankdir is not None else None
 
-    role: dict[str, Point] = {}
-    by_name = {name: k for k, name in enumerate(names)}
-    for name in nodes:
-        if name in by_name:
-            role[name] = ("v", by_name[name])
-        elif name.endswith("_op") and name[:-3] in by_name:
-            role[name] = ("op", by_name[name[:-3]])
     node_defaults = defaults.get("node", {})
-
-    def shape(attrs: dict[str, str]) -> str:  # "record" for Mrecord too: the same fields, rounded corners
-        raw = (dot_string(attrs.get("shape", node_defaults.get("shape", "ellipse"))) or "").lower()
-        return "record" if raw == "mrecord" else raw
-
-    # a record named otherwise: the one record whose label shows a node's data (matched by that field)
-    have = {r[1] for r in role.values() if r[0] == "v"}
-    by_data: dict[str, list[int]] = {}
-    for k, d in enumerate(datas):
-        by_data.setdefault(d, []).append(k)
-    for name, attrs in nodes.items():
-        if name in role:
-            continue
-        label = label_of({**node_defaults, **attrs}, name)
-        fields = record_fields(label) if label is not None else None
-        flat = _flatten(fields) if fields is not None else []
-        hits = {k for f in flat for k in by_data.get(f, []) if len(by_data[f]) == 1 and k not in have}
-        if len(hits) == 1:
-            k = hits.pop()
-            role[name] = ("v", k)
-            have.add(k)
-    # an op node named otherwise: the one node whose arrows all go to one record, for a node that has no op node
-    heads: dict[str, set[Point]] = {}
-    for tail, head, _ in edges:
-        if tail is not None and tail not in role:
-            heads.setdefault(tail, set()).add(role.get(head, ("?", head)) if head is not None else ("?", None))
-    with_op = {r[1] for r in role.values() if r[0] == "op"}
-    candidates: dict[int, list[str]] = {}
-    for name, targets in heads.items():
-        if len(targets) == 1:
-            (kind, k), = targets
-            if kind == "v" and k not in with_op and shape({**nodes.get(name, {})}) != "record":
-                candidates.setdefault(k, []).append(name)
-    for k, found in candidates.items():
-        if len(found) == 1:
-            role[found[0]] = ("op", k)
+    role = find_roles(nodes, edges, tokens, token, datas, node_defaults)
 
     for name, attrs in nodes.items():
         merged = {**node_defaults, **attrs}
@@ -166,8 +128,8 @@ def _draw(text: str, names: list[str], datas: tuple[str, ...], most_names: int) 
         if kind == "v":
             if label is None:
                 out.records[k] = Unreadable("has an HTML label <...>", "")
-            elif shape(merged) != "record":
-                out.records[k] = Unreadable(f"has shape={shape(merged)}, so Graphviz shows its label as plain text",
+            elif shape_of(merged, node_defaults) != "record":
+                out.records[k] = Unreadable(f"has shape={shape_of(merged, node_defaults)}, so Graphviz shows its label as plain text",
                                             label)
             else:
                 fields = record_fields(label)
@@ -175,7 +137,7 @@ def _draw(text: str, names: list[str], datas: tuple[str, ...], most_names: int) 
                     "has a label Graphviz cannot split into record fields (an unescaped { } | < > or an unbalanced "
                     f"brace), or that nests braces more than {MAX_GROUPS} deep", label)
         elif kind == "op":
-            out.ops[k] = _op_text(label, shape(merged) == "record")
+            out.ops[k] = _op_text(label, shape_of(merged, node_defaults) == "record")
         else:
             out.strays.append(name)
     edge_defaults = defaults.get("edge", {})
@@ -199,12 +161,6 @@ def _op_text(label: str | None, is_record: bool) -> str:
         return esc_string(label)
     fields = record_fields(label)
     return fields[0] if fields is not None and len(fields) == 1 and isinstance(fields[0], str) else f"a record {label}"
-
-
-def _flatten(fields: Any) -> list[str]:
-    if isinstance(fields, tuple):
-        return [t for f in fields for t in _flatten(f)]
-    return [fields]
 
 
 # --- what a drawing should show ------------------------------------------------------------------------------------

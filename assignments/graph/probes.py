@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any, TypedDict
 
+from assignments.shared.probes.call_probes import global_set, refers_to
 from assignments.shared.probes.engine_probes import Children, creation_order, grader_node, order_children
 from probekit import (
     Context,
@@ -183,6 +184,27 @@ def stand_in(nodes: list[Any], spec: dict[str, Any], theirs: Any) -> Any:
     return trace
 
 
+def scope_of(mg: Any, fn: Any) -> dict[str, Any]:
+    """The globals the student's ``fn`` finds names in (``graph.py``'s, or a staged notebook's engine module's)."""
+    scope = getattr(fn, "__globals__", None)
+    return scope if isinstance(scope, dict) else vars(mg.graph)
+
+
+def call_dot(mg: Any, ctx: Context, spec: dict[str, Any], rankdir: str | None) -> tuple[Any, list[Any]]:
+    """``to_dot(root)`` (or with ``rankdir``) on the graph ``spec``, with the stand-in ``trace``; its result and the
+    nodes."""
+    nodes = build(mg.engine.Value, spec, ctx)
+    to_dot = own(mg, "to_dot")
+    scope = scope_of(mg, to_dot)
+    with global_set(scope, "trace", stand_in(nodes, spec, scope.get("trace"))):
+        root = nodes[root_of(spec)]
+        if rankdir is None:
+            ctx.during = "calling to_dot(root)"
+            return to_dot(root), nodes
+        ctx.during = f"calling to_dot(root, rankdir={rankdir!r})"
+        return to_dot(root, rankdir=rankdir), nodes
+
+
 def run_dot(mg: Any, ctx: Context, spec: dict[str, Any], rankdir: str | None, max_chars: int) -> dict[str, Any]:
     """Probe ``graph_dot``: ``to_dot(root)`` (or ``to_dot(root, rankdir=...)``) on a graph the probe makes.
 
@@ -190,31 +212,34 @@ def run_dot(mg: Any, ctx: Context, spec: dict[str, Any], rankdir: str | None, ma
         ``{"dot": text, "length": int, "ids": [id(node), ...]}``: the text cut to ``max_chars`` characters, its
         full length, and the ``id()`` of every node of the spec (the DOT names its nodes after them).
     """
-    nodes = build(mg.engine.Value, spec, ctx)
-    to_dot = own(mg, "to_dot")
-    # to_dot finds trace among its own globals: its module's (graph.py, or the engine module a notebook is staged as)
-    scope = getattr(to_dot, "__globals__", None)
-    scope = scope if isinstance(scope, dict) else vars(mg.graph)
-    had = "trace" in scope
-    theirs = scope.get("trace")
-    scope["trace"] = stand_in(nodes, spec, theirs)
-    try:
-        root = nodes[root_of(spec)]
-        if rankdir is None:
-            ctx.during = "calling to_dot(root)"
-            out = to_dot(root)
-        else:
-            ctx.during = f"calling to_dot(root, rankdir={rankdir!r})"
-            out = to_dot(root, rankdir=rankdir)
-    finally:
-        if had:
-            scope["trace"] = theirs
-        else:
-            scope.pop("trace", None)
+    out, nodes = call_dot(mg, ctx, spec, rankdir)
     if not isinstance(out, str):
         raise ProbeError(f"to_dot returned {type(out).__name__} {short_repr(out, 60)}, expected a str")
     dot = str.__str__(out)
     return {"dot": dot[:max_chars], "length": min(len(dot), MAX_DOT_CHARS + 1), "ids": [id(v) for v in nodes]}
+
+
+def run_dot_uses(mg: Any, ctx: Context, spec: dict[str, Any]) -> dict[str, Any]:
+    """Probe ``graph_dot_uses``: ``{"calls": int, "named": bool}``, how often the student's ``to_dot`` called their
+    ``_escape`` while it drew ``spec`` (returning or raising), and whether its code names ``_escape`` (a missing one)."""
+    to_dot = own(mg, "to_dot")
+    scope = scope_of(mg, to_dot)
+    named = refers_to(to_dot, "_escape", scope)
+    calls = [0]
+    escape = scope.get("_escape")
+    if not callable(escape):
+        return {"calls": 0, "named": named}
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        return escape(*args, **kwargs)
+
+    with global_set(scope, "_escape", counted):
+        try:
+            call_dot(mg, ctx, spec, None)
+        except Exception:  # noqa: BLE001 - what to_dot did before it raised is the answer; its tests report the error
+            pass
+    return {"calls": min(calls[0], 10**6), "named": named}
 
 
 def escape_limit(text: str) -> int:
@@ -332,6 +357,12 @@ def parse_dot(value: Any, spec: dict[str, Any], rankdir: str | None, max_chars: 
                      ids=[count(i, "ids[]", MAX_ID) for i in ids])
 
 
+def parse_dot_uses(value: Any, spec: dict[str, Any]) -> dict[str, Any]:
+    """The answer of ``graph_dot_uses``."""
+    got = record(value, "graph_dot_uses", ("calls", "named"))
+    return {"calls": count(got["calls"], "calls", 10**6), "named": flag(got["named"], "named")}
+
+
 def parse_escape(value: Any, texts: list[str], in_record: bool) -> list[str]:
     """The answer of ``graph_escape``: one text per request text, each within :func:`escape_limit`."""
     got = record(value, "graph_escape", ("escaped",))
@@ -351,9 +382,11 @@ def parse_hand(value: Any) -> HandAnswer:
 PROBES = {
     "graph_trace": run_trace,
     "graph_dot": run_dot,
+    "graph_dot_uses": run_dot_uses,
     "graph_escape": run_escape,
     "graph_hand": run_hand,
 }
 """This module's probes (see ``grader.sandbox.probes``)."""
 NEEDS = {name: ("micrograd.engine", "micrograd.graph") for name in PROBES}
-ANSWERS = {"graph_trace": parse_trace, "graph_dot": parse_dot, "graph_escape": parse_escape, "graph_hand": parse_hand}
+ANSWERS = {"graph_trace": parse_trace, "graph_dot": parse_dot, "graph_dot_uses": parse_dot_uses,
+           "graph_escape": parse_escape, "graph_hand": parse_hand}

@@ -51,7 +51,7 @@ from grader.judge.submission_run import SubmissionRun
 from grader.outputs.failures import ending, render_output
 from grader.outputs.records import GradedTest
 from grader.sandbox.probes import JUDGED
-from grader.testing.cases import Check
+from grader.testing.cases import CaseResult, Check
 from grader.testing.contracts import Blocker, Contract
 from grader.testing.outcomes import Failure, GraderFault, StudentFault
 
@@ -446,12 +446,22 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         output=output,
         methods=sorted({c.method for c in failed_cases if c.method} | ({escaped_method} if escaped_method else set())),
         about=about_methods(item, checks),
+        uses=uses_of(failed_cases + ([checks.stopped] if checks.stopped and escaped is not None else [])),
         hints=[h for h in dict.fromkeys([*(c.hint for c in failed_cases), escaped_hint]) if h],  # the grader's text
         internal_error=internal,
         grader_error=grader_error,
         duration=round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),
         slowest_call=run.slowest_call(assignment.id, item.nodeid),
     )
+
+
+def uses_of(cases: list[CaseResult]) -> dict[str, list[str]]:
+    """What the method of each of ``cases`` (failed) was built on, as the case declared it (its ``uses``)."""
+    found: dict[str, list[str]] = {}
+    for case in cases:
+        if case.about and case.uses:
+            found[case.about] = sorted({*found.get(case.about, ()), *case.uses})
+    return found
 
 
 def about_methods(item: pytest.Item, checks: Check) -> list[str]:

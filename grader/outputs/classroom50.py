@@ -35,7 +35,7 @@ from grader.errors import GraderError, WithheldError
 from grader.files import write_atomic
 from grader.inert import fence, markdown, terminal
 from grader.outputs.failures import NOT_RUN, not_run, views
-from grader.outputs.feedback import likely_causes, start_here
+from grader.outputs.feedback import built_on, likely_causes, start_here
 from grader.outputs.gradebook import points
 from grader.outputs.self_check import CheckResult, headline, label, package_of
 
@@ -209,9 +209,17 @@ def commit_time(path: Path) -> str | None:
     return stamp if TIME.fullmatch(stamp) else None
 
 
-def _methods(test: Mapping[str, Any]) -> dict[str, list[str]]:
-    found = (test.get("extra_data") or {}).get("methods") or []
-    return {"methods": [m for m in found if isinstance(m, str) and _METHOD.fullmatch(m)]}
+def _methods(test: Mapping[str, Any]) -> dict[str, Any]:
+    """A failing test's methods, and what they were built on if it says (``uses``), each a method's name."""
+    extra = test.get("extra_data") or {}
+    found = extra.get("methods") or []
+    out: dict[str, Any] = {"methods": [m for m in found if isinstance(m, str) and _METHOD.fullmatch(m)]}
+    uses = extra.get("uses")
+    if isinstance(uses, dict):
+        out["uses"] = {m: [b for b in bases if isinstance(b, str) and _METHOD.fullmatch(b)]
+                       for m, bases in uses.items() if isinstance(m, str) and _METHOD.fullmatch(m)
+                       and isinstance(bases, list)}
+    return out
 
 
 def release_body(result: CheckResult) -> str:
@@ -231,7 +239,8 @@ def release_body(result: CheckResult) -> str:
     if scale.factor != 1:
         head += [f"Classroom 50 counts whole points: the course's points are multiplied by {scale.factor}.", ""]
     failing = [t for a in result.assignments for t in result.tests(a) if t["status"] != "passed" and not not_run(t)]
-    uses = {m: b for a in result.assignments for m, b in a.uses.items()}
+    handout = {m: b for a in result.assignments for m, b in a.uses.items()}
+    uses = built_on([_methods(t) for t in failing], handout)
     titles = {a.id: label(a) for a in result.assignments}
     for shared in result.shared_load_errors():  # once, however many assignments it stopped; first: it stops most
         stopped = ", ".join(titles[aid] for aid in shared.assignments)

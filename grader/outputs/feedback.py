@@ -22,6 +22,23 @@ MAX_PASSED_NOTES = 3
 """Lines of a passed test's output (the grader's notes on it) shown under it."""
 
 
+def built_on(failed: Sequence[Mapping[str, Any]], table: Mapping[str, Sequence[str]]) -> dict[str, tuple[str, ...]]:
+    """What each method is built on in this submission, as its failing tests found it: each test's own ``uses``
+    (a test drops a base the student's method does not use: a ``to_dot`` that never calls ``_escape`` is not built
+    on it, and fixing ``_escape`` fixes none of its failures), else, for a test recorded without them, the handout's
+    ``table`` for the methods it names."""
+    found: dict[str, list[str]] = {}
+    for t in failed:
+        declared = t.get("uses")
+        pairs = (declared.items() if isinstance(declared, Mapping)
+                 else [(m, table.get(m, ())) for m in t.get("methods", []) if isinstance(m, str)])
+        for method, bases in pairs:
+            if isinstance(method, str) and isinstance(bases, (list, tuple)):
+                found.setdefault(method, [])
+                found[method] += [b for b in bases if isinstance(b, str) and b not in found[method]]
+    return {m: tuple(b) for m, b in found.items() if b}
+
+
 def likely_causes(failed: Sequence[Mapping[str, Any]], uses: Mapping[str, Sequence[str]] | None = None
                   ) -> list[tuple[str, int]]:
     """Methods the failing tests attribute their failures to, most often first (ties: first named first), a method
@@ -140,8 +157,9 @@ def feedback_markdown(assignment: Assignment, student: str, record: JudgeRecord,
     ran = [t for t in record.get("tests", []) if not not_run(t)]
     failed = [t for t in ran if t["status"] != "passed"]
     passed = [t for t in ran if t["status"] == "passed"]
-    causes = likely_causes(failed, assignment.uses)
-    lines += start_here(causes, uses=assignment.uses)
+    uses = built_on(failed, assignment.uses)
+    causes = likely_causes(failed, uses)
+    lines += start_here(causes, uses=uses)
     rank = {m: i for i, (m, _) in enumerate(causes)}
     failed.sort(key=lambda t: min((rank[m] for m in t.get("methods", []) if m in rank), default=len(rank)))
     if failed:

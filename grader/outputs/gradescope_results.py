@@ -20,7 +20,7 @@ from grader import __version__
 from grader.course.config import Assignment
 from grader.course.due_dates import LateTerms, final_score
 from grader.outputs.failures import not_run
-from grader.outputs.feedback import late_sentence, likely_causes, start_here, task_scores
+from grader.outputs.feedback import built_on, late_sentence, likely_causes, start_here, task_scores
 from grader.outputs.records import JudgeRecord, Stamp, problems, program_output, record_load_errors, score_of, withheld
 from grader.sandbox.protocol import layer_text
 
@@ -59,6 +59,7 @@ def gradescope_results(assignment: Assignment, record: JudgeRecord, stamp: Stamp
             "tags": [f"task {t['task']}"] if t.get("task") else [],
             "extra_data": {"key": t.get("key", ""), "methods": t.get("methods", []),
                            "about": t.get("about", []), "hints": t.get("hints", []),
+                           **({"uses": t["uses"]} if "uses" in t else {}),
                            "duration": t.get("duration", 0),
                            **({"slowest_call": t["slowest_call"]} if t.get("slowest_call") else {}),
                            **({"grader_error": t["grader_error"]} if t.get("grader_error") else {})},
@@ -125,7 +126,8 @@ def summary_lines(assignment: Assignment, record: JudgeRecord, late: LateTerms |
         lines.append(f"Tasks{seen}: " + ", ".join(f"{task or '-'} {round(s, 2):g}/{m:g}{'' if s < m else ' ✓'}"
                                            for task, (s, m) in sorted(tasks.items())) + ".")
     failed = [t for t in tests if t["status"] != "passed" and not not_run(t)]
-    lines += start_here(likely_causes(failed, assignment.uses), plain=True, uses=assignment.uses)
+    uses = built_on(failed, assignment.uses)
+    lines += start_here(likely_causes(failed, uses), plain=True, uses=uses)
     if failed:
         lines.append("Each failing test below says what went wrong and how to fix it.")
     return lines

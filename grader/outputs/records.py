@@ -32,7 +32,13 @@ class CallTiming(TypedDict):
     reference_seconds: float | None
 
 
-class GradedTest(TypedDict):
+class BuiltOn(TypedDict, total=False):
+    """What a record of one test may hold besides :class:`GradedTest`'s keys (an older judge's record has none)."""
+
+    uses: dict[str, list[str]]
+
+
+class GradedTest(BuiltOn):
     """One test of one submission, scored.
 
     Attributes:
@@ -48,6 +54,9 @@ class GradedTest(TypedDict):
         methods: The student's methods named by the failed cases.
         about: The methods the test is about: those its cases declare (with the methods the handout builds
             them from), or its ``methods(...)`` marker's.
+        uses: What each method of a failed case was built on in this submission (the case's ``uses``: the
+            handout's table, unless the test found the student's method does not use a base), for "Start here"'s
+            "built on"; a record without it (an older judge's) reads the handout's table.
         hints: The hints of the failed cases (the test's own text only).
         internal_error: A traceback when the grader's own code failed ("" otherwise).
         grader_error: Why the grader could not run the test ("" otherwise; the score is then withheld).

@@ -291,3 +291,36 @@ def test_a_hostile_label_reaches_the_feedback_inert(label):
     assert messages
     for message in messages:
         assert not [c for c in message if c != "\n" and unicodedata.category(c) in ("Cc", "Cf")], message
+
+
+def test_repeated_lines_count_once_against_the_bounds_and_a_large_drawing_is_still_refused():
+    """An arrow written 300 times draws what it draws once (the last of repeated attributes wins, as in Graphviz);
+    a text of many distinct statements is refused as before, with what it counted; lines inside a string that
+    spans lines, and braces of groups, are kept as they are."""
+    most_chars, most_names = dot.dot_limits(SPEC)
+    arrows = "  n11 -> n33_op;\n  n22 -> n33_op;\n" * 300
+    text = f"""digraph {{
+  rankdir=LR;
+  n11 [shape=record, label="{{ data 1.0000 | grad 0.5000 }}", color=red];
+  n11 [color=blue];
+{arrows}  n22 [shape=record, label="{{ data 2.0000 | grad 0.2500 }}"];
+  n33 [shape=record, label="{{ data 3.0000 | grad 1.0000 }}"];
+  n33_op [label="+"];
+  n33_op -> n33;
+  n11 [color=red];
+}}"""
+    assert len(text) > most_chars and dot.scan(text).names > most_names
+    answer = {"dot": text, "length": len(text), "ids": [11, 22, 33]}
+    got = drawings.drawing(answer, SPEC, most_chars, most_names)
+    want = drawings.expected_drawing(SPEC)
+    assert (got.records, got.ops, got.edges, got.strays) == (want.records, want.ops, want.edges, [])
+    distinct = dot.distinct_lines(text)
+    assert distinct.count("n11 -> n33_op;") == 1 and distinct.index("[color=blue]") < distinct.index("n11 [color=red]")
+    many = "digraph {\n" + "".join(f"  a{i} -> b{i};\n" for i in range(3000)) + "}"
+    with pytest.raises(Failure, match=r"each repeated line counted once\): more than"):
+        drawings.drawing({"dot": many, "length": len(many), "ids": [1, 2, 3]}, SPEC, most_chars, most_names)
+    huge = "digraph {\n" + "  a -> b;\n" * 10**5 + "}"
+    with pytest.raises(Failure, match=r"to_dot returned \d+ characters for this graph: more than"):
+        drawings.drawing({"dot": huge, "length": len(huge), "ids": [1, 2, 3]}, SPEC, most_chars, most_names)
+    kept = 'digraph {\n  a [label="x\n  y;\n  y;\n"];\n  subgraph {\n  }\n  subgraph {\n  }\n}'
+    assert dot.distinct_lines(kept) == kept

@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
+from types import CodeType
 from typing import Any, TypedDict
 
 from assignments.shared.probes.engine_probes import BINARY, UNARY, build
@@ -130,6 +131,39 @@ def parse_calls(value: Any, spec: dict[str, Any], index: int) -> CallsAnswer:
             raise MalformedAnswer(f"calls[{k}]: expected [method, self_data, other]")
         parsed.append([call[0], *(_call_operand(a, f"calls[{k}]") for a in call[1:])])
     return CallsAnswer(calls=parsed)
+
+
+# --- which functions a student's function uses (for other probes) ---------------------------------------------
+
+@contextmanager
+def global_set(scope: dict[str, Any], name: str, value: Any) -> Iterator[None]:
+    """``scope[name]`` is ``value`` inside the block, and what it was (or nothing) after it."""
+    had, old = name in scope, scope.get(name)
+    scope[name] = value
+    try:
+        yield
+    finally:
+        if had:
+            scope[name] = old
+        else:
+            scope.pop(name, None)
+
+
+def refers_to(fn: Any, name: str, scope: dict[str, Any], most: int = 64) -> bool:
+    """Whether the code of ``fn`` (with the functions defined in it), or of a function of its module that it refers
+    to (and so on), names ``name``."""
+    todo, seen = [getattr(fn, "__code__", None)], set()
+    while todo and len(seen) < most:
+        code = todo.pop()
+        if not isinstance(code, CodeType) or code in seen:
+            continue
+        seen.add(code)
+        if name in code.co_names:
+            return True
+        todo += [c for c in code.co_consts if isinstance(c, CodeType)]
+        todo += [getattr(scope[n], "__code__", None) for n in code.co_names
+                 if n in scope and getattr(scope[n], "__globals__", None) is scope]
+    return False
 
 
 PROBES = {"derived_calls": lambda mg, ctx, spec, index: derived_calls(mg, spec, index, ctx)}

@@ -14,7 +14,7 @@ import random
 import pytest
 
 from assignments.graph.checks import REFUSED_RANKDIRS, attempt, check_rankdir_refused, check_trace_edges, check_trace_nodes
-from assignments.graph.checks import draw, trace_sets, typed
+from assignments.graph.checks import draw, trace_sets, typed, uses_of_to_dot
 from assignments.graph.dot import short, shown_texts
 from assignments.graph.drawings import EDGE_HINT, OP_HINT, RECORD_HINT, check_edges, check_nodes, check_ops
 from assignments.graph.drawings import check_rankdir, check_records
@@ -105,6 +105,7 @@ def compare_drawings(check, student, reference, spec, title):
 def test_to_dot_random_graphs(student, reference, check):
     """to_dot(root) on 3 random graphs of every operation: records, op nodes and arrows match the reference's"""
     student = typed(student)
+    uses_of_to_dot(student, check)
     for spec in random_graphs("dot", 3, most=5):
         compare_drawings(check, student, reference, spec, describe(spec))
 
@@ -117,6 +118,7 @@ AWKWARD = [0.36787944117144233, 2.0, 1e-05, -1e-07, 1234.56789, -0.00015, 123456
 def test_to_dot_number_format(student, reference, check):
     """to_dot's records show data and grad with %.4f: 0.3679, 2.0000, 0.0000, -0.0000, 1234.5679"""
     student = typed(student)
+    uses_of_to_dot(student, check)
     n = len(AWKWARD)
     prev = [[] for _ in range(n)] + [[0, 1]] + [[n + k, k + 2] for k in range(n - 2)]
     sums = [AWKWARD[0] + AWKWARD[1]]
@@ -140,6 +142,7 @@ def test_to_dot_number_format(student, reference, check):
 def test_to_dot_rankdir(student, reference, check):
     """to_dot(root, rankdir=...) sets the layout direction; a direction Graphviz does not know raises ValueError"""
     student = typed(student)
+    uses_of_to_dot(student, check)
     spec = from_expression(expression([1.25, -0.5], [["mul", 0, 1], ["tanh", 2]]), "rankdir")
     want = draw(reference, spec)
     for rankdir in ("TB", "BT", "RL"):
@@ -180,6 +183,7 @@ def check_shown(escaped, texts, record):
 def test_escaping(student, reference, check):
     """_escape and to_dot: labels and ops holding " \\ { } | < > show exactly their text"""
     student = typed(student)
+    uses_of_to_dot(student, check)
     with check.case(f"_escape(text) for {len(PLAIN)} texts with quotes and backslashes", method="_escape",
                     hint='a backslash becomes \\\\ and a quote \\" (backslashes first, so that the ones you add '
                          "are not doubled); { } | < > need nothing outside a record"):

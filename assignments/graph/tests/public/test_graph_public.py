@@ -15,6 +15,7 @@ import math
 import pytest
 
 from assignments.graph.checks import attempt, check_rankdir_refused, check_trace_edges, check_trace_nodes, draw, typed
+from assignments.graph.checks import uses_of_to_dot
 from assignments.graph.dot import short, shown_texts
 from assignments.graph.drawings import check_edges, check_ops, check_rankdir, check_records, expected_drawing
 from assignments.graph.specs import deep_chain, describe, diamond_chain, dot_spec, from_expression
@@ -84,6 +85,7 @@ def test_trace_small_graphs(student, check):
 def test_to_dot_worked_example(student, check):
     """to_dot(root): the worked example's graph as a digraph of records, op nodes and arrows; rankdir"""
     student = typed(student)
+    uses_of_to_dot(student, check)
     spec = from_expression(expression([1.5, 2.0, -0.5], WORKED), "worked-dot")
     want = expected_drawing(spec)
     got, failure = attempt(draw, student, spec)
@@ -133,6 +135,7 @@ def check_shown(escaped, texts, record):
 def test_labels_and_escaping(student, check):
     """A Value's label comes first in its record; _escape makes quotes, backslashes and { } | < > literal"""
     student = typed(student)
+    uses_of_to_dot(student, check)
     spec = dot_spec([2.0, -3.0, -6.0], [[], [], [0, 1]], ["", "", "*"], [-3.0, 2.0, 1.0], label={0: "a", 1: "b"})
     with check.case("a = Value(2.0) with a.label = 'a' (and b): its record is { a | data 2.0000 | grad -3.0000 }",
                     method="to_dot", hint="when getattr(v, 'label', '') is not empty, it is the record's first field"):
