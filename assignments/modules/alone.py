@@ -42,7 +42,7 @@ PARTS: tuple[tuple[str, str, tuple[Any, ...], tuple[str, ...], str], ...] = (
      ("outputs", "grads", "input_grads"),
      "output i is bias[i] + sum_j weight[i][j] * x[j], built with Value operations, always a list"),
     ("Tanh.forward", "modules_activation", ("Tanh", [0.5, -1.0, 2.0, 0.0], [1.0, 2.0, -1.0, 0.5]), ("output", "grads"),
-     "return [xi.tanh() for xi in x]: a list of Values"),
+     "apply Value.tanh() to each item and return the list of Values"),
     ("Sequential.forward", "modules_sequential", (STAND_INS, [1.0, -2.0, 0.5], [1.0, 0.5, -1.0]),
      ("output", "calls", "grads", "input_grads"), "x = module(x) for each module of self.modules in order; return the last x"),
     ("mse_loss", "modules_mse", ([0.2, 0.9, 0.7, -0.1], XOR_Y), ("loss", "grads"),
