@@ -19,6 +19,7 @@ student writes raises anything but :class:`AnswersError`.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 import yaml
@@ -123,11 +124,21 @@ def _answers(loader: yaml.SafeLoader, root: yaml.Node) -> Answers:
         try:
             answer, why = _answer(loader.construct_object(value, deep=True))
         except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
-            answer, why = None, f"not read ({_first_line(exc)})"
+            answer, why = None, _unread(value, exc)
         read[_text(key.value)[:40]] = answer, why
     given = {qid: answer for qid, (answer, _) in read.items() if answer is not None}
     unreadable = {qid: why for qid, (answer, why) in read.items() if answer is None}
     return Answers(student, given, unreadable)
+
+
+def _unread(value: yaml.Node, exc: Exception) -> str:
+    """Why the answer written as ``value`` was not read: a whole number longer than Python reads said as such (its
+    own message asks for ``sys.set_int_max_str_digits()``, a setting of the grader's, not the student's)."""
+    digits = sum(c.isdigit() for c in value.value) if isinstance(value, yaml.ScalarNode) else 0
+    if isinstance(exc, ValueError) and "integer string conversion" in str(exc) and digits:
+        return (f"not read: a whole number of {digits:,} digits, more than the {sys.get_int_max_str_digits():,} "
+                "read (no answer is that long: check what was pasted)")
+    return f"not read ({_first_line(exc)})"
 
 
 def _text(written: str) -> str:

@@ -38,6 +38,7 @@ def test_a_control_character_makes_the_file_the_students_unreadable_one_naming_i
 HOSTILE_VALUES = {
     "hex_huge": ("0x" + "f" * 5000, "too large"),  # an int YAML builds, with more digits than Python prints
     "decimal_huge": ("9" * 5000, "not read"),  # more digits than Python reads
+    "pasted_digits": ("9" * 20_001, "a whole number of 20,001 digits, more than the 4,300 read"),
     "sexagesimal": ("1" + ":59" * 3000, "too large"),  # YAML 1.1's base 60
     "overflow": ("1.0e+999", "not a finite number"),
     "nan": (".nan", "not a finite number"),
