@@ -16,6 +16,7 @@ from pathlib import Path
 
 from grader.course.config import Assignment
 from grader.course.course import Course
+from grader.course.points import check_points
 from grader.errors import GraderError, WithheldError
 from grader.files import temporary_folder, write_atomic
 from grader.grading.batch import run_judge
@@ -65,8 +66,11 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
         Assignment id to its result (:class:`grader.outputs.store.Result`; None if the judge wrote none).
 
     Raises:
+        ConfigError: With ``include_hidden``, if a concept check's questions do not add up to its points.
         JudgeFailed: If the judge process failed (status other than 0 or 1).
     """
+    if include_hidden:  # a concept check's points (the hidden tests' total), before the judge refuses them
+        check_points(assignments)
     with temporary_folder("grader-one-") as tmp:
         sub = read_submission(path)
         sub.id = student

@@ -36,14 +36,19 @@ from pathlib import Path
 from grader.course.catalogue import Bug, load_bugs, max_cascade, write_mutant
 from grader.course.config import Assignment
 from grader.course.course import Course
+from grader.course.points import check_points
 from grader.course.stubs import missing_method_mutants
 from grader.files import temporary_folder
 from grader.grading.batch import grade
 from grader.grading.concept_validation import validate_concept_check
+from grader.grading.judge_failure import JudgesFailed
 from grader.outputs.entries import TestEntry
 from grader.outputs.store import ResultStore
 
 REFERENCE, TEMPLATE = "_reference", "_template"
+KEPT_LOGS = "grader-validate-logs-"
+"""The start of the name of the folder (in the temporary directory) a failed judge's logs are copied to: the run's
+own folder is removed when validate ends, the copy is not."""
 
 
 @dataclass
@@ -206,19 +211,29 @@ def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs
 
 
 def validate(course: Course, assignment_ids: list[str] | None, jobs: int) -> Report:
-    """Run every check on the chosen assignments (default: all) and return the report."""
+    """Run every check on the chosen assignments (default: all) and return the report.
+
+    Raises:
+        ConfigError: If a chosen concept check's questions do not add up to its points (before any judge runs).
+        JudgesFailed: If a judge process failed; its logs are copied to a folder :data:`KEPT_LOGS`... that is not
+            removed, and the message names the copy.
+    """
     report = Report()
     chosen = course.assignments(assignment_ids)
+    check_points(chosen)  # before any judge: the judge would refuse them, and say it as its own failure
     files = sorted({f for a in course.assignments() if not a.is_concept_check for f in a.files})
     missing = missing_method_mutants(course.reference_dir, course.template_dir, files)
     with temporary_folder("grader-validate-") as tmp:
-        for assignment in chosen:
-            if assignment.is_concept_check:
-                misses, graded = validate_concept_check(course, assignment, Path(tmp), jobs)
-                report.misses += misses
-                report.answer_sets[assignment.id] = graded
-            else:
-                validate_assignment(course, assignment, Path(tmp), jobs, report, missing)
+        try:
+            for assignment in chosen:
+                if assignment.is_concept_check:
+                    misses, graded = validate_concept_check(course, assignment, Path(tmp), jobs)
+                    report.misses += misses
+                    report.answer_sets[assignment.id] = graded
+                else:
+                    validate_assignment(course, assignment, Path(tmp), jobs, report, missing)
+        except JudgesFailed as failed:  # its logs are in tmp, removed on the way out: the message names a copy
+            raise failed.kept(KEPT_LOGS) from None
     return report
 
 
