@@ -17,6 +17,7 @@ from grader.course.stubs import missing_method_mutants
 from grader.errors import ConfigError
 from grader.grading.batch import JudgePool
 from grader.grading.judge_failure import judges_failed
+from grader.grading.validation import MissingOutcome, Report, format_report
 
 
 @pytest.mark.parametrize("assignment", ["value_ops", "backward", "mlp", "forward_mode", "graph", "classifier",
@@ -214,3 +215,25 @@ def test_a_failed_judges_log_is_kept_and_its_message_names_the_copy(tmp_path):
         assert f"see {kept.log}:" in str(kept) and kept.log.parent.name.startswith("grader-validate-logs-")
     finally:
         shutil.rmtree(kept.log.parent)
+
+
+def test_a_concept_checks_summary_says_what_was_validated_and_no_bug_table(fractions, capsys):
+    """Issue 58: validating a concept check alone prints no empty bug table and no "0 catalogued bugs ... 100% caught":
+    it says what was graded and what held."""
+    assert main(["--course", str(fractions), "new-assignment", "quiz1", "--kind", "questions"]) == 0
+    capsys.readouterr()
+
+    assert main(["--course", str(fractions), "validate", "-a", "quiz1"]) == 0
+    out = capsys.readouterr().out
+    assert "catalogued bugs" not in out and "caught by" not in out and "Cascades" not in out, out
+    assert out.startswith("Concept check quiz1: 9 answer sets made from its key graded"), out
+    assert "No misses: each key's answers score full marks, a wrong answer costs its question only" in out
+    assert "the reference scores full marks" not in out
+
+
+def test_code_with_no_catalogued_bug_shows_no_empty_bug_table():
+    report = Report(code=["squares"], missing=[MissingOutcome("square", "squares", 2.0, 0.0, 1.0)])
+    text = format_report(report)
+    assert text.startswith("method missing (template stub)"), text
+    assert "No catalogued bugs in squares: add the bugs students make" in text
+    assert "No misses: the reference scores full marks" in text and "key's answers" not in text
