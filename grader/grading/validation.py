@@ -42,6 +42,7 @@ from grader.files import temporary_folder
 from grader.grading.batch import grade
 from grader.grading.concept_validation import validate_concept_check
 from grader.grading.judge_failure import JudgesFailed
+from grader.grading.task_order import task_order_misses
 from grader.outputs.entries import TestEntry
 from grader.outputs.store import ResultStore
 
@@ -223,6 +224,7 @@ def validate(course: Course, assignment_ids: list[str] | None, jobs: int) -> Rep
     report = Report()
     chosen = course.assignments(assignment_ids)
     check_points(chosen)  # before any judge: the judge would refuse them, and say it as its own failure
+    report.misses += task_order_misses(course, chosen)  # static: no grading
     files = sorted({f for a in course.assignments() if not a.is_concept_check for f in a.files})
     missing = missing_method_mutants(course.reference_dir, course.template_dir, files)
     with temporary_folder("grader-validate-") as tmp:

@@ -17,6 +17,7 @@ from grader.course.stubs import missing_method_mutants
 from grader.errors import ConfigError
 from grader.grading.batch import JudgePool
 from grader.grading.judge_failure import judges_failed
+from grader.grading.task_order import task_order_misses
 from grader.grading.validation import MissingOutcome, Report, format_report
 
 
@@ -237,3 +238,47 @@ def test_code_with_no_catalogued_bug_shows_no_empty_bug_table():
     assert text.startswith("method missing (template stub)"), text
     assert "No catalogued bugs in squares: add the bugs students make" in text
     assert "No misses: the reference scores full marks" in text and "key's answers" not in text
+
+
+def test_a_task_of_another_order_is_a_miss(fractions, capsys):
+    """Issue 58: the assignment with `order: N` has tasks N.x, in its tests' markers and in its reference files'
+    solution markers; a file that several assignments list may hold tasks of any of their orders. Static: no grading
+    is needed to say it."""
+    assert main(["--course", str(fractions), "new-assignment", "squares"]) == 0
+    assert main(["--course", str(fractions), "template"]) == 0
+    folder = fractions / "assignments" / "squares"
+    config = folder / "assignment.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("files: [ratlab/squares.py]",
+                                                                 "files: [ratlab/squares.py, ratlab/fraction.py]"),
+                      encoding="utf-8")  # fraction.py (tasks 1.x), listed by fractions (order 1) too: no miss
+    course = Course(fractions)
+    assert course.assignment("squares").order == 2
+    assert task_order_misses(course, course.assignments()) == []
+    reference = fractions / "reference" / "ratlab" / "squares.py"
+    reference.write_text(reference.read_text(encoding="utf-8").replace("Task 2.1", "Task 8.2"), encoding="utf-8")
+    hidden = folder / "tests" / "hidden" / "test_squares_hidden.py"
+    hidden.write_text(hidden.read_text(encoding="utf-8").replace('task("2.1")', 'task("8.2")'), encoding="utf-8")
+    public = folder / "tests" / "public" / "test_squares_public.py"
+    public.write_text(public.read_text(encoding="utf-8").replace('task("2.1")', 'task("2.1-8.3")'), encoding="utf-8")
+    fraction = fractions / "reference" / "ratlab" / "fraction.py"
+    fraction.write_text(fraction.read_text(encoding="utf-8").replace("Task 1.3", "Task 3.3"), encoding="utf-8")
+    capsys.readouterr()
+
+    assert main(["--course", str(fractions), "validate", "-a", "squares"]) == 1
+    out = capsys.readouterr().out
+    for miss in ("squares: reference/ratlab/squares.py holds Task 8.2, but the assignment's order is 2 (its tasks are "
+                 "2.x)",
+                 "squares: test_square_on_random_inputs is task 8.2, but the assignment's order is 2 (its tasks are "
+                 "2.x), in tests/hidden/test_squares_hidden.py",
+                 "squares: test_square is task 2.1-8.3, but the assignment's order is 2 (its tasks are 2.x), in "
+                 "tests/public/test_squares_public.py",
+                 "squares: reference/ratlab/fraction.py holds Task 3.3, but the orders of the assignments that list it "
+                 "are 1, 2 (their tasks are 1.x, 2.x)"):
+        assert f"  - {miss}\n" in out, out
+    assert "4 miss(es)" in out, out
+
+
+@pytest.mark.parametrize("root", [ROOT, FRACTIONS], ids=["this course", "fractions"])
+def test_every_assignment_of_both_courses_numbers_its_tasks_by_its_order(root):
+    course = Course(root)
+    assert task_order_misses(course, course.assignments()) == []
