@@ -17,6 +17,7 @@ from grader.course.stubs import missing_method_mutants
 from grader.errors import ConfigError
 from grader.grading.batch import JudgePool
 from grader.grading.judge_failure import judges_failed
+from grader.grading.one import autograde
 from grader.grading.task_order import task_order_misses
 from grader.grading.validation import MissingOutcome, Report, format_report
 
@@ -179,6 +180,9 @@ def test_a_concept_checks_points_that_do_not_add_up_are_a_configuration_error_be
     assert main(["--course", str(fractions), "grade", str(subs), "-a", "quiz1", "-o", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert said in err and "judge" not in err, err
+    with pytest.raises(ConfigError) as raised:  # Gradescope's run (`grader autograde`) too
+        autograde(Course(fractions), subs / "alice", "quiz1", tmp_path / "results.json")
+    assert str(raised.value) == said
 
 
 def test_a_code_assignments_points_that_do_not_add_up_are_said_with_a_log_that_outlives_validate(fractions, capsys):
