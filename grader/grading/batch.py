@@ -35,7 +35,6 @@ from pathlib import Path
 from grader.course.config import Assignment
 from grader.course.course import Course
 from grader.course.due_dates import DueDate
-from grader.course.points import check_points
 from grader.course.roster import Identities, identify
 from grader.errors import GraderError
 from grader.files import remove_tree
@@ -56,6 +55,7 @@ from grader.outputs.class_outputs import ClassOutputs, folder_class, write_class
 from grader.outputs.gradebook import StudentGrade
 from grader.outputs.records import empty_record
 from grader.outputs.store import ResultStore
+from grader.questions.points import check_points
 from grader.similarity.graded_class import record_class
 
 Progress = Callable[[int, int, str], None]

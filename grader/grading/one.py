@@ -16,7 +16,6 @@ from pathlib import Path
 
 from grader.course.config import Assignment
 from grader.course.course import Course
-from grader.course.points import check_points
 from grader.errors import GraderError, WithheldError
 from grader.files import temporary_folder, write_atomic
 from grader.grading.batch import run_judge
@@ -30,6 +29,7 @@ from grader.judge.linux_handle import prepare_runtime
 from grader.judge.manifest import Manifest
 from grader.outputs.self_check import CheckResult
 from grader.outputs.store import Result, ResultStore
+from grader.questions.points import check_points
 
 STUDENT = "submission"
 """The id the one submission is graded under."""

@@ -36,7 +36,6 @@ from pathlib import Path
 from grader.course.catalogue import Bug, load_bugs, max_cascade, write_mutant
 from grader.course.config import Assignment
 from grader.course.course import Course
-from grader.course.points import check_points
 from grader.course.stubs import missing_method_mutants
 from grader.files import temporary_folder
 from grader.grading.batch import grade
@@ -45,6 +44,7 @@ from grader.grading.judge_failure import JudgesFailed
 from grader.grading.task_order import task_order_misses
 from grader.outputs.entries import TestEntry
 from grader.outputs.store import ResultStore
+from grader.questions.points import check_points
 
 REFERENCE, TEMPLATE = "_reference", "_template"
 KEPT_LOGS = "grader-validate-logs-"
