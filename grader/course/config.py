@@ -78,6 +78,9 @@ student's filled in and the reference's the key."""
 QUESTIONS = "questions.yaml"
 """A concept check's questions, in its assignment's folder (:mod:`grader.questions.questions`)."""
 
+UNORDERED = 1000
+"""The ``order`` of an assignment whose ``assignment.yaml`` gives none: after every numbered one."""
+
 PARTS = "parts"
 """The folder of :data:`SHARED` holding the grader's own parts: course code that runs next to student code in
 hidden grading, and is never released (:mod:`grader.sandbox.own_parts`)."""
@@ -186,7 +189,7 @@ class Assignment:
     visibility: str
     limits: Limits
     root: Path
-    order: int = 1000
+    order: int = UNORDERED
     allow_network: bool = False
     grader_parts: tuple[str, ...] = ()
     judge_parts: tuple[str, ...] = ()
@@ -315,7 +318,7 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
     visibility = raw.get("visibility", "after_due_date")
     if visibility not in VISIBILITIES:
         raise ConfigError(path, "visibility", f"expected one of {list(VISIBILITIES)}, got {visibility!r}")
-    order = raw.get("order", 1000)
+    order = raw.get("order", UNORDERED)
     if isinstance(order, bool) or not isinstance(order, int):
         raise ConfigError(path, "order", f"expected a whole number, got {order!r}")
     allow_network = raw.get("allow_network", False)

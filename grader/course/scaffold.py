@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from grader.course.config import ANSWERS, QUESTIONS
+from grader.course.config import ANSWERS, QUESTIONS, UNORDERED
 from grader.course.course import Course
 from grader.errors import GraderError
 
@@ -273,7 +273,7 @@ def scaffold(course: Course, assignment_id: str, module: str | None = None, titl
     if folder.exists():
         raise GraderError(f"{folder} exists already: choose another id, or edit that assignment")
     existing = course.assignments()
-    order = max((a.order for a in existing if a.order < 1000), default=0) + 1
+    order = max((a.order for a in existing if a.order < UNORDERED), default=0) + 1
     values = {"id": assignment_id, "module": module, "order": order, "task": order, "package": course.package,
               "title": (title or f"Assignment {order}: {assignment_id.replace('_', ' ')}").replace('"', "'")}
     files = {

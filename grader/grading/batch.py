@@ -42,6 +42,7 @@ from grader.grading.copied_times import CopiedTimes, withhold_copied_times
 from grader.grading.due_work import DueWork, read_due_work
 from grader.grading.freshness import course_fingerprints
 from grader.grading.identity import numbers_salt, rename_results
+from grader.grading.judge_failure import judges_failed
 from grader.grading.shard import shard_of
 from grader.grading.staging import intake, stale_assignments
 from grader.grading.term_inputs import TermInputs
@@ -54,6 +55,7 @@ from grader.outputs.class_outputs import ClassOutputs, folder_class, write_class
 from grader.outputs.gradebook import StudentGrade
 from grader.outputs.records import empty_record
 from grader.outputs.store import ResultStore
+from grader.questions.points import check_points
 from grader.similarity.graded_class import record_class
 
 Progress = Callable[[int, int, str], None]
@@ -382,11 +384,14 @@ def grade(
         A :class:`GradeRun`.
 
     Raises:
+        ConfigError: If a concept check's questions do not add up to its points (before any judge runs).
+        JudgesFailed: If a judge process failed (:mod:`grader.grading.judge_failure`).
         GraderError: For instructor errors (no submissions, bad configuration,
             a judge that failed).
     """
     out, submissions = out.resolve(), submissions.resolve()  # workers run elsewhere: no relative paths
     assignments = list(term.assignments) if term is not None and term.assignments else course.assignments(assignment_ids)
+    check_points(assignments)  # a concept check's points: said as the configuration error it is, before any judge
     work: Path | None = None
     store = ResultStore(out)
     run = GradeRun(assignments, store=store)
@@ -412,9 +417,6 @@ def grade(
     run.book = book
     run.outputs = write_class_outputs(store, book, students, junit)
     if pool.failed:
-        k, status = pool.failed[0]
-        log = the_plan.instructor / "logs" / f"judge-{k}.log"
-        tail = "\n".join(log.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
-        raise GraderError(f"{len(pool.failed)} judge process(es) failed (status {status}); see {log}:\n{tail}")
+        raise judges_failed(pool.failed, the_plan.instructor / "logs")
     record_class(out, submissions, term.override if term else None)  # for `grader similarity OUT`; not in any result or gradebook
     return run

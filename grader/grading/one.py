@@ -29,6 +29,7 @@ from grader.judge.linux_handle import prepare_runtime
 from grader.judge.manifest import Manifest
 from grader.outputs.self_check import CheckResult
 from grader.outputs.store import Result, ResultStore
+from grader.questions.points import check_points
 
 STUDENT = "submission"
 """The id the one submission is graded under."""
@@ -65,8 +66,11 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
         Assignment id to its result (:class:`grader.outputs.store.Result`; None if the judge wrote none).
 
     Raises:
+        ConfigError: With ``include_hidden``, if a concept check's questions do not add up to its points.
         JudgeFailed: If the judge process failed (status other than 0 or 1).
     """
+    if include_hidden:  # a concept check's points (the hidden tests' total), before the judge refuses them
+        check_points(assignments)
     with temporary_folder("grader-one-") as tmp:
         sub = read_submission(path)
         sub.id = student

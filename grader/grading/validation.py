@@ -40,10 +40,16 @@ from grader.course.stubs import missing_method_mutants
 from grader.files import temporary_folder
 from grader.grading.batch import grade
 from grader.grading.concept_validation import validate_concept_check
+from grader.grading.judge_failure import JudgesFailed
+from grader.grading.task_order import task_order_misses
 from grader.outputs.entries import TestEntry
 from grader.outputs.store import ResultStore
+from grader.questions.points import check_points
 
 REFERENCE, TEMPLATE = "_reference", "_template"
+KEPT_LOGS = "grader-validate-logs-"
+"""The start of the name of the folder (in the temporary directory) a failed judge's logs are copied to: the run's
+own folder is removed when validate ends, the copy is not."""
 
 
 @dataclass
@@ -86,6 +92,8 @@ class Report:
     missing: list[MissingOutcome] = field(default_factory=list)
     variants: dict[str, float] = field(default_factory=dict)
     misses: list[str] = field(default_factory=list)
+    code: list[str] = field(default_factory=list)
+    """The code assignments validated (their reference, template, variants and mutants graded)."""
     answer_sets: dict[str, int] = field(default_factory=dict)
     """A concept check's id to how many answer sets made from its key were graded
     (:mod:`grader.grading.concept_validation`)."""
@@ -206,19 +214,31 @@ def validate_assignment(course: Course, assignment: Assignment, work: Path, jobs
 
 
 def validate(course: Course, assignment_ids: list[str] | None, jobs: int) -> Report:
-    """Run every check on the chosen assignments (default: all) and return the report."""
+    """Run every check on the chosen assignments (default: all) and return the report.
+
+    Raises:
+        ConfigError: If a chosen concept check's questions do not add up to its points (before any judge runs).
+        JudgesFailed: If a judge process failed; its logs are copied to a folder :data:`KEPT_LOGS`... that is not
+            removed, and the message names the copy.
+    """
     report = Report()
     chosen = course.assignments(assignment_ids)
+    check_points(chosen)  # before any judge: the judge would refuse them, and say it as its own failure
+    report.misses += task_order_misses(course, chosen)  # static: no grading
     files = sorted({f for a in course.assignments() if not a.is_concept_check for f in a.files})
     missing = missing_method_mutants(course.reference_dir, course.template_dir, files)
     with temporary_folder("grader-validate-") as tmp:
-        for assignment in chosen:
-            if assignment.is_concept_check:
-                misses, graded = validate_concept_check(course, assignment, Path(tmp), jobs)
-                report.misses += misses
-                report.answer_sets[assignment.id] = graded
-            else:
-                validate_assignment(course, assignment, Path(tmp), jobs, report, missing)
+        try:
+            for assignment in chosen:
+                if assignment.is_concept_check:
+                    misses, graded = validate_concept_check(course, assignment, Path(tmp), jobs)
+                    report.misses += misses
+                    report.answer_sets[assignment.id] = graded
+                else:
+                    validate_assignment(course, assignment, Path(tmp), jobs, report, missing)
+                    report.code.append(assignment.id)
+        except JudgesFailed as failed:  # its logs are in tmp, removed on the way out: the message names a copy
+            raise failed.kept(KEPT_LOGS) from None
     return report
 
 
@@ -230,27 +250,52 @@ def _table(rows: list[tuple[str, ...]]) -> list[str]:
 
 
 def format_report(report: Report, width: int = 110) -> str:
-    """The report as plain-text tables (bugs, missing methods) followed by a summary."""
+    """The report as plain text: for code assignments, tables (bugs, missing methods) and their summary; a line per
+    concept check; then the misses, or what held. A run of concept checks alone shows no bug table."""
+    lines = _code_lines(report) if report.code else []
+    for aid, graded in report.answer_sets.items():
+        lines.append(f"Concept check {aid}: {graded} answer sets made from its key graded (right, one wrong answer per "
+                     "question, copied from a classmate, the empty template).")
+    if report.misses:
+        lines.append(f"\n{len(report.misses)} miss(es):")
+        lines += [f"  - {m}"[:width * 3] for m in report.misses]
+        return "\n".join(lines)
+    held = []
+    if report.code:
+        held.append("the reference scores full marks, the template 0, every variant full marks, every bug is caught "
+                    "where its entry says, and no cascade is above its catalogue's limit")
+    if report.answer_sets:
+        held.append("each key's answers score full marks, a wrong answer costs its question only, a classmate's "
+                    "answers score what wrong answers score, the empty answers template 0, and no example scores")
+    lines.append("No misses" + (": " + "; ".join(held) if held else "") + ".")
+    return "\n".join(lines)
+
+
+def _code_lines(report: Report) -> list[str]:
+    """The code assignments' part of the report: the bug table, the missing methods' table, the summary lines."""
     rows: list[tuple[str, ...]] = [("bug", "method", "caught by", "points lost", "cascade", "public", "ok")]
     for b in report.bugs:
         caught = ", ".join(b.caught_by[:3]) + (f" +{len(b.caught_by) - 3}" if len(b.caught_by) > 3 else "")
         rows.append((f"{b.bug.assignment}/{b.bug.id}", b.bug.method, caught or "-", f"{b.points_lost:g}",
                      f"{b.cascade:g}", "yes" if b.public else "no", "yes" if not b.misses else "MISS"))
-    lines = _table(rows)
+    lines = _table(rows) if report.bugs else []
     if report.missing:
-        lines.append("")
+        lines += [""] if lines else []
         rows = [("method missing (template stub)", "assignment", "own tests", "cascade", "within limit")]
         rows += [(m.method, m.assignment, f"{m.own:g}", f"{m.cascade:g}", "yes" if m.cascade <= m.limit + 1e-9 else "over")
                  for m in report.missing]
         lines += _table(rows)
     losing = sum(1 for b in report.bugs if b.points_lost > 0)
-    lines.append("")
+    if lines:
+        lines.append("")
     lines.append(
         f"{len(report.bugs)} catalogued bugs: {losing} lose points ({losing / max(1, len(report.bugs)):.0%}), "
         f"{report.kill_rate:.0%} caught by the expected tests with teaching feedback; "
         f"{len(report.variants)} correct-variant gradings, "
         f"{sum(1 for v in report.variants.values() if v > 0)} false failures."
-    )
+        if report.bugs else f"No catalogued bugs in {', '.join(report.code)}: add the bugs students make to each "
+        f"assignment's bugs.yaml. {len(report.variants)} correct-variant gradings, "
+        f"{sum(1 for v in report.variants.values() if v > 0)} false failures.")
     lines.append(f"Cascades (points lost outside the tests about the method at fault): catalogued bugs "
                  f"{sum(b.cascade for b in report.bugs):g} in total, at most "
                  f"{max((b.cascade for b in report.bugs), default=0):g}; missing methods "
@@ -261,15 +306,4 @@ def format_report(report: Report, width: int = 110) -> str:
         lines.append("Public kill rate (bugs a student's `grader check` reveals): "
                      + ", ".join(f"{a} {report.public_kill_rate(a):.0%}" for a in assignments)
                      + f"; all {report.public_kill_rate():.0%}.")
-    elif not report.answer_sets or report.variants:
-        lines.append("No catalogued bugs: add the bugs students make to each assignment's bugs.yaml.")
-    for aid, graded in report.answer_sets.items():
-        lines.append(f"Concept check {aid}: {graded} answer sets made from its key graded (right, one wrong answer per "
-                     "question, copied from a classmate, the empty template).")
-    if report.misses:
-        lines.append(f"\n{len(report.misses)} miss(es):")
-        lines += [f"  - {m}"[:width * 3] for m in report.misses]
-    else:
-        lines.append("No misses: the reference scores full marks, the template 0, every variant full marks, "
-                     "every bug is caught where its entry says, and no cascade is above its catalogue's limit.")
-    return "\n".join(lines)
+    return lines

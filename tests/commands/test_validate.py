@@ -15,6 +15,11 @@ from grader.course.catalogue import load_bugs
 from grader.course.course import Course
 from grader.course.stubs import missing_method_mutants
 from grader.errors import ConfigError
+from grader.grading.batch import JudgePool
+from grader.grading.judge_failure import judges_failed
+from grader.grading.one import autograde
+from grader.grading.task_order import task_order_misses
+from grader.grading.validation import MissingOutcome, Report, format_report
 
 
 @pytest.mark.parametrize("assignment", ["value_ops", "backward", "mlp", "forward_mode", "graph", "classifier",
@@ -138,3 +143,146 @@ def test_each_stubbed_method_gets_a_missing_method_mutant(tmp_path):
     assert "Value.__init__" not in mutants and "Value.__repr__" not in mutants  # given code, not a task
     tanh = mutants["Value.tanh"]
     assert 'raise NotImplementedError("Task 2.1' in tanh.replace and "math.tanh" in tanh.find
+
+
+FRACTIONS = Path(__file__).resolve().parents[1] / "courses" / "fractions"
+"""The second course (small: one assignment of three tasks), for validate's cheap tests on a scratch copy."""
+
+
+@pytest.fixture
+def fractions(tmp_path: Path) -> Path:
+    """A scratch copy of the second course, with its student template written."""
+    course = tmp_path / "fractions"
+    shutil.copytree(FRACTIONS, course, ignore=shutil.ignore_patterns("__pycache__"))
+    assert main(["--course", str(course), "template"]) == 0
+    return course.resolve()
+
+
+def test_a_concept_checks_points_that_do_not_add_up_are_a_configuration_error_before_any_judge(
+        fractions, tmp_path, capsys, monkeypatch):
+    """Issue 58: the scaffold's `points: 3` against questions worth 5 is said as the configuration error it is (file,
+    key, both totals) by validate and by grade, with the instructor's exit status, and no judge starts."""
+    assert main(["--course", str(fractions), "new-assignment", "quiz1", "--kind", "questions"]) == 0
+    questions = fractions / "assignments" / "quiz1" / "questions.yaml"
+    questions.write_text(questions.read_text(encoding="utf-8").replace("points: 1", "points: 3", 1), encoding="utf-8")
+    monkeypatch.setattr(JudgePool, "run", lambda *args: pytest.fail("a judge ran"))
+    capsys.readouterr()
+    said = (f"{fractions / 'assignments' / 'quiz1' / 'assignment.yaml'}: points: 3, but its questions' points add up "
+            "to 5 (questions.yaml)")
+
+    assert main(["--course", str(fractions), "validate", "-a", "quiz1"]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "judge" not in err, err
+
+    subs = tmp_path / "subs"
+    (subs / "alice" / "answers").mkdir(parents=True)
+    (subs / "alice" / "answers" / "quiz1.yaml").write_text("add_local: a\n", encoding="utf-8")
+    assert main(["--course", str(fractions), "grade", str(subs), "-a", "quiz1", "-o", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "judge" not in err, err
+    with pytest.raises(ConfigError) as raised:  # Gradescope's run (`grader autograde`) too
+        autograde(Course(fractions), subs / "alice", "quiz1", tmp_path / "results.json")
+    assert str(raised.value) == said
+
+
+def test_a_code_assignments_points_that_do_not_add_up_are_said_with_a_log_that_outlives_validate(fractions, capsys):
+    """The judge finds a code assignment's total (its tests' markers, once collected): validate says what it found,
+    file and key first, not "judge process(es) failed", and the log it points to still exists when it returns."""
+    assert main(["--course", str(fractions), "new-assignment", "squares"]) == 0
+    assert main(["--course", str(fractions), "template"]) == 0
+    config = fractions / "assignments" / "squares" / "assignment.yaml"
+    config.write_text(re.sub(r"(?m)^points: 2 ", "points: 7 ", config.read_text(encoding="utf-8")), encoding="utf-8")
+    capsys.readouterr()
+
+    assert main(["--course", str(fractions), "validate", "-a", "squares"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"grader: error: {config}: points: declares 7 but the tests' @pytest.mark.points add up "
+                          "to 2\n"), err
+    assert "judge process(es) failed" not in err
+    log = Path(re.findall(r"see (\S+judge-\d+\.log)", err)[0])
+    try:
+        assert log.parent.name.startswith("grader-validate-logs-")
+        assert "add up to 2" in log.read_text(encoding="utf-8")
+    finally:
+        shutil.rmtree(log.parent, ignore_errors=True)
+
+
+def test_a_failed_judges_log_is_kept_and_its_message_names_the_copy(tmp_path):
+    """Any other judge failure: the status and the log's end, and a copy of the logs that nothing removes."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    (logs / "judge-3.log").write_text("one\ntwo\nINTERNALERROR> boom\n", encoding="utf-8")
+    failed = judges_failed([(3, 3)], logs)
+    assert str(failed) == f"1 judge process(es) failed (status 3); see {logs / 'judge-3.log'}:\none\ntwo\nINTERNALERROR> boom"
+    kept = failed.kept("grader-validate-logs-")
+    try:
+        assert kept.log.read_text(encoding="utf-8") == "one\ntwo\nINTERNALERROR> boom\n"
+        assert f"see {kept.log}:" in str(kept) and kept.log.parent.name.startswith("grader-validate-logs-")
+    finally:
+        shutil.rmtree(kept.log.parent)
+
+
+def test_a_concept_checks_summary_says_what_was_validated_and_no_bug_table(fractions, capsys):
+    """Issue 58: validating a concept check alone prints no empty bug table and no "0 catalogued bugs ... 100% caught":
+    it says what was graded and what held."""
+    assert main(["--course", str(fractions), "new-assignment", "quiz1", "--kind", "questions"]) == 0
+    capsys.readouterr()
+
+    assert main(["--course", str(fractions), "validate", "-a", "quiz1"]) == 0
+    out = capsys.readouterr().out
+    assert "catalogued bugs" not in out and "caught by" not in out and "Cascades" not in out, out
+    assert out.startswith("Concept check quiz1: 9 answer sets made from its key graded"), out
+    assert "No misses: each key's answers score full marks, a wrong answer costs its question only" in out
+    assert "the reference scores full marks" not in out
+
+
+def test_code_with_no_catalogued_bug_shows_no_empty_bug_table():
+    report = Report(code=["squares"], missing=[MissingOutcome("square", "squares", 2.0, 0.0, 1.0)])
+    text = format_report(report)
+    assert text.startswith("method missing (template stub)"), text
+    assert "No catalogued bugs in squares: add the bugs students make" in text
+    assert "No misses: the reference scores full marks" in text and "key's answers" not in text
+
+
+def test_a_task_of_another_order_is_a_miss(fractions, capsys):
+    """Issue 58: the assignment with `order: N` has tasks N.x, in its tests' markers and in its reference files'
+    solution markers; a file that several assignments list may hold tasks of any of their orders. Static: no grading
+    is needed to say it."""
+    assert main(["--course", str(fractions), "new-assignment", "squares"]) == 0
+    assert main(["--course", str(fractions), "template"]) == 0
+    folder = fractions / "assignments" / "squares"
+    config = folder / "assignment.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace("files: [ratlab/squares.py]",
+                                                                 "files: [ratlab/squares.py, ratlab/fraction.py]"),
+                      encoding="utf-8")  # fraction.py (tasks 1.x), listed by fractions (order 1) too: no miss
+    course = Course(fractions)
+    assert course.assignment("squares").order == 2
+    assert task_order_misses(course, course.assignments()) == []
+    reference = fractions / "reference" / "ratlab" / "squares.py"
+    reference.write_text(reference.read_text(encoding="utf-8").replace("Task 2.1", "Task 8.2"), encoding="utf-8")
+    hidden = folder / "tests" / "hidden" / "test_squares_hidden.py"
+    hidden.write_text(hidden.read_text(encoding="utf-8").replace('task("2.1")', 'task("8.2")'), encoding="utf-8")
+    public = folder / "tests" / "public" / "test_squares_public.py"
+    public.write_text(public.read_text(encoding="utf-8").replace('task("2.1")', 'task("2.1-8.3")'), encoding="utf-8")
+    fraction = fractions / "reference" / "ratlab" / "fraction.py"
+    fraction.write_text(fraction.read_text(encoding="utf-8").replace("Task 1.3", "Task 3.3"), encoding="utf-8")
+    capsys.readouterr()
+
+    assert main(["--course", str(fractions), "validate", "-a", "squares"]) == 1
+    out = capsys.readouterr().out
+    for miss in ("squares: reference/ratlab/squares.py holds Task 8.2, but the assignment's order is 2 (its tasks are "
+                 "2.x)",
+                 "squares: test_square_on_random_inputs is task 8.2, but the assignment's order is 2 (its tasks are "
+                 "2.x), in tests/hidden/test_squares_hidden.py",
+                 "squares: test_square is task 2.1-8.3, but the assignment's order is 2 (its tasks are 2.x), in "
+                 "tests/public/test_squares_public.py",
+                 "squares: reference/ratlab/fraction.py holds Task 3.3, but the orders of the assignments that list it "
+                 "are 1, 2 (their tasks are 1.x, 2.x)"):
+        assert f"  - {miss}\n" in out, out
+    assert "4 miss(es)" in out, out
+
+
+@pytest.mark.parametrize("root", [ROOT, FRACTIONS], ids=["this course", "fractions"])
+def test_every_assignment_of_both_courses_numbers_its_tasks_by_its_order(root):
+    course = Course(root)
+    assert task_order_misses(course, course.assignments()) == []
