@@ -124,6 +124,44 @@ def test_the_concept_check_how_to_works_as_written(tmp_path: Path) -> None:
     assert (tmp_path / "work" / "quiz1.zip").is_file() and not (repo / "release").exists()
 
 
+CHECKED = re.compile(r"<!-- checked: (tests/[\w/]+\.py)::(test_\w+) -->")
+ILLUSTRATIVE = re.compile(r"<!-- illustrative: \S[^>]* -->")
+
+
+def test_every_quoted_output_outside_the_tutorials_is_checked_by_a_test_or_marked_illustrative():
+    """Issue 58: a ```text block a page quotes is what the program prints only if a test says so. Each one (outside
+    the tutorials, which are run as written, and the generated command reference) sits right under
+    ``<!-- checked: tests/FILE.py::TEST -->`` (the line right above the block), naming a test that exists, or
+    ``<!-- illustrative: why -->`` (an input file, a diagram, what depends on the host)."""
+    generated = {ROOT / "docs" / "reference" / "commands.md"}
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    unmarked, dangling = [], []
+    for page in pages:
+        if "tutorials" in page.parts or page in generated:
+            continue
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for n, line in enumerate(lines):
+            if line != "```text":
+                continue
+            where, above = f"{page.relative_to(ROOT).as_posix()} line {n + 1}", lines[n - 1].strip() if n else ""
+            checked = CHECKED.fullmatch(above)
+            if checked:
+                test = ROOT / checked.group(1)
+                if not test.is_file() or f"def {checked.group(2)}(" not in test.read_text(encoding="utf-8"):
+                    dangling.append(f"{where}: {above}")
+            elif not ILLUSTRATIVE.fullmatch(above):
+                unmarked.append(where)
+    assert not unmarked and not dangling, ("quoted output no test checks:\n" + "\n".join(unmarked)
+                                           + "\nnaming no test that exists:\n" + "\n".join(dangling))
+
+
+def test_the_portable_sandbox_warning_is_the_one_the_page_quotes():
+    from grader.judge.backends import PORTABLE_WARNING
+
+    page = (ROOT / "docs" / "how-to" / "normal-user-and-containers.md").read_text(encoding="utf-8")
+    assert f"```text\n{PORTABLE_WARNING}\n```" in page
+
+
 def test_the_readme_is_a_front_door_whose_links_resolve():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 120
