@@ -54,17 +54,40 @@ from grader.errors import GraderError, WithheldError
 from grader.inert import actions_log, terminal
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, the same on every Python the course runs (3.10-3.13): an option that takes a value is listed
+    with it after each of its spellings (``-o OUT, --output OUT``), as before Python 3.13, which writes ``-o, --output
+    OUT``), and a subcommand's name measured for the help column as before 3.13 (without its indent). The generated
+    command reference (:mod:`grader.cli_reference`) is then one text everywhere."""
+
+    def add_argument(self, action: argparse.Action) -> None:
+        if action.help is not argparse.SUPPRESS:
+            invocations = [self._format_action_invocation(action)]
+            invocations += [self._format_action_invocation(a) for a in self._iter_indented_subactions(action)]
+            self._action_max_length = max(self._action_max_length, max(map(len, invocations)) + self._current_indent)
+            self._add_item(self._format_action, [action])
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        if not action.option_strings:
+            return super()._format_action_invocation(action)
+        if action.nargs == 0:
+            return ", ".join(action.option_strings)
+        value = self._format_args(action, self._get_default_metavar_for_optional(action))
+        return ", ".join(f"{option} {value}" for option in action.option_strings)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``grader`` and every subcommand (each command module adds its own options)."""
     parser = argparse.ArgumentParser(
-        prog="grader", description="Autograder for a course on automatic differentiation (sandboxed; the docs: docs/index.md)."
+        prog="grader", formatter_class=HelpFormatter,
+        description="Autograder for a course on automatic differentiation (sandboxed; the docs: docs/index.md)."
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--course", metavar="DIR", help="course folder (default: the nearest folder with assignments/)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         command = importlib.import_module(f"grader.commands.{name}")
-        p = sub.add_parser(command.NAME, help=command.HELP)
+        p = sub.add_parser(command.NAME, help=command.HELP, formatter_class=HelpFormatter)
         command.add_arguments(p)
         p.set_defaults(command_module=command)
     return parser

@@ -77,6 +77,91 @@ def test_the_tutorial_runs_as_written(page: Path, tmp_path: Path) -> None:
                          + f"\n--- they printed:\n{done.stdout[-4000:]}")
 
 
+YAML_BLOCK = re.compile(r"^```yaml\n(.*?)^```$", re.M | re.S)
+
+
+@pytest.mark.linux_only
+@pytest.mark.timeout(600)
+def test_the_concept_check_how_to_works_as_written(tmp_path: Path) -> None:
+    """docs/how-to/write-a-concept-check.md, followed on a fresh copy: scaffold, the page's questions and key (its
+    two ```yaml blocks), ``points:`` set to the sum the page names, then validate, the sheet, the release and the
+    Gradescope zip, each exiting 0, and nothing written inside the course repository."""
+    import yaml
+
+    page = (ROOT / "docs" / "how-to" / "write-a-concept-check.md").read_text(encoding="utf-8")
+    scaffold, *_, last = BLOCK.findall(page)
+    questions, key = YAML_BLOCK.findall(page)
+    repo = tmp_path / "work" / "course"
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            repo.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, repo / name)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "HOME": str(tmp_path / "home")}
+    env.pop("CI", None)
+
+    def bash(script: str) -> str:
+        done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + script], cwd=repo, env=env, capture_output=True,
+                              text=True, timeout=540, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, f"{script}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        return done.stdout
+
+    bash(scaffold)
+    (repo / "assignments" / "quiz1" / "questions.yaml").write_text(questions, encoding="utf-8")
+    (repo / "reference" / "answers" / "quiz1.yaml").write_text(key, encoding="utf-8")
+    total = sum(q["points"] for q in yaml.safe_load(questions)["questions"])
+    said = re.search(r"set `points:` in `assignments/quiz1/assignment.yaml` to the questions' sum: (\d+) here", page)
+    assert said and int(said.group(1)) == total, "the page names another sum than its questions'"
+    config = repo / "assignments" / "quiz1" / "assignment.yaml"
+    config.write_text(re.sub(r"(?m)^points: \d+", f"points: {total}", config.read_text(encoding="utf-8")),
+                      encoding="utf-8")
+    printed = bash(last)
+    assert "No misses" in printed and "catalogued bugs" not in printed, printed
+    assert (tmp_path / "work" / "release" / "answers" / "quiz1.yaml").is_file()
+    assert (tmp_path / "work" / "quiz1.zip").is_file() and not (repo / "release").exists()
+
+
+CHECKED = re.compile(r"<!-- checked: (tests/[\w/]+\.py)::(test_\w+) -->")
+ILLUSTRATIVE = re.compile(r"<!-- illustrative: \S[^>]* -->")
+
+
+def test_every_quoted_output_outside_the_tutorials_is_checked_by_a_test_or_marked_illustrative():
+    """Issue 58: a ```text block a page quotes is what the program prints only if a test says so. Each one (outside
+    the tutorials, which are run as written, and the generated command reference) sits right under
+    ``<!-- checked: tests/FILE.py::TEST -->`` (the line right above the block), naming a test that exists, or
+    ``<!-- illustrative: why -->`` (an input file, a diagram, what depends on the host)."""
+    generated = {ROOT / "docs" / "reference" / "commands.md"}
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    unmarked, dangling = [], []
+    for page in pages:
+        if "tutorials" in page.parts or page in generated:
+            continue
+        lines = page.read_text(encoding="utf-8").splitlines()
+        for n, line in enumerate(lines):
+            if line != "```text":
+                continue
+            where, above = f"{page.relative_to(ROOT).as_posix()} line {n + 1}", lines[n - 1].strip() if n else ""
+            checked = CHECKED.fullmatch(above)
+            if checked:
+                test = ROOT / checked.group(1)
+                if not test.is_file() or f"def {checked.group(2)}(" not in test.read_text(encoding="utf-8"):
+                    dangling.append(f"{where}: {above}")
+            elif not ILLUSTRATIVE.fullmatch(above):
+                unmarked.append(where)
+    assert not unmarked and not dangling, ("quoted output no test checks:\n" + "\n".join(unmarked)
+                                           + "\nnaming no test that exists:\n" + "\n".join(dangling))
+
+
+def test_the_portable_sandbox_warning_is_the_one_the_page_quotes():
+    from grader.judge.backends import PORTABLE_WARNING
+
+    page = (ROOT / "docs" / "how-to" / "normal-user-and-containers.md").read_text(encoding="utf-8")
+    assert f"```text\n{PORTABLE_WARNING}\n```" in page
+
+
 def test_the_readme_is_a_front_door_whose_links_resolve():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 120

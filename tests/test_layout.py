@@ -155,6 +155,13 @@ def test_every_folder_level_import_runs_downward():
     assert upward == []
 
 
+def test_the_architecture_page_lists_the_layers_in_order():
+    """docs/explanation/architecture.md quotes the folders' order: it is :data:`LAYERS`, the order the import test
+    holds."""
+    page = (ROOT / "docs" / "explanation" / "architecture.md").read_text(encoding="utf-8")
+    assert f"```text\n{' > '.join(LAYERS)}\n```" in page
+
+
 def test_no_two_modules_of_the_grader_share_a_name():
     """A module's name says what it owns: two ``worker.py`` (or ``release.py``) with different meanings make a reader
     open both to know which is meant."""
