@@ -204,7 +204,33 @@ def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapp
             assignments would fill one column. Blank lines stay as they are, and count for no student.
     """
     canvas = read_canvas(text)
-    header = canvas.header
+    where, skipped = _canvas_columns(canvas, columns, optional)
+    found, scores = _by_student(book, roster)
+    export = Export("", found, assignments=list(where))
+    if skipped:
+        export.warnings += [f"skipped, no Canvas column yet: {', '.join(skipped)}",
+                            f"the Canvas file's assignment columns: {canvas.assignment_columns()} (--column ID=TITLE "
+                            "fills one of another title)"]
+    scale = _scales(canvas, where, points or {}, export)
+    cells, seen, unmatched, empty = _canvas_cells(canvas, roster, where, scores, scale, export)
+    export.not_filled += [f"{aid}: {reason}: {', '.join(who)}" for (aid, reason), who in empty.items()]
+    if unmatched:
+        export.not_exported.append(f"in the LMS file but not on the roster: {', '.join(unmatched)}")
+    absent = [s.student[:NAME_CHARS] for s in roster if s.student not in seen]
+    if absent:
+        export.not_exported.append(f"on the roster but not in the Canvas file: {', '.join(absent)}")
+    export.text = canvas.with_cells(cells)
+    export.filled = len(cells)
+    return export
+
+
+def _canvas_columns(canvas: CanvasFile, columns: Mapping[str, Sequence[str]], optional: Collection[str]
+                    ) -> tuple[dict[str, int], list[str]]:
+    """Each assignment's column in ``canvas`` (see :func:`fill_canvas`), and the optional ones it has none for.
+
+    Raises:
+        GraderError: If a column cannot be found, or two assignments would fill one.
+    """
     where: dict[str, int] = {}
     skipped: list[str] = []
     for aid, names in columns.items():
@@ -221,15 +247,17 @@ def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapp
     for aid, c in where.items():
         if filled_by.setdefault(c, aid) != aid:
             raise GraderError(f"{filled_by[c]} and {aid} would both fill the Canvas column "
-                              f"{header[c][:TITLE_CHARS]!r}: give each its own with --column ID=<Canvas id>")
-    found, scores = _by_student(book, roster)
-    export = Export("", found, assignments=list(where))
-    if skipped:
-        export.warnings += [f"skipped, no Canvas column yet: {', '.join(skipped)}",
-                            f"the Canvas file's assignment columns: {canvas.assignment_columns()} (--column ID=TITLE "
-                            "fills one of another title)"]
-    scale = _scales(canvas, where, points or {}, export)
-    points_row = canvas.points_row()
+                              f"{canvas.header[c][:TITLE_CHARS]!r}: give each its own with --column ID=<Canvas id>")
+    return where, skipped
+
+
+def _canvas_cells(canvas: CanvasFile, roster: list[Student], where: Mapping[str, int],
+                  scores: Mapping[str, Mapping[str, str]], scale: Mapping[str, tuple[Decimal, Decimal]],
+                  export: Export) -> tuple[list[tuple[int, int, str]], set[str], list[str],
+                                           dict[tuple[str, str], list[str]]]:
+    """The cells to write (row, column, text), the roster students seen in the file, the file's rows on no roster
+    row, and the cells left empty by (assignment, why); rows not filled are noted in ``export``."""
+    points_row, header = canvas.points_row(), canvas.header
     by_sis = {s.sis_id: s for s in roster if s.sis_id}
     by_login = {s.email.lower(): s for s in roster if s.email}
     sis, login = (header.index(c) for c in ID_COLUMNS)
@@ -271,15 +299,7 @@ def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapp
                 own, columns_points = scale[aid]
                 score = score * columns_points / own
             cells.append((r, c, _plain(score)))
-    export.not_filled += [f"{aid}: {reason}: {', '.join(who)}" for (aid, reason), who in empty.items()]
-    if unmatched:
-        export.not_exported.append(f"in the LMS file but not on the roster: {', '.join(unmatched)}")
-    absent = [s.student[:NAME_CHARS] for s in roster if s.student not in seen]
-    if absent:
-        export.not_exported.append(f"on the roster but not in the Canvas file: {', '.join(absent)}")
-    export.text = canvas.with_cells(cells)
-    export.filled = len(cells)
-    return export
+    return cells, seen, unmatched, empty
 
 
 def _scales(canvas: CanvasFile, where: Mapping[str, int], points: Mapping[str, float],
