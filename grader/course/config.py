@@ -50,7 +50,7 @@ from typing import Any
 
 import yaml
 
-from grader.course.handout import load_handout, parse_uses
+from grader.course.handout import Handout, load_handout, parse_uses
 from grader.course.late_policy import LatePolicy, parse_due, parse_policy
 from grader.course.term import Term, load_term
 from grader.course.yaml_file import parse_yaml
@@ -295,23 +295,7 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
     if kind not in KINDS:
         raise ConfigError(path, "kind", f"expected one of {', '.join(KINDS)}, got {kind!r}")
     handout = load_handout(root.parent / SHARED / HANDOUT)
-    if kind == "questions":
-        if "files" in raw:
-            raise ConfigError(path, "files", f"a concept check's only file is its answers, {ANSWERS}/{root.name}.yaml: "
-                                             "leave files out")
-        if not (root / QUESTIONS).is_file():
-            raise ConfigError(path, "kind", f"a concept check needs its questions in {root / QUESTIONS}")
-        files: Any = [f"{ANSWERS}/{root.name}.yaml"]
-    else:
-        files = raw.get("files")
-        if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
-            raise ConfigError(path, "files", "expected a non-empty list of package paths such as mypackage/name.py")
-        first = FILE.match(files[0])
-        package = handout.package or (first.group(1) if first else "")
-        for f in files:
-            if not FILE.match(f) or not f.startswith(f"{package}/"):
-                raise ConfigError(path, "files", f"{f!r} is not a module of the {package or 'student'}'s package "
-                                                 f"({package or 'PACKAGE'}/NAME.py, NAME in lower case)")
+    files = _files(path, raw, kind, handout)
     if "points" not in raw:
         raise ConfigError(path, "points", "missing: the assignment's total points")
     points = _positive(path, "points", raw["points"], float)
@@ -324,11 +308,7 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
     allow_network = raw.get("allow_network", False)
     if not isinstance(allow_network, bool):
         raise ConfigError(path, "allow_network", f"expected true or false, got {allow_network!r}")
-    grader_parts, judge_parts = (raw.get(key, []) for key in ("grader_parts", "judge_parts"))
-    for key, names in (("grader_parts", grader_parts), ("judge_parts", judge_parts)):
-        if not isinstance(names, list) or not all(isinstance(n, str) and PART_NAME.match(n) for n in names):
-            raise ConfigError(path, key, f"expected a list of module names of assignments/{SHARED}/{PARTS}/ "
-                                         f"(lower case, e.g. [stand_ins]), got {names!r}")
+    grader_parts, judge_parts = (_parts(path, raw, key) for key in ("grader_parts", "judge_parts"))
     uses = {**handout.uses, **parse_uses(path, raw.get("uses"))}
     due = None
     if raw.get("due") is not None:
@@ -361,6 +341,46 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
         limits=_limits(path, raw.get("limits")),
         root=root,
     )
+
+
+def _files(path: Path, raw: dict[str, Any], kind: str, handout: Handout) -> list[str]:
+    """The ``files`` key: the student's modules (package paths), or a concept check's one answers file.
+
+    Raises:
+        ConfigError: If a code assignment's list is missing or names no module of the package, or a concept check
+            lists files or has no questions.
+    """
+    root = path.parent
+    if kind == "questions":
+        if "files" in raw:
+            raise ConfigError(path, "files", f"a concept check's only file is its answers, {ANSWERS}/{root.name}.yaml: "
+                                             "leave files out")
+        if not (root / QUESTIONS).is_file():
+            raise ConfigError(path, "kind", f"a concept check needs its questions in {root / QUESTIONS}")
+        return [f"{ANSWERS}/{root.name}.yaml"]
+    files = raw.get("files")
+    if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+        raise ConfigError(path, "files", "expected a non-empty list of package paths such as mypackage/name.py")
+    first = FILE.match(files[0])
+    package = handout.package or (first.group(1) if first else "")
+    for f in files:
+        if not FILE.match(f) or not f.startswith(f"{package}/"):
+            raise ConfigError(path, "files", f"{f!r} is not a module of the {package or 'student'}'s package "
+                                             f"({package or 'PACKAGE'}/NAME.py, NAME in lower case)")
+    return list(files)
+
+
+def _parts(path: Path, raw: dict[str, Any], key: str) -> list[str]:
+    """The ``grader_parts`` or ``judge_parts`` key: module names of the shared parts folder.
+
+    Raises:
+        ConfigError: If it is not a list of lower-case module names.
+    """
+    names = raw.get(key, [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and PART_NAME.match(n) for n in names):
+        raise ConfigError(path, key, f"expected a list of module names of assignments/{SHARED}/{PARTS}/ "
+                                     f"(lower case, e.g. [stand_ins]), got {names!r}")
+    return names
 
 
 def _released(path: Path, value: Any, term: Term | None, root: Path, due: datetime | None) -> datetime | bool:
