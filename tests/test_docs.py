@@ -23,10 +23,12 @@ from pathlib import Path
 
 import pytest
 from checkout import ROOT
-from doc_quotes import assert_quoted, text_blocks
+from doc_quotes import HOST_LINES, TIMES, assert_quoted, text_blocks
 
 TUTORIALS = sorted((ROOT / "docs" / "tutorials").glob("*.md"))
 BLOCK = re.compile(r"^```bash\n(.*?)^```$", re.M | re.S)
+QUOTED = re.compile(r"^```text\n(.*?)^```$", re.M | re.S)
+__all__ = ["HOST_LINES", "QUOTED", "TIMES"]  # what test_docs_troubleshooting takes from here (the rules: doc_quotes)
 COPIED = ("assignments", "reference", "student_template", "examples", "grader", "pyproject.toml", "README.md")
 """What a tutorial's copy of the repository holds (the tutorials read and write only these)."""
 
