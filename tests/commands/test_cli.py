@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from checkout import ROOT
+from doc_quotes import assert_quoted
 
 from grader.cli import main
 
@@ -55,6 +56,7 @@ def test_broken_assignment_yaml_names_file_and_key(capsys, course_copy, one_subm
     assert main(["--course", str(course_copy), "grade", str(one_submission), "-o", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert str(yaml_path) in err and "limits.memory_mb" in err
+    assert_quoted("reference/exit-statuses.md", 0, err, masks=[(f"{course_copy}/", "")])  # its path in the course
 
 
 def test_points_that_do_not_add_up_are_an_instructor_error(capsys, course_copy, one_submission, tmp_path):

@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from checkout import ROOT
+from doc_quotes import assert_quoted
 
 from grader.cli import main
 
@@ -69,6 +70,8 @@ def test_each_repository_is_graded_at_its_submission_before_the_deadline_and_lat
     assert "after the deadline" in (out / "value_ops" / "bob" / "feedback.md").read_text()
     carol = (out / "value_ops" / "carol" / "feedback.md").read_text()
     assert "the latest modification time of its files" in carol and "22 h 43 min" in carol
+    assert_quoted("how-to/git-repositories.md", 0, (out / "grades.csv").read_text(encoding="utf-8"),
+                  masks=[(r"\b[0-9a-f]{7,40}\b", "<commit>")])  # a commit id follows the bytes of the examples
 
     # a later due date: alice's latest submission is now the broken one, bob's commit is on time; all three are
     # graded again without --force (their due date changed, carol's too), and a run with nothing changed keeps all

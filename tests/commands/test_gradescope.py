@@ -36,6 +36,7 @@ from pathlib import Path
 import hostile_submissions as H
 import pytest
 from checkout import ROOT
+from doc_quotes import assert_quoted
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -215,6 +216,10 @@ def test_the_zip_pins_the_validated_environment(built):
     assert lock == {name: installed_version(name) for name in lock}
     assert f'LOCK_PYTHON="{sys.version_info[0]}.{sys.version_info[1]}"' in setup
     assert f"pinned {len(lock)} dependencies" in printed and sys.prefix in printed
+    # docs/how-to/gradescope.md quotes it; the environment pinned is this host's (its folder, Python, how many)
+    assert_quoted("how-to/gradescope.md", 0, printed, masks=[
+        (r"^wrote \S*autograder\.zip ", "wrote autograder.zip "),
+        (r"pinned \d+ dependencies to the versions installed in \S+ \(Python [\d.]+\)", "pinned N dependencies to ENV")])
     assert "requirements.lock" in readme and "grader gradescope -a backward" in readme and "refresh" in readme
 
 

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from checkout import ROOT
+from doc_quotes import assert_quoted
 
 from grader.cli import main
 from grader.course.course import Course
@@ -95,6 +96,11 @@ def test_every_boundary_is_applied_to_the_second_in_the_gradebook_and_results(te
     assert "Due: value_ops 2026-10-31T23:59:00-04:00 (2026-11-01T03:59:00Z, assignment.yaml)" in err
     assert "Roster: graded but not on the roster: stranger" in err
     assert "Roster: on the roster with no grades (missing): ghost" in err
+    # docs/how-to/term.md quotes what it prints, at the due date of the page's own example (2026-11-30)
+    assert_quoted("how-to/term.md", "Due: value_ops", err,
+                  masks=[(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[-+]\d\d:\d\d|Z)", "<time>")])
+    assert_quoted("how-to/term.md", "Late work:", err)
+    assert_quoted("how-to/term.md", "Roster: on the roster", err)
     with open(out / "grades.csv", encoding="utf-8") as f:
         rows = {row["student"]: row for row in csv.DictReader(f)}
     expect = {  # student: (final score, raw, late seconds, as the policy counts it, points taken)

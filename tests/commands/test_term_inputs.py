@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from checkout import ROOT
+from doc_quotes import assert_quoted
 from test_term import commit_at
 
 from grader.cli import main
@@ -78,6 +79,7 @@ def test_each_week_graded_into_one_folder_keeps_the_earlier_weeks_and_the_unrele
     assert main(["--course", str(course), "grade", str(subs), "-o", str(out)]) == 0
     printed = capsys.readouterr()
     assert "Not released yet, so not graded: " + ", ".join(LATER) in printed.err
+    assert_quoted("how-to/term.md", "Not released yet, so not graded", printed.err)
     assert "Graded 0 submission(s) on 2 assignment(s)" in printed.out
     assert not any((out / aid).exists() for aid in LATER)
 
@@ -127,6 +129,7 @@ def test_a_class_copied_without_its_file_times_is_graded_without_the_due_date_an
     err = capsys.readouterr().err
     assert "3 submission(s) dated by file modification times that lie within 1 min of one another (3 of the 3" in err
     assert [rows_of(tmp_path / "o2")[s]["value_ops"] for s in ("alice", "bob", "carol")] == ["40"] * 3
+    assert_quoted("how-to/term.md", "Due dates not applied", err)
 
     # one more, copied with its true times (12 h 1 min late): it pays the policy; the three copies still do not
     shutil.copytree(EXAMPLES / "correct_recursive", together / "dave")
@@ -247,6 +250,7 @@ def test_with_push_records_a_repository_without_one_is_named_and_a_force_pushed_
                  str(records)]) == 0  # the class is graded: alice's missing commit is alice's own error
     err = capsys.readouterr().err
     assert "Push records: no record in" in err and "for 1 repository(ies) (bob)" in err
+    assert_quoted("how-to/git-repositories.md", 1, err, masks=[(f"no record in {records} ", "no record in pushes ")])
     assert "1 record(s) in" in err and "name no submission (dave)" in err
     assert "Late work: value_ops: 1 late (1 by the server's push times)" in err
     rows = rows_of(out)

@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from doc_quotes import assert_quoted
 
 import grader.commands.release as release_command
 from grader.cli import main
@@ -75,6 +76,8 @@ def test_a_release_holds_only_the_assignments_out_and_names_the_others_with_why(
     assert "mlp, checkpoint (released: false)" in said
     assert f"{', '.join(LATER)} (released 2099-12-07T09:00:00-05:00)" in said and "-a ID" in said
     assert leak_checked == [out, teacher]
+    # docs/how-to/term.md quotes it, with a release date in the term (this one stays in the future: 2099)
+    assert_quoted("how-to/term.md", "Not released yet, so not in the release", printed, masks=[(r"\(released \d{4}-", "(released YYYY-")])
 
 
 def test_a_named_assignment_is_handed_out_before_its_date_and_keeps_it(week_two, tmp_path, capsys, leak_checked):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from checkout import ROOT
+from doc_quotes import assert_quoted
 from test_git_history import DEADLINE, LATE, ON_TIME, commit, git, make_repo, tag
 
 from grader.cli import main
@@ -179,7 +180,11 @@ def test_grade_with_pushes_grades_what_was_pushed_and_says_whose_clock_it_used(t
         (tmp_path / "out" / "value_ops" / "bob" / "feedback.md").read_text()
     book = (tmp_path / "out" / "grades.csv").read_text()
     assert "value_ops: work on another branch: the graded main holds only the repository's first commit" in book
-    assert "Work on another branch: 1 student(s) (bob)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "Work on another branch: 1 student(s) (bob)" in err
+    assert_quoted("how-to/git-repositories.md", 2, (tmp_path / "out" / "value_ops" / "bob" / "feedback.md").read_text(),
+                  masks=[(r"^> Note: ", ""), (r"\b[0-9a-f]{7}\b", "<commit>")])  # its note, whatever the commit id
+    assert_quoted("how-to/git-repositories.md", 3, err)
     write(pushes / "alice.json", None, "[{")
     assert main(["--course", str(ROOT), "grade", str(subs), "-o", str(tmp_path / "out2"), "-a", "value_ops",
                  "--deadline", "2026-11-30T23:59Z", "--pushes", str(pushes)]) == 2

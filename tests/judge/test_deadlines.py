@@ -10,6 +10,7 @@ from dataclasses import replace
 import hostile_submissions as H
 import pytest
 from checkout import ROOT
+from doc_quotes import assert_quoted
 
 from grader.cli import main
 from grader.course.config import Limits
@@ -123,6 +124,7 @@ def test_a_hanging_submission_stops_waiting_in_full_after_its_first_timeout(tmp_
     first = tests["test_a_pow_first"]["output"]
     limit = re.search(r"did not finish within (\d+ ms) \(the reference solution needs [^;)]+ for this call\)", first)
     assert limit is not None, first
+    assert_quoted("explanation/time-limits.md", 0, first)
     # the same request is not run again: it fails with the first one's feedback
     assert limit.group(0) in tests["test_c_the_same_pow_again"]["output"]
     assert "a shortened limit, because your code already ran out of time" in tests["test_d_another_pow"]["output"]

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from checkout import ROOT
+from doc_quotes import assert_quoted
 
 from grader.cli import main
 from grader.sandbox import isolation
@@ -135,6 +136,7 @@ def test_a_sandbox_that_cannot_start_withholds_the_score_and_exits_3(tmp_path, c
     err = capsys.readouterr().err
     assert status == 3
     assert "score(s) withheld because the grader itself failed" in err and "sandbox could not be started" in err
+    assert_quoted("reference/exit-statuses.md", 1, err)
     assert row["value_ops"] == "" and row["total"] == ""
     assert "grader error, score withheld" in row["notes"]
     assert "score" not in doc and doc["extra_data"]["grader"]["grader_error"]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from checkout import ROOT
+from doc_quotes import assert_quoted
 from test_lms_export import ROSTER  # the same four students
 
 from grader.cli import main
@@ -306,6 +307,7 @@ def test_a_weekly_canvas_export_holding_assignments_1_to_3_is_filled_from_a_grad
                 .replace("carol@example.edu,A,,,,", "carol@example.edu,A,,45,31.25,"))  # value_ops not graded yet
     assert out.read_bytes() == expected.encode("utf-8")  # every other byte as Canvas wrote it, the BOM included
     assert fingerprint(source) == before
+    assert_quoted("how-to/term.md", "wrote filled.csv", said.out, said.err, masks=[(r"^wrote \S+: ", "wrote filled.csv: ")])
 
 
 def test_moodle_names_a_graded_student_without_the_key_it_matches_by(tmp_path, files, capsys):

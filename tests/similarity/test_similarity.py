@@ -23,6 +23,7 @@ import nbformat
 import pytest
 from browser import chromium
 from checkout import ROOT
+from doc_quotes import assert_quoted
 from evidence_pages import Page, package
 
 from grader.cli import main
@@ -230,6 +231,7 @@ def test_the_recorded_folder_is_checked_and_submissions_overrides_it(compared, t
     printed = capsys.readouterr().out
     assert "copier ~ kahn_list" in printed or "kahn_list ~ copier" in printed
     assert "no report.html" in printed and not (out / "report.html").exists()
+    assert_quoted("how-to/similarity.md", 0, printed)
 
 
 def test_scores_are_the_same_in_every_process_whatever_its_string_hashes():
