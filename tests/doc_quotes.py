@@ -3,8 +3,9 @@ printed or wrote, for the tests that run the scenario a page describes (issue 58
 
 A quoted line is compared with a whole line of the output (trailing white space aside), under these rules:
 
-- ``...`` elides: a line that is only ``...`` stands for lines left out, and a line that ends with it is cut (a table
-  cuts its last cell to the terminal's width): neither is compared; ``...`` inside a line stands for any text there
+- ``...`` elides: a line that is only ``...`` stands for lines left out (not compared), and a line that ends with it
+  is cut (a table cuts its last cell to the terminal's width): what comes before must start a line of the output;
+  ``...`` inside a line stands for any text there
   (``7d8f6060...,2026-11-29`` a whole commit id, ``Assignment 1: ... (5001)`` a title);
 - ``<word>`` (``<cause>``, ``<path>``) is a placeholder for any text;
 - a time the machine decides (a run's seconds, a time limit calibrated on the reference: ``41.0 s``, ``less than
@@ -54,7 +55,7 @@ def normal(line: str, masks: Sequence[Mask] = ()) -> str:
 def compared(block: str, masks: Sequence[Mask] = ()) -> list[str]:
     """The lines of a quoted block that are compared (see the module's rules), normalised."""
     lines = [normal(line, masks) for line in block.splitlines()]
-    return [line for line in lines if line.strip() and not line.endswith("...") and not line.startswith(HOST_LINES)
+    return [line for line in lines if line.strip() and line.strip() != "..." and not line.startswith(HOST_LINES)
             and set(line) != {"-", " "}]
 
 
@@ -65,8 +66,9 @@ def missing(block: str, printed: Iterable[str], masks: Sequence[Mask] = ()) -> l
     for line in compared(block, masks):
         if line in produced:
             continue
-        pattern = re.compile(PLACEHOLDER.sub(".*", re.escape(line)))
-        if not any(pattern.fullmatch(out) for out in produced):
+        cut = line.endswith("...")  # a cut line: what it shows starts a line of the output
+        pattern = re.compile(PLACEHOLDER.sub(".*", re.escape(line[:-3] if cut else line)))
+        if not any(pattern.match(out) if cut else pattern.fullmatch(out) for out in produced):
             gone.append(line)
     return gone
 
