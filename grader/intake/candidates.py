@@ -6,7 +6,8 @@ the candidates are:
 
 * the ``.py`` files: package layout (``.../micrograd/engine.py``) first, then
   flat layout (``.../engine.py``), shallowest first; a candidate only when
-  every file the assignment names is there;
+  every file the assignment names is there; never one under the release's
+  ``student_template/`` (the course's copy, beside the student's own);
 * the notebook ``A.ipynb`` (shallowest), or else the submission's only
   notebook; next to complete ``.py`` files, only if it defines at its top
   level a class the handout puts in the first file (``Value``: the assignment's
@@ -37,6 +38,9 @@ from grader.intake.entry import Submission
 from grader.intake.notebook import IPYTHON_LINE, assemble, cap, code_cells, parse, source_lines
 from grader.intake.notebook_imports import OwnCode
 
+COURSE_COPIES = ("student_template/",)
+"""Folders of the student release that hold the course's own copy of the package (the template ``grader release``
+puts beside the student's ``micrograd/``): never a student's file, even when theirs is missing."""
 STUB = re.compile(r"^\s*raise\s+NotImplementedError\b", re.M)
 """A stub left to fill (the template's methods raise ``NotImplementedError("Task N.M: ...")``)."""
 
@@ -134,10 +138,11 @@ def find_files(sub: Submission, wanted: tuple[str, ...]) -> dict[str, str]:
         SubmissionError: If a file is ambiguous (two at the same, shallowest level).
     """
     found: dict[str, str] = {}
+    own = [p for p in sub.files if not p.startswith(COURSE_COPIES) and not any(f"/{c}" in p for c in COURSE_COPIES)]
     for target in wanted:
         base = target.rsplit("/", 1)[-1]
-        package = [p for p in sub.files if p == target or p.endswith("/" + target)]
-        flat = [p for p in sub.files if p.rsplit("/", 1)[-1] == base and p not in package]
+        package = [p for p in own if p == target or p.endswith("/" + target)]
+        flat = [p for p in own if p.rsplit("/", 1)[-1] == base and p not in package]
         chosen = _pick(package, target) or _pick(flat, base)
         if chosen is not None:
             found[target] = chosen

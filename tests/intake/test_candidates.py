@@ -219,3 +219,17 @@ def test_notes_cap_student_controlled_file_names(tmp_path: Path) -> None:
     assert chosen.line_map is not None and len(chosen.notes) == 1
     assert len(chosen.notes[0]) < 300 and "n" * 100 not in chosen.notes[0]
     assert len(chosen.line_map["notebook"]) <= 120
+
+
+def test_the_releases_template_copy_never_stands_for_a_students_missing_file(tmp_path: Path) -> None:
+    """A student's copy of the release holds the course's ``student_template/`` too: with their own
+    ``micrograd/forward.py`` deleted, the template's copy had been graded in its place, with no note (0 points
+    for "not implemented" stubs they never saw); the file is missing, and the message says so."""
+    folder = release_like(tmp_path / "alice")
+    shutil.rmtree(folder / "notebooks")
+    shutil.copytree(TEMPLATE / "micrograd", folder / "student_template" / "micrograd",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "micrograd" / "forward.py").unlink()
+    with pytest.raises(SubmissionError, match="missing micrograd/forward.py"):
+        choose_for(folder, "forward_mode")
+    assert choose_for(folder, "value_ops").sources["micrograd/engine.py"] == read(folder / "micrograd" / "engine.py")
