@@ -23,12 +23,10 @@ from pathlib import Path
 
 import pytest
 from checkout import ROOT
-from doc_quotes import HOST_LINES, TIMES, assert_quoted, text_blocks
+from doc_quotes import assert_quoted, text_blocks
 
 TUTORIALS = sorted((ROOT / "docs" / "tutorials").glob("*.md"))
 BLOCK = re.compile(r"^```bash\n(.*?)^```$", re.M | re.S)
-QUOTED = re.compile(r"^```text\n(.*?)^```$", re.M | re.S)
-__all__ = ["HOST_LINES", "QUOTED", "TIMES"]  # what test_docs_troubleshooting takes from here (the rules: doc_quotes)
 COPIED = ("assignments", "reference", "student_template", "examples", "grader", "pyproject.toml", "README.md")
 """What a tutorial's copy of the repository holds (the tutorials read and write only these)."""
 
@@ -36,6 +34,26 @@ COPIED = ("assignments", "reference", "student_template", "examples", "grader", 
 def bash_blocks(page: Path) -> list[str]:
     """The ```bash blocks of a page, in order."""
     return BLOCK.findall(page.read_text(encoding="utf-8"))
+
+
+def fresh_copy(repo: Path) -> None:
+    """A copy of the repository's parts a page's commands use (:data:`COPIED`) at ``repo``, as a fresh clone holds them."""
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        else:
+            repo.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, repo / name)
+
+
+def reader_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment a reader runs a page's commands in: the grader installed on ``PATH``, a home of their own,
+    no ``CI`` (the commands as a reader runs them), and ``extra``."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+           "HOME": str(tmp_path / "home"), **extra}
+    env.pop("CI", None)
+    return env
 
 
 def test_every_tutorial_has_commands_to_run():
@@ -48,18 +66,10 @@ def test_every_tutorial_has_commands_to_run():
 @pytest.mark.parametrize("page", TUTORIALS, ids=[p.stem for p in TUTORIALS])
 def test_the_tutorial_runs_as_written(page: Path, tmp_path: Path) -> None:
     repo = tmp_path / "work" / "micrograd-grader"
-    for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            repo.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source, repo / name)
+    fresh_copy(repo)
     script = "set -euo pipefail\n" + "\n".join(bash_blocks(page))
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "HOME": str(tmp_path / "home"), "PYTHONDONTWRITEBYTECODE": "1",
-           "COLUMNS": "300"}  # a wide terminal: a table's line the page quotes cut is a start of the line printed
-    env.pop("CI", None)  # the tutorials' commands, as a reader runs them
+    env = reader_env(tmp_path, PYTHONDONTWRITEBYTECODE="1",
+                     COLUMNS="300")  # a wide terminal: a table's line the page quotes cut is a start of the line printed
     done = subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=540,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 0, f"{page.name} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
@@ -88,16 +98,8 @@ def test_the_concept_check_how_to_works_as_written(tmp_path: Path) -> None:
     scaffold, *_, last = BLOCK.findall(page)
     questions, key = YAML_BLOCK.findall(page)
     repo = tmp_path / "work" / "course"
-    for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        else:
-            repo.mkdir(parents=True, exist_ok=True)
-            shutil.copy(source, repo / name)
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "HOME": str(tmp_path / "home")}
-    env.pop("CI", None)
+    fresh_copy(repo)
+    env = reader_env(tmp_path)
 
     def bash(script: str) -> str:
         done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + script], cwd=repo, env=env, capture_output=True,

@@ -1,7 +1,7 @@
 """The students' troubleshooting page (``docs/students/troubleshooting.md``) quotes what ``grader check`` prints: each
 such ```text block is produced here, by ``grader check`` on a copy of the student release broken the way the page
-says, and each of its lines (but ``...`` lines, with times masked, as in :mod:`test_docs`) must be a line of what the
-program printed. A new assignment, or a message reworded, fails this test instead of aging the page.
+says, and each of its lines must be a line of what the program printed, by the docs' comparison rules
+(:mod:`doc_quotes`: times masked, ``...`` elides). A new assignment, or a message reworded, fails this test instead of aging the page.
 
 The page's other ```text blocks (Windows commands, not output) are skipped by their content, and every ```text block
 of the page must be one or the other: a new quote needs a scenario here.
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from checkout import ROOT
 from course_runs import reference_code, run
-from test_docs import HOST_LINES, QUOTED, TIMES
+from doc_quotes import missing
 
 PAGE = ROOT / "docs" / "students" / "troubleshooting.md"
 NAME = PAGE.relative_to(ROOT).as_posix()
@@ -110,7 +110,11 @@ NOT_OUTPUT = ("py -m venv .venv", "Set-ExecutionPolicy ")
 """Blocks that are not output (Windows commands a student types), by the start of their first line."""
 
 
+QUOTED = re.compile(r"^```text\n(.*?)^```$", re.M | re.S)
+
+
 def blocks() -> list[str]:
+    """The page's ```text blocks as written (their first line's indentation kept: :data:`SCENARIOS` names them so)."""
     return QUOTED.findall(PAGE.read_text(encoding="utf-8"))
 
 
@@ -136,13 +140,10 @@ def test_the_troubleshooting_page_quotes_what_grader_check_prints(release: Path,
             continue
         (tmp := tmp_path / scenario.__name__).mkdir()
         out = scenario(release, tmp)
-        printed = {TIMES.sub(r"T \1", line.rstrip()) for line in out.splitlines()}
-        quoted = [TIMES.sub(r"T \1", line.rstrip()) for line in block.splitlines()]
-        missing = [line for line in quoted
-                   if line.strip() and "..." not in line and not line.startswith(HOST_LINES) and line not in printed]
-        if missing:
+        gone = missing(block, [out])
+        if gone:
             stale.append(f"{NAME}, block {n} ({first!r}, scenario {scenario.__name__}): these quoted lines are not "
-                         "what `grader check` prints now:\n" + "\n".join(f"  | {line}" for line in missing)
+                         "what `grader check` prints now:\n" + "\n".join(f"  | {line}" for line in gone)
                          + "\n--- it printed:\n" + "\n".join(f"  | {line}" for line in out.splitlines()))
     assert not stale, "\n\n".join(stale)
 

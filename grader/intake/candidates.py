@@ -38,7 +38,7 @@ from grader.intake.entry import Submission
 from grader.intake.notebook import IPYTHON_LINE, assemble, cap, code_cells, parse, source_lines
 from grader.intake.notebook_imports import OwnCode
 
-COURSE_COPIES = ("student_template/",)
+COURSE_COPIES = frozenset({"student_template"})
 """Folders of the student release that hold the course's own copy of the package (the template ``grader release``
 puts beside the student's ``micrograd/``): never a student's file, even when theirs is missing."""
 STUB = re.compile(r"^\s*raise\s+NotImplementedError\b", re.M)
@@ -138,7 +138,7 @@ def find_files(sub: Submission, wanted: tuple[str, ...]) -> dict[str, str]:
         SubmissionError: If a file is ambiguous (two at the same, shallowest level).
     """
     found: dict[str, str] = {}
-    own = [p for p in sub.files if not p.startswith(COURSE_COPIES) and not any(f"/{c}" in p for c in COURSE_COPIES)]
+    own = [p for p in sub.files if COURSE_COPIES.isdisjoint(p.split("/")[:-1])]
     for target in wanted:
         base = target.rsplit("/", 1)[-1]
         package = [p for p in own if p == target or p.endswith("/" + target)]

@@ -135,7 +135,7 @@ def _unread(value: yaml.Node, exc: Exception) -> str:
     """Why the answer written as ``value`` was not read: a whole number longer than Python reads said as such (its
     own message asks for ``sys.set_int_max_str_digits()``, a setting of the grader's, not the student's)."""
     digits = sum(c.isdigit() for c in value.value) if isinstance(value, yaml.ScalarNode) else 0
-    if isinstance(exc, ValueError) and "integer string conversion" in str(exc) and digits:
+    if isinstance(exc, ValueError) and digits > sys.get_int_max_str_digits():
         return (f"not read: a whole number of {digits:,} digits, more than the {sys.get_int_max_str_digits():,} "
                 "read (no answer is that long: check what was pasted)")
     return f"not read ({_first_line(exc)})"

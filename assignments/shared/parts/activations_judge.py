@@ -135,7 +135,7 @@ class Activations:
 
     def check(self, toks: list[int], ops: list[int], arity: list[int], starts: list[int], refs: list[int],
               vals: list[float], grads: list[float]) -> None:
-        """Check the judge's nodes in a graph ``backward()`` sent (columns as :func:`.graph_backward.gradients`
+        """Check the judge's nodes in a graph ``backward()`` sent (columns as :class:`.graph_backward.Backward`
         reads them, ``refs`` already node indices or -1; ``toks`` each node's token or 0) against what the judge
         made: each one's claimed gradient must be the judge's or 0 (a reset).
 

@@ -45,8 +45,14 @@ class Backward:
     node's gradient back (:meth:`resume`): what the student's own engine would have done at that point of micrograd's
     ``backward()``. A graph with no such node is computed in one call, in a tight loop.
 
+    The nodes come in the order they were made, so each operand is an earlier node (checked) and the reverse of that
+    order is a topological one: no graph walk, and no cycle can be sent. With ``judged`` (the checkpointing tests:
+    :mod:`.activations_judge`), the graph's nodes that carry the judge's tokens (column ``toks``) are checked against
+    the judge's record first, and the judge counts the activations the root was made from.
+
     Args:
-        payload: The columns ``recording.graph`` sends (see :func:`gradients`).
+        payload: The columns ``recording.graph`` sends: ``seqs``, ``ops``, ``arity``, ``refs``, ``vals``,
+            ``grads`` (and ``toks``), packed.
         judged: The checkpointing tests' record of the judge's own nodes (:mod:`.activations_judge`), or None.
 
     Raises:
@@ -207,20 +213,3 @@ class Backward:
             else:
                 self._through(i)
         self.at = -1
-
-
-def gradients(payload: Any, judged: Activations | None = None) -> list[float]:
-    """The ``backward`` answer of a graph with none of the student's own nodes (see the module docstring); a
-    malformed graph, or one that needs the worker to run a closure, is refused.
-
-    With ``judged`` (the checkpointing tests: :mod:`.activations_judge`), the graph's nodes that carry the judge's
-    tokens (column ``toks``) are checked against the judge's record first, and the judge counts the activations the
-    root was made from.
-
-    The nodes come in the order they were made, so each operand is an earlier node (checked) and the reverse of
-    that order is a topological one: no graph walk, and no cycle can be sent.
-    """
-    computed = Backward(payload, judged)
-    if computed.step():
-        raise AskRefused("backward() sent a node with its own _backward where none is run")
-    return computed.grads
