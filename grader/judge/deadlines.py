@@ -28,16 +28,12 @@ A probe limit is never above the test's own limit or what is left of the
 assignment's budget. Without a reference (a student's ``grader check``)
 there is nothing to derive a limit from, and the test's limit holds.
 
-A limit this short measures the machine as much as the code: on a machine
-busy with other work, a call the reference makes in a millisecond has been
-seen to wait more than 0.5 s for a core (5 of 35,501 scores of
-``bench/same_scores.py`` at a load of 6 to 7 on 2 cores). So where the
-backend can read the worker's CPU time (Linux), a call that reaches its
-probe limit having had the CPU less than a quarter of the second half of that
-time was held up, not computing: it waits as long again, up to
-:data:`STARVED_MULTIPLE` times its limit (never past the test's or the
-assignment's time). A loop that computes uses its core and times out as
-before.
+Every one of these limits counts the student's seconds, not the machine's: where the backend can read
+the worker's CPU time (Linux), a call is charged the CPU seconds its worker used, so a machine busy with
+other work makes a call wait longer but never changes its verdict; code asleep is charged the seconds
+that go by (:mod:`grader.judge.call_clock`). The test's and the assignment's limits add up what the
+calls were charged; the judge's own time between them (its tests' code, the reference's answers) is
+never the student's.
 """
 
 from __future__ import annotations
@@ -47,9 +43,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.course.config import Limits
-
-STARVED_MULTIPLE = 4
-"""How long a call held up by the machine may wait, in multiples of its probe limit."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +84,12 @@ def probe_limit(limits: Limits, reference_seconds: float | None, after_timeout: 
     else:
         floor, multiple = limits.probe_floor_seconds, limits.probe_multiple
     return ProbeLimit(floor + multiple * reference_seconds, reference_seconds, after_timeout)
+
+
+def backstop_seconds(limit: float) -> float:
+    """The wall-clock seconds a test whose own limit is ``limit`` seconds may run in all (pytest-timeout's backstop,
+    the grader's own machinery failing: withheld); student calls end long before, or are withheld too."""
+    return limit * 3 + 30
 
 
 def request_key(probe: str, args: list[Any]) -> str:

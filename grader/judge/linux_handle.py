@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from grader.judge.call_clock import Usage
 from grader.judge.forkserver_client import ForkServer, ForkServerError
 from grader.judge.worker_handle import SandboxSetupError, Worker, WorkerProtocolError, worker_environment
 from grader.sandbox import course_code, protocol
@@ -40,13 +41,10 @@ PIPE_BYTES = 1 << 20
 step's tape of the classifier (56 KB on average, up to 110 KB), so the worker would block in mid-message until the
 judge has read the first part; 1 MiB is the largest an unprivileged process may ask by default
 (``/proc/sys/fs/pipe-max-size``, see ``pipe(7)``)."""
-STARVED_SHARE = 0.25
-"""The least share of the CPU a worker must have had in the second half of a call's time for a timeout to stand
-(see :meth:`SandboxWorker._starved`). A quarter: the held-up calls seen had almost none, while a loop on a 2-core
-machine running the test suite gets about half a core (at 0.5 such loops waited 4 times their limit, and the suite
-took 575 s instead of about 490 s)."""
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 """Units of ``/proc/PID/stat``'s CPU times per second."""
+MAX_TREE = 4096
+"""The most processes of one sandbox :meth:`SandboxWorker.usage` reads (more than its ``processes`` limit allows)."""
 READ_BYTES = 1 << 20
 """The most one read of the response pipe takes (bytes)."""
 HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
@@ -191,24 +189,13 @@ class SandboxWorker(Worker):
                     self._crashed(during)
 
     def _read(self, deadline: float, during: str) -> dict[str, Any]:
-        started = time.monotonic()
-        mark: tuple[float, float | None] | None = None  # (when, the worker's CPU seconds) half-way to the deadline
         while b"\n" not in self._buf:
-            now = time.monotonic()
-            halfway = started + (deadline - started) / 2
-            watch = mark is None and self.starved_until is not None and self.starved_until > deadline
-            until = halfway if watch and now < halfway else deadline
-            ready, _, _ = select.select([self._rfd], [], [], max(until - now, 0.0))
-            if not ready:
+            ready, _, _ = select.select([self._rfd], [], [], max(deadline - time.monotonic(), 0.0))
+            if not ready:  # (a response already waiting was read above, however late this judge woke)
                 now = time.monotonic()
                 if now < deadline:
-                    if watch and now >= halfway:
-                        mark = (now, self.cpu_seconds())
                     continue
-                later = self._starved(mark, now, deadline - started)
-                if later is None:  # (a response already waiting was read above, however late this judge woke)
-                    self._timeout(during)
-                started, deadline, mark, self.extended_to = now, later, None, later
+                deadline = self._later(now, during)
                 continue
             chunk = os.read(self._rfd, READ_BYTES)
             if not chunk:
@@ -219,38 +206,38 @@ class SandboxWorker(Worker):
         line, _, self._buf = self._buf.partition(b"\n")
         return self._decode(line, during)
 
-    def _starved(self, mark: tuple[float, float | None] | None, now: float, waited: float) -> float | None:
-        """A new deadline when the wait that ends ``now`` found the worker held up, else None.
-
-        Held up: since ``mark`` (half-way through the wait) its processes had the CPU less than
-        :data:`STARVED_SHARE` of the time: the machine was busy with other work, or the code was blocked, rather than
-        computing.
-        The wait then goes on as long again, up to :attr:`starved_until`. A loop computing on a machine with a core
-        for it uses nearly all of its time, and times out as before.
-        """
-        if mark is None or mark[1] is None or self.starved_until is None or self.starved_until <= now:
-            return None
-        used = self.cpu_seconds()
-        if used is None or used - mark[1] >= STARVED_SHARE * (now - mark[0]):
-            return None
-        return min(self.starved_until, now + waited)
-
-    def cpu_seconds(self) -> float | None:
-        """User and system CPU seconds of the worker's process and its children (every thread's), from
-        ``/proc/PID/stat`` (fields 14 and 15, see ``proc(5)``); None if they cannot be read."""
-        pid = self._worker_pid
-        if pid <= 0:
+    def usage(self) -> Usage | None:
+        """What every process of the sandbox has used: the launcher's whole tree (the worker, whatever it started,
+        orphans the launcher or the namespace's init took in), CPU seconds of every thread, those of children already
+        reaped included, and whether any thread is running or waiting for a core; from ``/proc`` (``stat``: state,
+        field 3; user and system time, 14 and 15; reaped children's, 16 and 17; ``task/TID/children``; see
+        ``proc(5)``). None if they cannot be read."""
+        if self._worker_pid <= 0 or not self.pid:
             return None
         try:
-            with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
-                pids = [pid, *(int(p) for p in f.read().split())]
-            ticks = 0
-            for one in pids:
-                with open(f"/proc/{one}/stat", "rb") as f:
-                    data = f.read()
-                fields = data[data.rindex(b")") + 2:].split()  # after "pid (comm) ": the state is field 3
-                ticks += int(fields[11]) + int(fields[12])
-            return ticks / CLOCK_TICKS
+            ticks, runnable, todo = 0, False, [self.pid]
+            seen: set[int] = set()
+            while todo and len(seen) < MAX_TREE:
+                pid = todo.pop()
+                if pid in seen:
+                    continue
+                seen.add(pid)
+                try:
+                    fields = _stat_fields(f"/proc/{pid}/stat")
+                    tids = os.listdir(f"/proc/{pid}/task")
+                except FileNotFoundError:  # a process that has just ended (its time is its parent's once reaped)
+                    if pid == self.pid:
+                        return None
+                    continue
+                ticks += sum(int(x) for x in fields[11:15])
+                for tid in tids:
+                    try:
+                        runnable = runnable or _stat_fields(f"/proc/{pid}/task/{tid}/stat")[0] == b"R"
+                        with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as f:
+                            todo.extend(int(p) for p in f.read().split())
+                    except FileNotFoundError:  # a thread that has just ended
+                        continue
+            return Usage(cpu_seconds=ticks / CLOCK_TICKS, runnable=runnable)
         except (OSError, ValueError, IndexError):
             return None
 
@@ -306,3 +293,11 @@ class SandboxWorker(Worker):
         if self._own_server is not None:
             self._own_server.close()
             self._own_server = None
+
+
+def _stat_fields(path: str) -> list[bytes]:
+    """The fields of a ``/proc`` stat file after ``pid (comm)`` (the name may hold spaces and parentheses): the state
+    is the first."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return data[data.rindex(b")") + 2:].split()

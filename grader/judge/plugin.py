@@ -42,6 +42,7 @@ from hypothesis.control import currently_in_test_context
 from grader.course.config import VISIBILITIES
 from grader.judge.answers import MalformedAnswer, with_record
 from grader.judge.answers import parse as parse_answer
+from grader.judge.deadlines import backstop_seconds
 from grader.judge.manifest import Manifest
 from grader.judge.progress_feed import ProgressFeed
 from grader.judge.reference import complete_request, judged_for
@@ -212,13 +213,13 @@ def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[
     assert run is not None, "EmptySlots ends an empty slot's tests before their fixtures"
     assignment = state.assignment_of(request.node)
     seconds = test_seconds(request.node, assignment.limits.test_seconds)
-    deadline = time.monotonic() + seconds
+    started = time.monotonic()
     test_id = request.node.nodeid
 
     def call(probe: str, *args: Any) -> Any:
         values = complete_request(probe, args)
         try:
-            return run.call(assignment.id, probe, values, test_id, deadline, seconds,
+            return run.call(assignment.id, probe, values, test_id, started, seconds,
                             state.reference_seconds(probe, values), judged_for(probe, values))
         except StudentFault as fault:
             if fault.input_independent and currently_in_test_context():
@@ -229,8 +230,8 @@ def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[
 
 
 def test_seconds(item: pytest.Item, assignment_seconds: float) -> float:
-    """A test's wall-clock limit in seconds: its ``time_limit(seconds)`` marker when that is below the assignment's
-    ``test_seconds``, else the assignment's.
+    """A test's limit, in the student's seconds (what its calls were charged, :mod:`grader.judge.call_clock`): its
+    ``time_limit(seconds)`` marker when that is below the assignment's ``test_seconds``, else the assignment's.
 
     Raises:
         pytest.UsageError: If the marker's limit is not a positive number.
@@ -471,11 +472,6 @@ def about_methods(item: pytest.Item, checks: Check) -> list[str]:
     if marker is not None:
         return sorted(str(m) for m in marker.args)
     return sorted({c.about for c in checks.cases if c.about} | {m for c in checks.cases for m in c.uses})
-
-
-def backstop_seconds(limit: float) -> float:
-    """The pytest-timeout backstop of a test whose own limit is ``limit`` seconds: student calls end long before."""
-    return limit * 3 + 30
 
 
 def ran_past_backstop(item: pytest.Item) -> bool:

@@ -160,10 +160,12 @@ class PortableWorker(Worker):
             self._crashed(during)
 
     def _read(self, deadline: float, during: str) -> dict[str, Any]:
-        try:
-            line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            self._timeout(during)
+        while True:
+            try:
+                line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                break
+            except queue.Empty:
+                deadline = self._later(time.monotonic(), during)  # the judge's answering time is given back
         if line is OVERSIZED:
             self._oversized(during)
         if line == EOF:

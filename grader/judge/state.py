@@ -169,9 +169,9 @@ class GradingState:
             gc.disable()  # the reference's own time, not a collection of this judge's many objects that happened to
             try:          # fall into it (one XOR training measured 22 to 86 ms with it)
                 judged = judged_for(probe, args)
-                started = time.perf_counter()
+                started = time.thread_time()  # CPU time, as the student's calls are charged: not the machine's load
                 result = run_probe(mg, probe, args, judged)
-                self._reference_seconds[key] = time.perf_counter() - started
+                self._reference_seconds[key] = time.thread_time() - started
                 if probe in JUDGED:  # the reader unwraps every answer of such a probe (a side may be None)
                     result = {"value": result, "judged": judged.record() if judged is not None else None}
             finally:

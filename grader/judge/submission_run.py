@@ -2,8 +2,8 @@
 
 A :class:`SubmissionRun` owns one sandbox worker per assignment (started on
 the first probe, reused by every test of that assignment, restarted after a
-timeout or crash), enforces the wall-clock budgets (per test, per
-assignment), turns sandbox outcomes into :class:`~grader.testing.cases.StudentFault`
+timeout or crash), enforces the time budgets (per call, per test, per
+assignment: the student's seconds, :mod:`grader.judge.call_clock`), turns sandbox outcomes into :class:`~grader.testing.cases.StudentFault`
 and collects one result per test. :meth:`SubmissionRun.finish` kills every
 worker and writes the results file atomically.
 """
@@ -23,7 +23,8 @@ from grader.intake.cellmap import LineMap, failed_import, locate, locate_imports
 from grader.judge.answers import MalformedAnswer, with_record
 from grader.judge.answers import parse as parse_answer
 from grader.judge.backends import Sandbox, WorkerSpec, choose
-from grader.judge.deadlines import STARVED_MULTIPLE, ProbeLimit, probe_limit, request_key
+from grader.judge.call_clock import ASLEEP_MULTIPLE, HELD_MULTIPLE, Patience, WorkerHeldUp
+from grader.judge.deadlines import ProbeLimit, backstop_seconds, probe_limit, request_key
 from grader.judge.manifest import Job, Part
 from grader.judge.worker_handle import (
     SandboxSetupError,
@@ -43,6 +44,9 @@ from grader.testing.outcomes import GraderFault, StudentFault, describe_error, f
 
 MAX_RESTARTS_PER_TEST = 3
 """Crashed workers restarted within one test before its remaining calls fail at once."""
+BACKSTOP_MARGIN = 2.0
+"""Seconds before a test's backstop (:func:`~grader.judge.deadlines.backstop_seconds`) the judge stops waiting for a
+call held up by the machine, so the call is withheld with its reason rather than by pytest-timeout."""
 
 
 MISSING_MODULE = re.compile(r"No module named '([\w.]+)'")
@@ -95,7 +99,10 @@ class PartState:
     imports: dict[str, Any] = field(default_factory=dict)
     startup_fault: StudentFault | None = None
     setup_error: str = ""
-    deadline: float | None = None
+    used: float = 0.0
+    """The student's seconds the assignment's calls were charged so far (:mod:`grader.judge.call_clock`)."""
+    test_used: tuple[str, float] = ("", 0.0)
+    """The test under way and the seconds its calls were charged so far."""
     fault_test: str | None = None
     fault: StudentFault | None = None
     crash_test: str | None = None
@@ -146,22 +153,24 @@ class SubmissionRun:
         self.parts = {aid: PartState(assignments[aid], part) for aid, part in job.parts.items()}
         self.finished = False
 
-    def call(self, assignment_id: str, probe: str, args: list[Any], test_id: str, test_deadline: float,
+    def call(self, assignment_id: str, probe: str, args: list[Any], test_id: str, test_started: float,
              test_seconds: float, reference_seconds: float | None = None, judged: Judged | None = None) -> Any:
         """Run a probe on the student's code and return its answer, parsed (:mod:`grader.judge.answers`); the
         questions it asks on the way are answered by ``judged`` (:mod:`grader.testing.judged`), whose record the
         answer carries as ``"judged"``.
 
-        ``test_deadline`` is when the test's time runs out (``time.monotonic()``), ``test_seconds`` after it
-        started (named in the feedback of a timeout). ``reference_seconds`` is what the same probe took the
-        reference solution (None: unknown); the probe's own limit is derived from it
-        (:mod:`grader.judge.deadlines`). A probe identical to one that already timed out in this assignment
-        fails at once, with that timeout's feedback.
+        ``test_started`` is when the test started (``time.monotonic()``); ``test_seconds`` its limit, in the student's
+        seconds: what its calls are charged (:mod:`grader.judge.call_clock`), as is the assignment's
+        ``submission_seconds``. ``reference_seconds`` is what the same probe took the reference solution (None:
+        unknown); the probe's own limit is derived from it (:mod:`grader.judge.deadlines`). A probe identical to one
+        that already timed out in this assignment fails at once, with that timeout's feedback.
 
         Raises:
             StudentFault: The code raised, could not be imported, crashed, ran
                 out of time, or its process sent an answer that does not fit
                 the probe's schema; the message is written for the student.
+            GraderFault: The machine held the call up past the judge's patience, or the sandbox could not start:
+                the score is withheld, never charged.
         """
         state = self.parts[assignment_id]
         limits = state.assignment.limits
@@ -169,20 +178,18 @@ class SubmissionRun:
             raise StudentFault("unavailable", state.part.error)
         if state.started is None:  # before the submission's time starts: the judge's own start is not its time
             self._settle(state)
-        now = time.monotonic()
-        if state.started is None:
-            state.started = now
-            state.deadline = now + limits.submission_seconds
+            state.started = time.monotonic()
         if state.fault_test == test_id and state.fault is not None:
             raise state.fault
-        assert state.deadline is not None
-        if now >= state.deadline:
+        if state.test_used[0] != test_id:
+            state.test_used = (test_id, 0.0)
+        if state.used >= limits.submission_seconds:
             raise StudentFault(
                 "timeout",
                 f"the time limit for the whole assignment ({limits.submission_seconds:g} s) was used up "
                 "before this test could run",
             )
-        if now >= test_deadline:
+        if state.test_used[1] >= test_seconds:
             raise StudentFault("timeout", f"the time limit for this test ({test_seconds:g} s) was used up")
         if state.hung and (hung := state.hung.get(request_key(probe, args))) is not None:
             raise hung
@@ -194,18 +201,22 @@ class SubmissionRun:
             if module not in state.imports:
                 raise StudentFault("unavailable", f"{module.replace('.', '/')}.py is not part of this assignment")
         own = probe_limit(limits, reference_seconds, after_timeout=bool(state.hung))
-        now = time.monotonic()  # the worker may have been (re)started: its import is not this probe's time
-        own_deadline = now + own.seconds if own else float("inf")
-        until = min(test_deadline, state.deadline, own_deadline)
-        # a probe's own limit may stretch while the machine, not the student's code, holds the call up (never past
-        # the test's or the assignment's time)
-        starved = min(test_deadline, state.deadline, now + STARVED_MULTIPLE * own.seconds) \
-            if own is not None and until == own_deadline else None
+        allowed = {"own": own.seconds if own else float("inf"), "test": test_seconds - state.test_used[1],
+                   "assignment": limits.submission_seconds - state.used}
+        which = min(allowed, key=allowed.__getitem__)
+        limit = allowed[which]
+        # a call asleep may wait a few times its probe limit; one held up by the machine, as long as the test's
+        # backstop allows (past it, withheld)
+        now = time.monotonic()
+        patience = Patience(blocked_cap=ASLEEP_MULTIPLE * limit if which == "own" else limit,
+                            held_cap=min(HELD_MULTIPLE * limit,
+                                         test_started + backstop_seconds(test_seconds) - BACKSTOP_MARGIN - now))
         try:
-            response = worker.request(probe, judged.public(args) if judged is not None else args, until - now,
-                                      "running your code", judged, starved_until=starved)
+            response = worker.request(probe, judged.public(args) if judged is not None else args, limit,
+                                      "running your code", judged, patience=patience)
         except WorkerFault as exc:
-            fault = self._fault(state, exc, test_deadline, test_seconds, own if until == own_deadline else None)
+            self._charge(state, test_id, worker.charged)
+            fault = self._fault(state, exc, which, test_seconds, own if which == "own" else None)
             if state.crash_test != test_id:
                 state.crash_test, state.crashes = test_id, 0
             state.crashes += 1
@@ -216,7 +227,10 @@ class SubmissionRun:
             if isinstance(exc, WorkerTimeout):
                 state.hung[request_key(probe, args)] = fault
             raise fault from None
-        self._timed(state, test_id, time.monotonic() - now, until - now, reference_seconds)
+        except WorkerHeldUp as exc:  # the machine's fault, not the student's: withheld
+            raise GraderFault(f"{exc} (the grader's machine was busy)") from None
+        self._charge(state, test_id, worker.charged)
+        self._timed(state, test_id, worker.charged, limit, reference_seconds)
         if response["ok"]:
             try:
                 return with_record(parse_answer(probe, args, response.get("value")),
@@ -226,6 +240,12 @@ class SubmissionRun:
                                                 "code that changes the grader's probes or its channel earns nothing") from None
         error = locate(error_record(response.get("error")), state.part.line_map)  # a notebook's errors point at its cells
         raise StudentFault("raised", fault_text(error), error)
+
+    @staticmethod
+    def _charge(state: PartState, test_id: str, seconds: float) -> None:
+        """Add a call's charged seconds to its test's and its assignment's."""
+        state.used += seconds
+        state.test_used = (test_id, state.test_used[1] + seconds)
 
     @staticmethod
     def _timed(state: PartState, test_id: str, seconds: float, limit: float, reference_seconds: float | None) -> None:
@@ -240,18 +260,18 @@ class SubmissionRun:
         """The call of a test that came closest to its time limit (None: the test made no call that finished)."""
         return self.parts[assignment_id].slowest.get(test_id)
 
-    def _fault(self, state: PartState, exc: WorkerFault, test_deadline: float, test_seconds: float,
+    @staticmethod
+    def _fault(state: PartState, exc: WorkerFault, which: str, test_seconds: float,
                own: ProbeLimit | None) -> StudentFault:
         if isinstance(exc, WorkerTimeout):
-            assert state.deadline is not None
             if own is not None:
-                which = own.describe()
-            elif test_deadline <= state.deadline:
-                which = f"this test's time limit ({test_seconds:g} s)"
+                limit = own.describe()
+            elif which == "test":
+                limit = f"this test's time limit ({test_seconds:g} s)"
             else:
-                which = "the time limit of the whole assignment"
+                limit = "the time limit of the whole assignment"
             return StudentFault(
-                "timeout", f"your code did not finish within {which}: an infinite loop, or an algorithm far too slow?"
+                "timeout", f"your code did not finish within {limit}: an infinite loop, or an algorithm far too slow?"
             )
         if isinstance(exc, WorkerCrashed):
             return StudentFault("crash", f"{exc} (a crash in your code, e.g. too deep a recursion or too much memory)")
@@ -291,6 +311,8 @@ class SubmissionRun:
         except SandboxSetupError as exc:
             state.setup_error = f"the sandbox could not be started on this host: {exc.reason}"
             raise GraderFault(state.setup_error) from None
+        except WorkerHeldUp as exc:  # loading the code was held up by the machine: withheld, and tried again later
+            raise GraderFault(f"{exc} (the grader's machine was busy while your code was loaded)") from None
         except WorkerFault as exc:
             assert state.worker is not None
             state.isolation = state.worker.isolation or state.isolation

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from grader.course.config import Limits
+from grader.judge.call_clock import HELD_MULTIPLE, CallClock, Patience, Usage, WorkerHeldUp
 from grader.judge.capture import excerpt, open_capture
 from grader.judge.forkserver_client import ENV as POSIX_ENV
 from grader.judge.worker_reports import import_result, module_file, signal_name
@@ -155,10 +156,10 @@ class Worker:
         self._output = -1
         """The capture file of what the program prints: a descriptor only the judge opened (no path)."""
         self._next_id = 0
-        self.starved_until: float | None = None
-        """The latest the current request may wait while its worker is held up (see :meth:`request`)."""
-        self.extended_to = 0.0
-        """How far a backend's read pushed the current request's deadline (``time.monotonic()``; 0: not at all)."""
+        self.clock: CallClock | None = None
+        """The student's seconds of the request (or import) under way; None: a read's deadline is final."""
+        self.charged = 0.0
+        """The student's seconds of the last request, once it has ended (however it ended)."""
 
     # --- what a backend provides ---------------------------------------------------
 
@@ -185,10 +186,29 @@ class Worker:
         """The worker's returncode once it has ended (None if it has not within ``timeout`` seconds)."""
         raise NotImplementedError
 
-    def cpu_seconds(self) -> float | None:
-        """The CPU seconds the worker's processes have used so far, or None where the backend cannot tell (then a
-        request's time limit is wall-clock time alone)."""
+    def usage(self) -> Usage | None:
+        """What the worker's processes have used so far, or None where the backend cannot tell (then a request's time
+        limit is wall-clock time alone: :mod:`grader.judge.call_clock`)."""
         return None
+
+    def _later(self, now: float, during: str) -> float:
+        """A read found no answer by its deadline (``now``): the next deadline, when :attr:`clock` says the code has
+        not used its time yet (:meth:`CallClock.look`); else the timeout is raised (the worker is killed).
+
+        Raises:
+            WorkerTimeout: The code used its time.
+            WorkerHeldUp: The machine held the code up past the judge's patience (the worker is killed).
+        """
+        if self.clock is None:
+            self._timeout(during)
+        try:
+            later = self.clock.look(now)
+        except WorkerHeldUp:
+            self.kill()
+            raise
+        if later is None:
+            self._timeout(during)
+        return later
 
     def kill(self) -> None:
         """Kill the worker with everything it started, and release its pipes. Idempotent."""
@@ -217,7 +237,7 @@ class Worker:
         self.scratch.mkdir(parents=True, exist_ok=True)
         self._launch(self.config())
         deadline = time.monotonic() + self.limits.startup_seconds
-        self.starved_until = None  # start-up has its own, generous limit
+        self.clock = None  # the sandbox's own start: its deadline is final (a failure is the grader's, withheld)
         try:
             self._launched(deadline)
             report = self._setup_message(self._read(deadline, "starting the sandbox")).get("isolation")
@@ -228,7 +248,15 @@ class Worker:
         except WorkerFault as exc:
             self.kill()
             raise SandboxSetupError("", f"the sandbox did not start ({exc})") from None
-        hello = self._imported(self._before_student_code(deadline), deadline)
+        first = self._before_student_code(deadline)
+        # from here on the student's code may run: importing it is charged as a call is (its CPU time)
+        seconds = self.limits.startup_seconds
+        self.clock = CallClock(seconds, Patience(blocked_cap=seconds, held_cap=HELD_MULTIPLE * seconds), self.usage,
+                               time.monotonic())
+        try:
+            hello = self._imported(first, self.clock.first_look())
+        finally:
+            self.clock = None
         imports = hello.get("imports")
         if hello.get("hello") != 1 or not isinstance(imports, dict):
             self.kill()
@@ -293,21 +321,22 @@ class Worker:
                                   "not obeyed (code that writes to the grader's channel earns nothing)")
 
     def request(self, probe: str, args: list[Any], timeout: float, during: str, judged: Judged | None = None,
-                starved_until: float | None = None) -> dict[str, Any]:
+                patience: Patience | None = None) -> dict[str, Any]:
         """Send one probe request and return the worker's response, answering the questions the probe asks on the
         way (``judged``: the probe's judge side, :mod:`grader.testing.judged`).
 
         Args:
             probe: Probe name (see ``grader.sandbox.probes``).
             args: Plain-data arguments.
-            timeout: Seconds to wait for the answer, the questions' answers included.
+            timeout: The student's seconds the call may use: CPU seconds of the worker where the backend can read
+                them (:meth:`usage`) and ``patience`` is given, else wall-clock seconds; the judge's time answering
+                the probe's questions is never counted (:mod:`grader.judge.call_clock`).
             during: Student-facing description of the call, for error messages.
             judged: Answers the probe's questions (None: the probe may ask none).
-            starved_until: The latest the wait may go on (``time.monotonic()``) while the worker is not computing:
-                where the backend can tell (:meth:`cpu_seconds`), a call that reaches ``timeout`` having had little of
-                the CPU in the second half of its time (on Linux, less than a quarter) was held up by the machine, not
-                by its code, and waits again as long, up to this; and the time the judge spends answering the probe's
-                questions is added to ``timeout``, up to this. None: ``timeout`` is final.
+            patience: How long a call that has not used ``timeout`` is waited for while it is asleep or held up by
+                the machine. None: ``timeout``, in wall-clock seconds, is final.
+
+        After the call, however it ended, :attr:`charged` holds the student's seconds it used.
 
         Returns:
             The response: ``{"ok": True, "value": ...}`` or ``{"ok": False, "error": {...}}``.
@@ -315,6 +344,8 @@ class Worker:
         Raises:
             WorkerFault: On a timeout, a crash or a protocol violation (a question where none may be asked, or more
                 than :data:`~grader.testing.judged.MAX_ASKS`); the worker is dead afterwards.
+            WorkerHeldUp: The machine held the call up past ``patience``: not the student's fault; the worker is dead
+                afterwards.
             Exception: Whatever the judge's side raised other than
                 :class:`~grader.testing.judged.AskRefused` (a bug of the grader's); the worker is dead afterwards.
         """
@@ -322,13 +353,21 @@ class Worker:
             raise WorkerCrashed("the sandbox worker is not running")
         self._next_id += 1
         rid = self._next_id
-        deadline = time.monotonic() + max(timeout, 0.0)
-        self.starved_until, self.extended_to = starved_until, 0.0
-        self._write(protocol.encode({"id": rid, "probe": probe, "args": args}), deadline, during)
+        clock = self.clock = CallClock(timeout, patience, self.usage, time.monotonic())
+        self.charged = 0.0
+        try:
+            return self._answer(rid, probe, args, during, judged, clock)
+        finally:
+            self.charged = clock.charged(time.monotonic())
+            self.clock = None
+
+    def _answer(self, rid: int, probe: str, args: list[Any], during: str, judged: Judged | None,
+                clock: CallClock) -> dict[str, Any]:
+        """Send request ``rid`` and read until its answer, answering the questions it asks (see :meth:`request`)."""
+        self._write(protocol.encode({"id": rid, "probe": probe, "args": args}), clock.write_deadline(), during)
         asked = 0
         while True:
-            response = self._read(deadline, during)
-            deadline = max(deadline, self.extended_to)  # a wait the machine held up went on: so do the questions
+            response = self._read(clock.first_look(), during)
             if "ask" not in response:
                 break
             asked += 1
@@ -342,9 +381,8 @@ class Worker:
             except BaseException:  # the judge's side failed: the grader's bug (the score is withheld)
                 self.kill()
                 raise
-            if self.starved_until is not None:  # the judge's own time answering is not the student's code's
-                deadline = min(deadline + time.monotonic() - answering, max(deadline, self.starved_until))
-            self._write(answer, deadline, during)
+            clock.answered(time.monotonic() - answering)  # the judge's own time answering is not the student's
+            self._write(answer, clock.write_deadline(), during)
         if response.get("id") != rid or not isinstance(response.get("ok"), bool):
             self.kill()
             raise WorkerProtocolError(f"the sandbox sent an invalid answer while {during}")

@@ -183,16 +183,16 @@ class Slow(Counter):
         return super().answer(topic, payload)
 
 
-def test_the_judges_time_answering_a_question_is_not_the_students_up_to_the_limit_for_a_held_up_call():
+def test_the_judges_time_answering_a_question_is_never_the_students():
+    """Issue 56: the 0.3 s the judge takes to answer each question is given back to the call (a scripted worker:
+    wall-clock time), so two slow answers do not use up a 0.5 s limit, and the student is charged only the rest."""
     worker = Deadlines([ask(), ask(), DONE])
     start = time.monotonic()
-    assert worker.request("p", [], 0.5, "testing", Slow(), starved_until=start + 0.8) == DONE
+    assert worker.request("p", [], 0.5, "testing", Slow()) == DONE
     first, second, third = worker.deadlines
-    assert 0.25 < second - first < 0.45  # the 0.3 s of the first answer was given back to the call
-    assert third == pytest.approx(start + 0.8, abs=0.05)  # the second is given back only up to the cap
-    plain = Deadlines([ask(), ask(), DONE])
-    assert plain.request("p", [], 0.5, "testing", Slow()) == DONE
-    assert plain.deadlines[0] == plain.deadlines[1] == plain.deadlines[2]  # without a cap the limit is final
+    assert first == pytest.approx(start + 0.5, abs=0.05)
+    assert 0.25 < second - first < 0.45 and 0.25 < third - second < 0.45  # each answer's 0.3 s given back
+    assert worker.charged < 0.1  # of about 0.6 s, the judge's
 
 
 @pytest.mark.parametrize(("answer", "raised", "says"), [

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 import textwrap
 from dataclasses import replace
 
@@ -171,12 +174,11 @@ def original_pow() -> str:
 
 
 @pytest.mark.linux_only
-def test_a_call_held_up_rather_than_computing_waits_longer_and_a_computing_loop_does_not(tmp_path):
-    """A probe's limit (0.5 s here: a floor plus 20 times the reference's time) measures the machine too: a call
-    that has not had the CPU when its limit is reached was held up (here by a sleep, as a busy machine holds it up),
-    and waits as long again, up to 4 times its limit; a loop that computes times out at its limit. Emulated: this
-    machine is not busy on purpose, so the code itself stops computing for 0.9 s (the CPU time it used is read from
-    /proc, as for a starved worker)."""
+def test_a_call_asleep_past_its_limit_waits_up_to_four_times_it_and_is_charged_the_wait(tmp_path):
+    """A probe's limit (0.5 s here: a floor plus 20 times the reference's time) counts CPU time; code that is asleep
+    (neither computing nor waiting for a core: here ``time.sleep``) is charged the seconds that go by, and waited for
+    up to 4 times its limit, so a call seen asleep for a moment is not stopped for it; code asleep for good times out
+    at 4 times its limit, never the test's 10 s."""
     course = five_call_course(tmp_path)
     held_up = "import time\nif not getattr(Value, 'slept', False):\n    Value.slept = True\n    time.sleep(0.9)\n"
     H.write(tmp_path / "subs" / "held_up", H.with_pow(held_up + original_pow()))
@@ -195,3 +197,49 @@ def test_a_call_held_up_rather_than_computing_waits_longer_and_a_computing_loop_
     asleep = tests("asleep")["test_a_pow_first"]
     assert asleep["score"] == 0 and "did not finish within" in asleep["output"]
     assert asleep["extra_data"]["duration"] < 4 * 0.6 + 1.5  # at most 4 times its limit, never the test's 10 s
+
+
+def busy_core(count: int) -> tuple[int, list[subprocess.Popen[bytes]]]:
+    """``count`` processes that keep one core busy (pinned to it), and that core: a machine busy with other work."""
+    core = max(os.sched_getaffinity(0))
+    spin = f"import os\nos.sched_setaffinity(0, {{{core}}})\nwhile True: pass"
+    return core, [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(count)]
+
+
+@pytest.mark.linux_only
+def test_a_call_the_machine_holds_up_is_never_charged_and_a_loop_on_a_busy_machine_still_times_out(tmp_path):
+    """Issue 56: no verdict depends on the machine's load. Emulated: a process of this test keeps one core busy; the
+    held-up submission's first call pins itself to that core at a low priority (about a tenth of the core) and then
+    computes for 0.3 s of CPU time, under its 0.5 s probe limit: it took 3 s or more of the clock, and is waited for
+    (it passes), or, if the machine gives it still less, its score is withheld with why: never a timeout. Before,
+    a call with under a quarter of a core was waited for up to 4 times its limit (2 s), then charged a timeout. The
+    looping submission, pinned to the same core at the normal priority, uses its limit and times out as before."""
+    course = five_call_course(tmp_path)
+    core, hogs = busy_core(1)
+    pin = f"import os, time\nos.sched_setaffinity(0, {{{core}}})\n"
+    held = (pin + "if not getattr(Value, 'held', False):\n    Value.held = True\n    os.nice(10)\n"
+            "    t = time.process_time()\n    while time.process_time() - t < 0.3:\n        pass\n")
+    H.write(tmp_path / "subs" / "held_up", H.with_pow(held + original_pow()))
+    H.write(tmp_path / "subs" / "looping", H.with_pow(pin + H.LOOP))
+    out = tmp_path / "out"
+    try:
+        status = main(["--course", str(course), "grade", str(tmp_path / "subs"), "-o", str(out), "-a", "value_ops",
+                       "-j", "1"])
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+
+    def first(student):
+        results = json.loads((out / "value_ops" / student / "results.json").read_text())
+        return next(t for t in results["tests"] if t["extra_data"]["key"].endswith("test_a_pow_first"))
+
+    held_up = first("held_up")
+    if held_up["extra_data"].get("grader_error"):  # the machine gave it less than 0.3 s in 10 s: withheld, not charged
+        assert status == 1 and "the machine was too busy" in held_up["extra_data"]["grader_error"]
+    else:
+        assert status == 0 and held_up["score"] == 1, held_up["output"]
+        timing = held_up["extra_data"]["slowest_call"]
+        assert 0.25 <= timing["seconds"] < timing["limit"]  # charged its CPU time, not the seconds it waited
+    looping = first("looping")
+    assert looping["score"] == 0 and "did not finish within" in looping["output"], looping["output"]
