@@ -25,7 +25,11 @@ run, every assignment of the course graded:
   timed-out calls reached, divided by the cores: the least ratio (and, when
   that is above 1.3, the class size from which 1.3 is within reach);
 * a student's ``grader check`` (public tests) on the correct and the hanging
-  submission: the ratio.
+  submission, in a student's release (``grader release``) of the course: the
+  ratio, with the reference's times the release ships
+  (``assignments/probe_seconds.json``: each call's own limit, as in hidden
+  grading) and without them (that file removed: the tests' own limits, as
+  before issue 56).
 
 Nothing here is asserted: it prints figures. Scores are printed for the
 hanging submission, so a change that makes hangs cheaper can show that they
@@ -52,10 +56,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 import hostile_submissions as H  # noqa: E402
 
 
-def run(args: list[str], cwd: Path | None = None) -> float:
-    """Wall seconds of ``python -m grader ARGS`` (its exit status 0 or 1: 1 is a failing self-check)."""
+def run(args: list[str], cwd: Path | None = None, course: Path = ROOT) -> float:
+    """Wall seconds of ``python -m grader --course COURSE ARGS`` (its exit status 0 or 1: 1 is a failing
+    self-check)."""
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "grader", "--course", str(ROOT), *args], cwd=cwd,
+    done = subprocess.run([sys.executable, "-m", "grader", "--course", str(course), *args], cwd=cwd,
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
     if done.returncode not in (0, 1):
         raise SystemExit(f"grader {' '.join(args)} failed with status {done.returncode}:\n{done.stderr[-2000:]}")
@@ -136,8 +141,14 @@ def main(argv: list[str] | None = None) -> int:
                 walls[name].append(grade(work / name, work / f"out-{name}", opts.jobs))
             in_class += [timed_out(work / "out-class-hangs", f"h{i:02d}") for i in range(2)]
         without, with_hangs, with_more = (statistics.median(walls[k]) for k in walls)
-        check_correct = run(["check", str(work / "alone-correct" / "correct")])
-        check_hang = run(["check", str(work / "alone-hang" / "hang")])
+        release, bare = work / "release" / "micrograd-course", work / "bare" / "micrograd-course"
+        run(["release", "-o", str(release)])
+        shutil.copytree(release, bare)
+        (bare / "assignments" / "probe_seconds.json").unlink()  # the tests' own limits only, as before issue 56
+        check_correct = run(["check", str(work / "alone-correct" / "correct")], course=release)
+        check_hang = run(["check", str(work / "alone-hang" / "hang")], course=release)
+        bare_correct = run(["check", str(work / "alone-correct" / "correct")], course=bare)
+        bare_hang = run(["check", str(work / "alone-hang" / "hang")], course=bare)
         hang_scores = scores(work / "out-hang", "hang")
         correct_scores = scores(work / "out-correct", "correct")
         shutil.rmtree(work, ignore_errors=True)
@@ -170,8 +181,12 @@ def main(argv: list[str] | None = None) -> int:
         needed = (2 * marginal + least_waits / jobs - 0.3 * fixed) / (0.3 * marginal)
         print(f"    1.3 is out of reach at this size; within reach from a class of about {max(needed, 0):.0f} correct "
               f"students (2 x {marginal:.2f} + {least_waits / jobs:.1f} <= 0.3 x ({fixed:.1f} + n x {marginal:.2f}))")
-    print(f"  grader check (public tests):         correct {check_correct:6.1f} s   hanging {check_hang:6.1f} s   "
-          f"ratio {check_hang / check_correct:5.1f}")
+    print(f"  grader check (public tests, in a release):  correct {check_correct:6.1f} s   hanging {check_hang:6.1f} s"
+          "   "
+          f"ratio {check_hang / check_correct:5.1f}  (target <= 3)")
+    print(f"    without the release's probe_seconds.json:  correct {bare_correct:6.1f} s   hanging {bare_hang:6.1f} s"
+          "   "
+          f"ratio {bare_hang / bare_correct:5.1f}  (the tests' own limits)")
     return 0
 
 

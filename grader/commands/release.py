@@ -11,12 +11,15 @@ from pathlib import Path
 from grader.commands import CourseArgs, ExitCode, course_of
 from grader.course.classroom50_autograders import build_classroom50
 from grader.course.config import QUESTIONS
+from grader.course.course import Course
 from grader.course.handed_out import hand_out, notes
 from grader.course.leaks import bodies_in
 from grader.course.pins import grader_lock
 from grader.course.student_release import WORKFLOW_NAME, build_release
 from grader.errors import GraderError
 from grader.files import remove_tree, require_new_folder
+from grader.grading.one import time_public_probes
+from grader.judge.probe_seconds import FILE as PROBE_SECONDS
 from grader.questions.questions import load_questions
 from grader.questions.sheet import answers_template
 
@@ -57,6 +60,12 @@ def run(args: Args) -> ExitCode:
     lock = grader_lock()  # one lock: the release's self-check and the Classroom 50 autograders install the same
     files = build_release(course, out, lock, templates, handed.assignments)
     bundle = build_classroom50(course, teacher, lock, handed.assignments)
+    try:  # the reference's time per probe of the public tests: the self-check's probe limits (timings, no answer)
+        time_public_probes(Course(out), course.reference_dir, out / "assignments" / PROBE_SECONDS)
+    except GraderError:
+        remove_tree(out)
+        remove_tree(teacher)
+        raise
     leaks = [f"{hit} ({folder})" for folder in (out, teacher) for hit in bodies_in(folder, course.reference_dir)]
     if leaks:  # e.g. a solution pasted into a handout's example or a public test: students must never get it
         remove_tree(out)
@@ -64,7 +73,8 @@ def run(args: Args) -> ExitCode:
         raise GraderError(f"the release would hold the reference's own code: {'; '.join(leaks[:5])}"
                           f"{f' and {len(leaks) - 5} more' if len(leaks) > 5 else ''}; nothing was written")
     print(f"wrote the student release to {out} ({len(files)} files): {course.package}/ template, notebooks/, "
-          f"assignments/<id>/ (handout, public tests), grader/, README.md, .github/workflows/{WORKFLOW_NAME}")
+          f"assignments/<id>/ (handout, public tests), assignments/{PROBE_SECONDS}, grader/, README.md, "
+          f".github/workflows/{WORKFLOW_NAME}")
     print(f"wrote the Classroom 50 autograders to {teacher}: autograders/<slug>/ for "
           f"{', '.join(bundle.slugs.values())} and runtime.json (Python {bundle.lock.python_minor}); "
           f"copy them into your classroom50 config repository (see {teacher / 'README.md'})")

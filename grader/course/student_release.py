@@ -17,6 +17,10 @@ named with ``-a``: :mod:`grader.course.handed_out`; nothing of the others):
   hidden ones, never ``bugs.yaml``), and ``assignments/shared`` without its
   ``parts`` (the course's probes and checks the public tests run on: see
   :mod:`grader.course.public`);
+* ``assignments/probe_seconds.json``, written beside it by ``grader release`` (it runs the release's public tests on
+  the reference: :func:`grader.grading.one.time_public_probes`): the reference's time for each call the public
+  tests make, keyed by a hash of the call, from which ``grader check`` derives each call's time limit
+  (:mod:`grader.judge.probe_seconds`). Timings only: no answer, nothing of the hidden tests;
 * ``grader/`` and ``pyproject.toml``: the grader itself, so ``grader check``
   runs locally and in CI. The ``pyproject.toml`` is the release's own
   (:mod:`grader.course.release_pyproject`): it installs the grader and names
@@ -50,7 +54,8 @@ next to it (:mod:`grader.course.classroom50_autograders`).
 Nothing of ``reference/``, of the hidden tests, of ``bugs.yaml`` or of
 ``assignments/shared/parts`` is copied. Built again, a release writes the same
 bytes for the same course (notebook cells have fixed ids): next week's only
-adds the new assignment's files and changes the README.
+adds the new assignment's files and changes the README (and the times of
+``probe_seconds.json``, measured again: a file students never edit).
 """
 
 from __future__ import annotations

@@ -47,8 +47,8 @@ class JudgeFailed(GraderError):
 
 
 def grade_one(course: Course, path: Path, assignments: list[Assignment], *, include_hidden: bool, sandbox: str,
-              hide: list[Path] | None = None, student: str = STUDENT, follower: Follower | None = None
-              ) -> dict[str, Result | None]:
+              hide: list[Path] | None = None, student: str = STUDENT, follower: Follower | None = None,
+              timing: tuple[Path, Path] | None = None) -> dict[str, Result | None]:
     """Grade the submission at ``path`` (a folder, a .zip or a .ipynb) on ``assignments``.
 
     Args:
@@ -61,6 +61,8 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
         student: The id the submission is graded under.
         follower: Given each test's start and end as the judge reports them (public tests only: never with
             ``include_hidden``); None: the judge runs unfollowed.
+        timing: A release's timing run (:func:`time_public_probes`): the folder holding the reference's package,
+            and the file to write its time per probe to (:attr:`grader.judge.manifest.Manifest.probe_seconds`).
 
     Returns:
         Assignment id to its result (:class:`grader.outputs.store.Result`; None if the judge wrote none).
@@ -82,7 +84,8 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
             tmp / "runtime", course.parts_dir, course.assignments_dir, [p for a in assignments for p in a.grader_parts])), [a.id for a in assignments],
                             include_hidden, [job], hide=[str(course.root), str(out), *map(str, hide or []),
                                                          *([str(feed)] if followed else [])],
-                            out=str(out), sandbox=sandbox)
+                            out=str(out), sandbox=sandbox, reference=str(timing[0]) if timing else "",
+                            probe_seconds=str(timing[1]) if timing else "")
         if follower is not None and followed:
             status = run_followed_judge(manifest, tmp / "manifest.json", tmp / "judge.log", feed / "progress.jsonl",
                                         follower)
@@ -93,6 +96,28 @@ def grade_one(course: Course, path: Path, assignments: list[Assignment], *, incl
             raise JudgeFailed(status, "\n".join(log))
         store = ResultStore(out)
         return {a.id: store.get(a.id, student) for a in assignments}
+
+
+def time_public_probes(release: Course, reference: Path, dest: Path) -> None:
+    """Write to ``dest`` the reference's time for every probe the public tests of ``release`` (a student's release
+    being built) make: the reference at ``reference`` (the instructor's ``reference/``) checked in the release as a
+    student's copy is, its probes timed in the judge as hidden grading times them (:mod:`grader.judge.probe_seconds`).
+    ``grader check`` derives each call's own time limit from them.
+
+    Raises:
+        GraderError: If the judge fails.
+    """
+    assignments = release.code_assignments()
+    if not assignments:
+        return
+    try:
+        grade_one(release, reference, assignments, include_hidden=False, sandbox=choose("auto").kind,
+                  student="reference", timing=(reference, dest))
+    except JudgeFailed as exc:
+        raise GraderError(f"timing the reference on the public tests failed (status {exc.status}):\n"
+                          f"{exc.log_tail}") from None
+    if not dest.is_file():
+        raise GraderError(f"timing the reference on the public tests wrote no {dest.name}")
 
 
 GRADESCOPE_METADATA = "submission_metadata.json"

@@ -100,6 +100,11 @@ class Manifest:
         sandbox: The sandbox backend, ``"linux"`` or ``"portable"`` (chosen by :func:`grader.judge.backends.choose`).
         fingerprints: Assignment id to the course's fingerprints for it
             (:func:`grader.grading.freshness.course_fingerprints`), stored with each result.
+        probe_seconds: A release's timing run (``grader release``: the reference checked on the public tests of the
+            release, ``course``): the judge measures every probe the tests make on the reference (from ``reference``),
+            as hidden grading does, and writes the times to this file (:mod:`grader.judge.probe_seconds`). "" for none.
+        reference: The folder holding the reference's package when it is not the course's ``reference/`` (a timing
+            run's course is the release, which has none); "" for the course's.
     """
 
     course: str
@@ -114,6 +119,8 @@ class Manifest:
     claimant: str = ""
     sandbox: str = "linux"
     fingerprints: dict[str, dict[str, str]] = field(default_factory=dict)
+    probe_seconds: str = ""
+    reference: str = ""
 
     def dump(self, path: Path) -> None:
         """Write the manifest as JSON."""

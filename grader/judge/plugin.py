@@ -44,6 +44,7 @@ from grader.judge.answers import MalformedAnswer, with_record
 from grader.judge.answers import parse as parse_answer
 from grader.judge.deadlines import backstop_seconds
 from grader.judge.manifest import Manifest
+from grader.judge.probe_seconds import write as write_probe_seconds
 from grader.judge.progress_feed import ProgressFeed
 from grader.judge.reference import complete_request, judged_for
 from grader.judge.scoring import points_earned
@@ -357,6 +358,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             if run is not None and not run.finished:
                 run.finish()
         state.sandbox.close()
+        if state.manifest.probe_seconds:  # a release's timing run: what a self-check's probe limits come from
+            write_probe_seconds(Path(state.manifest.probe_seconds), state.measured_seconds())
 
 
 # --- turning an outcome into a result ----------------------------------------

@@ -24,6 +24,9 @@ from grader.judge.backends import Sandbox
 from grader.judge.claims import ClaimQueue
 from grader.judge.deadlines import request_key
 from grader.judge.manifest import Manifest
+from grader.judge.probe_seconds import FILE as PROBE_SECONDS
+from grader.judge.probe_seconds import hashed
+from grader.judge.probe_seconds import read as read_probe_seconds
 from grader.judge.reference import judged_for, load_reference, run_probe
 from grader.judge.submission_run import SubmissionRun
 from grader.sandbox import course_code, own_parts
@@ -114,6 +117,7 @@ class GradingState:
         self._reference: Any = None
         self._reference_answers: dict[str, str] = {}
         self._reference_seconds: dict[str, float | None] = {}
+        self._shipped: dict[str, float] | None = None  # a self-check's: the release's table, read on first use
 
     def params_for(self, path: Path) -> list[str]:
         """What the tests in the file at ``path`` are parametrized with: the slots of its assignment, or every
@@ -146,10 +150,17 @@ class GradingState:
     @property
     def reference(self) -> Any:
         if self._reference is None:
-            if not self.manifest.include_hidden:
+            if not self.has_reference:
                 raise RuntimeError("the reference solution is not available in a self-check")
-            self._reference = load_reference(self.course.reference_dir, self.course.package)
+            self._reference = load_reference(Path(self.manifest.reference or self.course.reference_dir),
+                                             self.course.package)
         return self._reference
+
+    @property
+    def has_reference(self) -> bool:
+        """Whether this judge runs the reference: hidden grading, and a release's timing run
+        (:attr:`Manifest.probe_seconds`); never a self-check."""
+        return self.manifest.include_hidden or bool(self.manifest.probe_seconds)
 
     def reference_answer(self, probe: str, args: list[Any]) -> str:
         """The reference solution's answer to a probe, as JSON (with what its judge side counted, under
@@ -181,18 +192,25 @@ class GradingState:
         return self._reference_answers[key]
 
     def reference_seconds(self, probe: str, args: list[Any]) -> float | None:
-        """Seconds the reference solution took for this probe (run now if it has not been), or None when there
-        is no reference (a self-check) or the probe fails on it: the probe then gets no limit of its own
-        (:mod:`grader.judge.deadlines`)."""
-        if not self.manifest.include_hidden:
-            return None
+        """Seconds the reference solution took for this probe (run now if it has not been), or None when the
+        probe fails on it: the probe then gets no limit of its own (:mod:`grader.judge.deadlines`). A self-check
+        has no reference: it reads the times the release ships (:mod:`grader.judge.probe_seconds`), None for a
+        probe they do not hold."""
         key = request_key(probe, args)
+        if not self.has_reference:
+            if self._shipped is None:
+                self._shipped = read_probe_seconds(self.course.assignments_dir / PROBE_SECONDS)
+            return self._shipped.get(hashed(key))
         if key not in self._reference_seconds:
             try:
                 self._answer(key, probe, args)
             except Exception:  # noqa: BLE001 - a test that calls the reference itself gets the error there
                 self._reference_seconds[key] = None
         return self._reference_seconds[key]
+
+    def measured_seconds(self) -> dict[str, float | None]:
+        """Every probe's time measured on the reference so far, by request key (what a release ships)."""
+        return dict(self._reference_seconds)
 
     def assignment_of(self, item: pytest.Item) -> Assignment:
         """The assignment whose folder holds the item's test file."""

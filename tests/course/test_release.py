@@ -39,7 +39,7 @@ def release_text(release: Path) -> str:
 
 def test_the_release_has_what_students_need(release):
     for path in ("micrograd/engine.py", "micrograd/nn.py", "README.md", "pyproject.toml", "grader/cli.py",
-                 ".github/workflows/self-check.yml"):
+                 ".github/workflows/self-check.yml", "assignments/probe_seconds.json"):
         assert (release / path).is_file(), path
     for aid in ("value_ops", "backward", "mlp"):
         assert (release / "assignments" / aid / "README.md").is_file()

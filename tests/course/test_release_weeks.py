@@ -61,7 +61,7 @@ def test_a_release_holds_only_the_assignments_out_and_names_the_others_with_why(
     assert main(["--course", str(week_two), "release", "-o", str(out)]) == 0
 
     printed = capsys.readouterr().out
-    assert names(out / "assignments") == {"shared", "value_ops", "backward"}
+    assert names(out / "assignments") == {"shared", "value_ops", "backward", "probe_seconds.json"}
     assert names(out / "notebooks") == {"value_ops.ipynb", "backward.ipynb"}
     assert not (out / "answers").exists()  # the concept check's answers template
     for package in (out / "micrograd", out / "student_template" / "micrograd",
@@ -86,7 +86,7 @@ def test_a_named_assignment_is_handed_out_before_its_date_and_keeps_it(week_two,
     assert main(["--course", str(week_two), "release", "-o", str(out), "-a", "forward_mode"]) == 0
 
     printed = capsys.readouterr().out
-    assert names(out / "assignments") == {"shared", "value_ops", "backward", "forward_mode"}
+    assert names(out / "assignments") == {"shared", "value_ops", "backward", "forward_mode", "probe_seconds.json"}
     assert names(out / "micrograd") == {"__init__.py", "engine.py", "forward.py"}
     assert (out / "notebooks" / "forward_mode.ipynb").is_file() and (teacher / "autograders" / "forward-mode").is_dir()
     assert (out / "assignments" / "forward_mode" / "assignment.yaml").read_text() == (

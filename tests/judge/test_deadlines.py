@@ -139,8 +139,9 @@ def test_a_hanging_submission_stops_waiting_in_full_after_its_first_timeout(tmp_
     assert timing["seconds"] < timing["limit"] <= 10 and timing["reference_seconds"] >= 0
 
 
-def test_a_self_check_has_no_reference_so_the_test_limit_holds(tmp_path, capsys):
-    """Without the reference (``grader check``), a probe keeps the test's own limit (here 1 s) and says so."""
+def test_a_self_check_without_the_release_s_times_keeps_the_test_limit(tmp_path, capsys):
+    """Without the reference (``grader check``) and without the times a release ships (the instructor's own course),
+    a probe keeps the test's own limit (here 1 s) and says so (``test_release_probe_seconds.py``: with them)."""
     course = H.copy_course(tmp_path / "course", ["value_ops"], test_seconds=1)
     submission = H.write(tmp_path / "hang", H.with_pow(H.LOOP))
     capsys.readouterr()
