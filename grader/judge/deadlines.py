@@ -25,8 +25,9 @@ its fault). Either way the test fails, as it would have after waiting its
 full limit, so the score is the same; only the wait is shorter.
 
 A probe limit is never above the test's own limit or what is left of the
-assignment's budget. Without a reference (a student's ``grader check``)
-there is nothing to derive a limit from, and the test's limit holds.
+assignment's budget. A student's ``grader check`` has no reference: it reads
+``r`` from the times its release ships (:mod:`grader.judge.probe_seconds`); a
+call those do not hold keeps the test's limit.
 
 Every one of these limits counts the student's seconds, not the machine's: where the backend can read
 the worker's CPU time (Linux), a call is charged the CPU seconds its worker used, so a machine busy with
