@@ -15,7 +15,7 @@ from grader.grading.shard import parse_shard
 from grader.grading.term_check import load_term_inputs
 from grader.inert import terminal
 from grader.judge.backends import PORTABLE_WARNING, choose
-from grader.outputs.class_outputs import late_lines, other_branch_line, summary_text, withheld_message
+from grader.outputs.class_outputs import run_summary
 
 NAME = "grade"
 HELP = "grade a folder of submissions"
@@ -71,6 +71,7 @@ class Args(CourseArgs):
 
 def run(args: Args) -> ExitCode:
     """``grader grade``: grade a class, print the gradebook, the hardest tests and the sandbox's layers."""
+    roster, extensions, pushes = (Path(given) if given else None for given in (args.roster, args.extensions, args.pushes))
     course = course_of(args)
     out = Path(args.output)
     started = time.monotonic()
@@ -81,7 +82,7 @@ def run(args: Args) -> ExitCode:
     # the term's inputs, read once and checked together: a wrong due date, late policy or term file, or an
     # extension row matching nothing, and nothing is graded
     term = load_term_inputs(course, Path(args.submissions), assignment_ids=args.assignment, deadline=args.deadline,
-                            roster=_path(args.roster), extensions=_path(args.extensions), pushes=_path(args.pushes))
+                            roster=roster, extensions=extensions, pushes=pushes)
     if not args.assignment and term.unreleased:
         print(f"Not released yet, so not graded: {', '.join(term.unreleased)} (released: in their assignment.yaml; "
               "-a ID grades one anyway)", file=sys.stderr)
@@ -92,24 +93,18 @@ def run(args: Args) -> ExitCode:
                     shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind, term=term,
                     junit=args.format == "junit")
     assert run.outputs is not None
-    print(summary_text(run.assignments, run.outputs, out, graded=len(run.graded), kept=len(run.skipped),
-                       course_changed=run.course_changed, seconds=time.monotonic() - started, jobs=args.jobs,
-                       book=run.book))
-    assert run.store is not None
-    students = [g.student for g in run.grades]
-    for line in [run.copied.warning(), *late_lines(run.store, run.assignments, students),
-                 other_branch_line(run.store, run.assignments, students)]:
+    summary = run_summary(run.outputs, run.assignments, out, graded=len(run.graded), kept=len(run.skipped),
+                          course_changed=run.course_changed, seconds=time.monotonic() - started, jobs=args.jobs,
+                          book=run.book)
+    print(summary.text)
+    for line in [run.copied.warning(), *summary.notes]:
         if line:
             print(line, file=sys.stderr)
     for line in run.roster:
         print(terminal(line, keep=""), file=sys.stderr)
     for line in term.roster_problems(g.student for g in run.grades):
         print(f"Roster: {terminal(line, keep='')}", file=sys.stderr)
-    if run.withheld:
-        print(withheld_message(run.withheld), file=sys.stderr)
+    if summary.withheld:
+        print(summary.withheld, file=sys.stderr)
         return ExitCode.GRADER_FAULT
     return ExitCode.OK
-
-
-def _path(value: str | None) -> Path | None:
-    return Path(value) if value else None

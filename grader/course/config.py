@@ -44,16 +44,14 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field, fields
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from grader.course.handout import Handout, load_handout, parse_uses
-from grader.course.late_policy import LatePolicy, parse_due, parse_policy
+from grader.course.handout import Handout, parse_handout, parse_uses
+from grader.course.late_policy import LatePolicy, parse_dates
 from grader.course.term import Term, load_term
-from grader.course.yaml_file import parse_yaml
+from grader.course.yaml_file import load_yaml
 from grader.errors import ConfigError
 from grader.sandbox.own_parts import NAME as PART_NAME
 
@@ -264,23 +262,35 @@ HANDOUT = "handout.yaml"
 """The file of :data:`SHARED` holding the handout's tables the whole course shares (:mod:`grader.course.handout`)."""
 
 
+ASSIGNMENT = "assignment.yaml"
+"""An assignment's own file, in its folder: what makes a folder of ``assignments/`` an assignment."""
+
+
 def load_assignment(root: Path, term: Term | None = None) -> Assignment:
-    """Load and validate ``root/assignment.yaml`` (``term``: the course's ``course.yaml``, for its time zone; read
-    from ``root``'s parent when not given).
+    """Read one assignment folder on its own: ``root/assignment.yaml``, with the handout of the course it stands in
+    (:meth:`grader.course.course.Course.assignments` reads several, the handout once).
 
     Raises:
-        ConfigError: If the file is missing, is not YAML, or a key is missing
-            or invalid; the message names the file and the key.
+        ConfigError: As :func:`parse_assignment`, and if the file is missing or is not YAML.
     """
-    path = root / "assignment.yaml"
-    try:
-        raw = parse_yaml(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(path, "", "file not found") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        raise ConfigError(path, "", f"not valid YAML: {exc}") from None
-    if not isinstance(raw, dict):
-        raise ConfigError(path, "", "expected a mapping at the top level")
+    handout = root.parent / SHARED / HANDOUT
+    return parse_assignment(root, load_yaml(root / ASSIGNMENT, required=True), parse_handout(load_yaml(handout), handout),
+                            term)
+
+
+def parse_assignment(root: Path, raw: dict[str, Any], handout: Handout, term: Term | None = None) -> Assignment:
+    """Validate the assignment of folder ``root``, its ``assignment.yaml`` read (``raw``: its mapping).
+
+    Args:
+        root: The assignment's folder.
+        raw: The mapping of its ``assignment.yaml``.
+        handout: The course's handout (its modules order the files; its ``uses`` table is extended by the file's).
+        term: The course's ``course.yaml``, for its time zone (None: read from ``root``'s parent if a date needs it).
+
+    Raises:
+        ConfigError: If a key is missing or invalid; the message names the file and the key.
+    """
+    path = root / ASSIGNMENT
     known = {"title", "files", "points", "visibility", "limits", "id", "order", "allow_network", "grader_parts", "judge_parts",
              "uses", "due", "late", "released", "kind"}
     for key in raw:
@@ -294,7 +304,6 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
     kind = raw.get("kind", "code")
     if kind not in KINDS:
         raise ConfigError(path, "kind", f"expected one of {', '.join(KINDS)}, got {kind!r}")
-    handout = load_handout(root.parent / SHARED / HANDOUT)
     files = _files(path, raw, kind, handout)
     if "points" not in raw:
         raise ConfigError(path, "points", "missing: the assignment's total points")
@@ -309,23 +318,16 @@ def load_assignment(root: Path, term: Term | None = None) -> Assignment:
     if not isinstance(allow_network, bool):
         raise ConfigError(path, "allow_network", f"expected true or false, got {allow_network!r}")
     grader_parts, judge_parts = (_parts(path, raw, key) for key in ("grader_parts", "judge_parts"))
-    uses = {**handout.uses, **parse_uses(path, raw.get("uses"))}
-    due = None
-    if raw.get("due") is not None:
-        zone = (term if term is not None else load_term(root.parent)).time_zone
-        due = parse_due(raw["due"], zone, str(path), "due")
-    elif raw.get("late") is not None:
-        raise ConfigError(path, "late", "a late policy without a due date: set due too")
-    late = parse_policy(raw.get("late"), due, str(path)) if due is not None else LatePolicy()
-    released = _released(path, raw.get("released", True), term, root, due)
     code = kind == "code"
     ordered = ordered_files(tuple(files), handout.modules) if code else list(files)
+    uses = {**handout.uses, **parse_uses(path, raw.get("uses"))}
+    dates = parse_dates(raw, lambda: (term if term is not None else load_term(root.parent)).time_zone, str(path))
     return Assignment(
         kind=kind,
-        released=released,
+        released=dates.released,
         id=root.name,
-        due=due,
-        late=late,
+        due=dates.due,
+        late=dates.late,
         uses=uses,
         grader_parts=tuple(grader_parts),
         judge_parts=tuple(judge_parts),
@@ -381,20 +383,3 @@ def _parts(path: Path, raw: dict[str, Any], key: str) -> list[str]:
         raise ConfigError(path, key, f"expected a list of module names of assignments/{SHARED}/{PARTS}/ "
                                      f"(lower case, e.g. [stand_ins]), got {names!r}")
     return names
-
-
-def _released(path: Path, value: Any, term: Term | None, root: Path, due: datetime | None) -> datetime | bool:
-    """The ``released`` key: true, false, or an ISO 8601 date or time (as ``due``; a date alone means the start of that
-    day), not after ``due``."""
-    if isinstance(value, bool):
-        return value
-    if value is None or isinstance(value, (int, float, list, dict)):
-        raise ConfigError(path, "released", f"expected true, false or a date such as 2026-11-23, got {value!r}")
-    zone = (term if term is not None else load_term(root.parent)).time_zone
-    text = value.isoformat() if isinstance(value, (date, datetime)) else str(value).strip()
-    day_only = re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) is not None
-    when = parse_due(f"{text}T00:00" if day_only else text, zone, str(path), "released")  # a day: from its start
-    if due is not None and when > due:
-        raise ConfigError(path, "released", f"{when.isoformat(timespec='seconds')} is after the due date "
-                                            f"{due.isoformat(timespec='seconds')}")
-    return when

@@ -1,8 +1,9 @@
 """The course folder: ``assignments/``, ``reference/``, ``student_template/``, and what it declares once for every
 assignment (the handout's tables, the term, the student's package).
 
-:class:`Course` is the one object commands are handed: each assignment's configuration is read by
-:func:`grader.course.config.load_assignment`.
+:class:`Course` is the one object commands are handed. It reads the course's YAML files and hands what they hold on:
+the handout's to :func:`grader.course.handout.parse_handout` (once for all the assignments it loads), each
+``assignment.yaml``'s to :func:`grader.course.config.parse_assignment`.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from grader.course.config import HANDOUT, PARTS, SHARED, Assignment, load_assignment
-from grader.course.handout import Handout, load_handout
+from grader.course.config import ASSIGNMENT, HANDOUT, PARTS, SHARED, Assignment, parse_assignment
+from grader.course.handout import Handout, parse_handout
 from grader.course.term import Term, load_term
+from grader.course.yaml_file import load_yaml
 from grader.errors import GraderError
 
 
@@ -71,7 +73,8 @@ class Course:
         Raises:
             ConfigError: If the file is invalid.
         """
-        return load_handout(self.assignments_dir / SHARED / HANDOUT)
+        path = self.assignments_dir / SHARED / HANDOUT
+        return parse_handout(load_yaml(path), path)
 
     @property
     def term(self) -> Term:
@@ -91,31 +94,37 @@ class Course:
         """Ids of every assignment (folders with an ``assignment.yaml``), sorted."""
         if not self.assignments_dir.is_dir():
             return []
-        return sorted(p.name for p in self.assignments_dir.iterdir() if (p / "assignment.yaml").is_file())
+        return sorted(p.name for p in self.assignments_dir.iterdir() if (p / ASSIGNMENT).is_file())
 
     def assignment(self, assignment_id: str, term: Term | None = None) -> Assignment:
-        """Load one assignment by id (``term``: the course's ``course.yaml`` already read; None reads it).
+        """Load one assignment by id (``term``: the course's ``course.yaml`` already read; None reads it if a date
+        needs it).
 
         Raises:
             GraderError: If there is no such assignment.
-            ConfigError: If its ``assignment.yaml`` is invalid.
+            ConfigError: If its ``assignment.yaml`` or the handout is invalid.
         """
-        ids = self.assignment_ids()
-        if assignment_id not in ids:
-            raise self._unknown(assignment_id, ids)
-        return load_assignment(self.assignments_dir / assignment_id, term)
+        return self.assignments([assignment_id], term)[0]
 
     def assignments(self, ids: list[str] | None = None, term: Term | None = None) -> list[Assignment]:
-        """Load the given assignments (default: all), in the given order or by (order, id) (``term``: the course's
-        ``course.yaml`` already read; None reads it for each assignment).
+        """Load the given assignments (default: all), in the given order or by (order, id): their ``assignment.yaml``
+        files and the handout, each read once (``term``: the course's ``course.yaml`` already read; None reads it
+        where a date needs it).
 
         Raises:
             GraderError: If an id is unknown or repeated.
+            ConfigError: If an ``assignment.yaml`` or the handout is invalid.
         """
+        known = self.assignment_ids()
         if ids:
-            _refuse_repeated(ids)
-            return [self.assignment(i, term) for i in ids]
-        return sorted((self.assignment(i, term) for i in self.assignment_ids()), key=lambda a: (a.order, a.id))
+            self._refuse_unknown(ids, known)
+        chosen = ids or known
+        if not chosen:
+            return []
+        handout = self.handout
+        folders = [self.assignments_dir / i for i in chosen]
+        loaded = [parse_assignment(f, load_yaml(f / ASSIGNMENT, required=True), handout, term) for f in folders]
+        return loaded if ids else sorted(loaded, key=lambda a: (a.order, a.id))
 
     def code_assignments(self, ids: list[str] | None = None) -> list[Assignment]:
         """:meth:`assignments` without the concept checks (``kind: questions``): those students write code for."""
@@ -139,31 +148,26 @@ class Course:
             return self.assignments(ids)
         every = self.assignments() if every is None else every
         if ids:
-            _refuse_repeated(ids)
             by_id = {a.id: a for a in every}
-            for i in ids:
-                if i not in by_id:
-                    raise self._unknown(i, sorted(by_id))
+            self._refuse_unknown(ids, sorted(by_id))
             return [by_id[i] for i in ids]
         out = [a for a in every if a.is_released(now)]
         if every and not out:
             raise GraderError("no assignment is released yet (released: in each assignment.yaml): name one with -a ID")
         return out
 
-    def _unknown(self, assignment_id: str, ids: Sequence[str]) -> GraderError:
-        return GraderError(f"no assignment {assignment_id!r} in {self.assignments_dir}; available: "
-                           f"{', '.join(ids) or 'none'}")
+    def _refuse_unknown(self, ids: Sequence[str], known: Sequence[str]) -> None:
+        """Refuse an assignment named twice (``-a mlp -a mlp``), then one not among ``known``.
 
-
-def _refuse_repeated(ids: Sequence[str]) -> None:
-    """Refuse an assignment named twice (``-a mlp -a mlp``).
-
-    Raises:
-        GraderError: Naming the first id repeated.
-    """
-    repeated = sorted({i for i in ids if ids.count(i) > 1})
-    if repeated:
-        raise GraderError(f"assignment {repeated[0]!r} given more than once")
+        Raises:
+            GraderError: Naming the first id repeated, else the first unknown one.
+        """
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise GraderError(f"assignment {repeated[0]!r} given more than once")
+        for i in ids:
+            if i not in known:
+                raise GraderError(f"no assignment {i!r} in {self.assignments_dir}; available: {', '.join(known) or 'none'}")
 
 
 def find_course(start: Path | None = None) -> Course:

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.course.yaml_file import load_yaml
 from grader.errors import ConfigError
 
 MODULE_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,39}$")
@@ -108,14 +107,12 @@ def parse_uses(path: Path, raw: Any) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in raw.items()}
 
 
-def load_handout(path: Path) -> Handout:
-    """The handout of ``path`` (an empty one when there is no such file).
+def parse_handout(raw: dict[str, Any], path: Path) -> Handout:
+    """The handout ``path`` holds, its mapping read (``raw``: an empty one gives an empty handout).
 
     Raises:
-        ConfigError: If the file is not YAML, has an unknown key, or a table is malformed (the message names the
-            file and the key).
+        ConfigError: If it has an unknown key, or a table is malformed (the message names the file and the key).
     """
-    raw = load_yaml(path)
     for key in raw:
         if key not in KEYS:
             raise ConfigError(path, str(key), f"unknown key; known keys: {', '.join(KEYS)}")

@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone, tzinfo
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -209,6 +210,60 @@ def parse_due(value: Any, zone: tzinfo | None, where: str = "", key: str = "due"
         when.astimezone(timezone.utc)
     except OverflowError:  # past the end of 9999 in UTC (9999-12-31 west of Greenwich: a placeholder)
         return LATEST
+    return when
+
+
+@dataclass(frozen=True)
+class Dates:
+    """An assignment's dates: ``due``, ``late`` and ``released`` of its ``assignment.yaml``, read together
+    (:func:`parse_dates`).
+
+    Attributes:
+        due: When the assignment is due (aware), or None: then no lateness is assessed.
+        late: What late work costs (no cost without a ``late`` table).
+        released: Whether the assignment is handed out: True, False, or the moment it is (aware).
+    """
+
+    due: datetime | None = None
+    late: LatePolicy = LatePolicy()
+    released: datetime | bool = True
+
+
+def parse_dates(raw: Mapping[str, Any], zone: Callable[[], tzinfo | None], where: str) -> Dates:
+    """The ``due``, ``late`` and ``released`` keys of an ``assignment.yaml`` (``raw``: its mapping).
+
+    Args:
+        raw: The file's mapping.
+        zone: The course's time zone (None: the course sets none), asked for only when a date is to be read.
+        where: The file, for errors.
+
+    Raises:
+        ConfigError: Naming the file and the key: a date that does not parse (or has no offset while the course sets
+            no time zone), a late policy without a due date or with a value out of place, a release after the due date.
+    """
+    due = None
+    if raw.get("due") is not None:
+        due = parse_due(raw["due"], zone(), where, "due")
+    elif raw.get("late") is not None:
+        raise ConfigError(where, "late", "a late policy without a due date: set due too")
+    late = parse_policy(raw.get("late"), due, where) if due is not None else LatePolicy()
+    return Dates(due, late, _released(raw.get("released", True), zone, due, where))
+
+
+def _released(value: Any, zone: Callable[[], tzinfo | None], due: datetime | None, where: str) -> datetime | bool:
+    """The ``released`` key: true, false, or an ISO 8601 date or time (as ``due``; a date alone means the start of that
+    day), not after ``due``."""
+    if isinstance(value, bool):
+        return value
+    if value is None or isinstance(value, (int, float, list, dict)):
+        raise ConfigError(where, "released", f"expected true, false or a date such as 2026-11-23, got {value!r}")
+    local = zone()
+    text = value.isoformat() if isinstance(value, (date, datetime)) else str(value).strip()
+    day_only = re.fullmatch(r"\d{4}-\d{2}-\d{2}", text) is not None
+    when = parse_due(f"{text}T00:00" if day_only else text, local, where, "released")  # a day: from its start
+    if due is not None and when > due:
+        raise ConfigError(where, "released", f"{when.isoformat(timespec='seconds')} is after the due date "
+                                             f"{due.isoformat(timespec='seconds')}")
     return when
 
 

@@ -23,19 +23,23 @@ def parse_yaml(text: str) -> Any:
     return yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader
 
 
-def load_yaml(path: Path) -> dict[str, Any]:
-    """The mapping in the YAML file ``path``, or an empty one when there is no such file.
+def load_yaml(path: Path, *, required: bool = False) -> dict[str, Any]:
+    """The mapping in the YAML file ``path``: an empty one when there is no such file or it is empty, unless the file
+    is ``required`` (an ``assignment.yaml``).
 
     Raises:
-        ConfigError: If the file is not YAML or holds something else than a mapping.
+        ConfigError: If the file is not YAML or holds something else than a mapping, or a required file is missing
+            or empty.
     """
     try:
         raw = parse_yaml(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        if required:
+            raise ConfigError(path, "", "file not found") from None
         return {}
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ConfigError(path, "", f"not valid YAML: {exc}") from None
-    if raw is None:
+    if raw is None and not required:
         return {}
     if not isinstance(raw, dict):
         raise ConfigError(path, "", "expected a mapping at the top level")

@@ -1,11 +1,11 @@
 """A graded class's own outputs, made from the results store in one pass: ``grades.csv``, ``item_analysis.csv``,
-the isolation the workers reported, the cells that need attention, and what ``grader grade`` prints about them.
+the isolation the workers reported, the cells that need attention, the late work and the work on another branch, and
+what ``grader grade`` prints about them.
 
-:func:`write_class_outputs` takes every student's results from the store (each results.json parsed once: see
+:func:`write_class_outputs` takes every student's results from the store once (each results.json parsed once: see
 :mod:`grader.outputs.store`), finds the cells that need attention once (:func:`grader.outputs.attention.
-class_attention`, the same count ``grader report`` shows) and writes the two tables; :func:`summary_text`,
-:func:`late_lines`, :func:`other_branch_line` and :func:`withheld_message` are the terminal's view of a run (student
-ids and reasons made inert).
+class_attention`, the same count ``grader report`` shows) and writes the two tables; :func:`run_summary` is the
+terminal's view of a run, made from what it took (student ids and reasons made inert).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from grader.outputs.formats import write_grade_junit
 from grader.outputs.gradebook import StudentGrade, grade_from_results, table, write_csv
 from grader.outputs.item_analysis import Item, analyse, summary
 from grader.outputs.item_analysis import write_csv as write_items
-from grader.outputs.store import ResultStore
+from grader.outputs.store import Result, ResultStore
 from grader.sandbox.protocol import BACKEND, layer_text
 
 Isolation = dict[str, set[tuple[bool, str]]]
@@ -39,6 +39,10 @@ class ClassOutputs:
         isolation: What the workers reported of each sandbox layer (:data:`Isolation`).
         junit: The JUnit gradebook, when one was asked for.
         attention: The gradebook's cells that need attention (what the report lists).
+        late: Assignment id to ``late`` and ``after the cut-off`` (in that order), each to the evidence its late
+            results rest on (:attr:`~grader.outputs.store.LateWork.evidence`) and how many do (withheld ones left out).
+        other_branch: Student to the assignment ids whose graded commit holds nothing of theirs while another branch
+            of their repository has commits (:func:`grader.outputs.attention.other_branch`), in the order given.
     """
 
     grades: list[StudentGrade] = field(default_factory=list)
@@ -46,6 +50,25 @@ class ClassOutputs:
     isolation: Isolation = field(default_factory=dict)
     junit: Path | None = None
     attention: ClassAttention = field(default_factory=ClassAttention)
+    late: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)
+    other_branch: dict[str, set[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What ``grader grade`` prints when it is done (:func:`run_summary`).
+
+    Attributes:
+        text: For standard output: the gradebook table, what the course changed, the counts, where the outputs are,
+            the hardest tests, the cells that need attention and the sandbox's layers.
+        notes: For standard error, one line each: the late work of each assignment, by the evidence it rests on; the
+            students graded on a branch that holds nothing of theirs.
+        withheld: For standard error: the error naming why scores were withheld ("" when none was).
+    """
+
+    text: str
+    notes: list[str]
+    withheld: str
 
 
 def folder_class(store: ResultStore, course: list[Assignment], students: list[str]) -> tuple[list[Assignment], list[str]]:
@@ -66,15 +89,13 @@ def write_class_outputs(store: ResultStore, assignments: list[Assignment], stude
                         ) -> ClassOutputs:
     """Take every student's results from ``store``; write ``grades.csv`` and ``item_analysis.csv`` in its folder
     (and, with ``junit``, ``grades.junit.xml``: :func:`grader.outputs.formats.write_grade_junit`)."""
-    made = ClassOutputs()
+    made = ClassOutputs(late={a.id: {"late": {}, "after the cut-off": {}} for a in assignments})
     for student in students:
         made.grades.append(grade_from_results(store, assignments, student))
         for a in assignments:
             result = store.get(a.id, student)
-            for layer, status in (result.isolation if result is not None else {}).items():
-                text = layer_text(status)  # what was on is named; why a layer was off is kept
-                shown = (text.split(" (")[0] if layer == BACKEND else "on") if status["active"] else text[:200]
-                made.isolation.setdefault(layer, set()).add((status["active"], shown))
+            if result is not None:
+                _take(made, a.id, student, result)
     write_csv(store.out / "grades.csv", assignments, made.grades)
     made.attention = class_attention(store, assignments, [g.student for g in made.grades])
     made.items = analyse(store, assignments, [g.student for g in made.grades], made.attention)
@@ -83,6 +104,20 @@ def write_class_outputs(store: ResultStore, assignments: list[Assignment], stude
         made.junit = store.out / "grades.junit.xml"
         write_grade_junit(made.junit, assignments, store, [g.student for g in made.grades])
     return made
+
+
+def _take(made: ClassOutputs, assignment: str, student: str, result: Result) -> None:
+    """Add what the terminal counts of one result to ``made``: its sandbox layers, its late work, its other branch."""
+    for layer, status in result.isolation.items():
+        text = layer_text(status)  # what was on is named; why a layer was off is kept
+        shown = (text.split(" (")[0] if layer == BACKEND else "on") if status["active"] else text[:200]
+        made.isolation.setdefault(layer, set()).add((status["active"], shown))
+    late = result.late
+    if late is not None and late.late and not result.withheld:
+        kind = made.late[assignment]["late" if late.graded else "after the cut-off"]
+        kind[late.evidence] = kind.get(late.evidence, 0) + 1
+    if other_branch(result):
+        made.other_branch.setdefault(student, set()).add(assignment)
 
 
 def isolation_summary(layers: Isolation) -> str:
@@ -101,45 +136,14 @@ def isolation_summary(layers: Isolation) -> str:
     return line + (f" Not active: {'; '.join(off)}." if off else "")
 
 
-def withheld_message(withheld: list[tuple[str, str, str]]) -> str:
-    """The error naming why scores were withheld (one line per distinct cause, at most five)."""
-    causes: dict[str, list[str]] = {}
-    for student, assignment, reason in withheld:
-        causes.setdefault(terminal(reason, keep=""), []).append(terminal(f"{student}/{assignment}", keep=""))
-    lines = [f"grader: error: {len(withheld)} score(s) withheld because the grader itself failed (not the students' "
-             "code); they are empty in grades.csv and a re-run grades them again:"]
-    for reason, where in list(causes.items())[:5]:
-        lines.append(f"  {reason} ({', '.join(where[:3])}{' ...' if len(where) > 3 else ''})")
-    return "\n".join(lines)
-
-
-EVIDENCE = (("push", "the server's push times"), ("committer date", "committer dates"),
-            ("modification time", "file modification times"), ("zip", "zip dates"), ("Gradescope", "Gradescope's times"))
-"""What a late decision rests on, as the terminal counts it: a word of the stored ``source`` and its name."""
-
-
-def evidence_kind(source: str) -> str:
-    """The kind of evidence a stored late ``source`` names (:data:`EVIDENCE`), or ``other evidence``."""
-    return next((name for word, name in EVIDENCE if word in source), "other evidence")
-
-
-def late_lines(store: ResultStore, assignments: list[Assignment], students: list[str]) -> list[str]:
+def late_lines(made: ClassOutputs, assignments: list[Assignment]) -> list[str]:
     """One line per assignment with late work: how many results were late and how many after the cut-off, each
     counted by the evidence it rests on (``value_ops: 3 late (2 by the server's push times, 1 by committer dates);
     1 after the cut-off (file modification times)``)."""
     lines = []
     for a in assignments:
-        counts: dict[str, dict[str, int]] = {"late": {}, "after the cut-off": {}}
-        for student in students:
-            result = store.get(a.id, student)
-            late = result.late if result is not None else None
-            if late is None or not late.late or result is None or result.withheld:
-                continue
-            kind = counts["late" if late.graded else "after the cut-off"]
-            name = evidence_kind(late.source or late.sentence)
-            kind[name] = kind.get(name, 0) + 1
         parts = [f"{sum(by.values())} {what} ({', '.join(f'{n} by {k}' for k, n in by.items())})"
-                 for what, by in counts.items() if by]
+                 for what, by in made.late.get(a.id, {}).items() if by]
         if parts:
             lines.append(f"Late work: {a.id}: {'; '.join(parts)}")
     return lines
@@ -147,21 +151,6 @@ def late_lines(store: ResultStore, assignments: list[Assignment], students: list
 
 SHOWN = 10
 """Students named on a line of the terminal before ``...``."""
-
-
-def other_branch_line(store: ResultStore, assignments: list[Assignment], students: list[str]) -> str:
-    """The terminal's line counting the students whose graded commit holds nothing of theirs while another branch of
-    their repository has commits (:func:`grader.outputs.attention.other_branch`), naming them and where the remedy is
-    ("" when there are none)."""
-    found = [s for s in students if any((r := store.get(a.id, s)) is not None and other_branch(r) for a in assignments)]
-    if not found:
-        return ""
-    shown = ", ".join(s[:60] for s in found[:SHOWN]) + (f", ... ({len(found) - SHOWN} more)" if len(found) > SHOWN else "")
-    return terminal(f"Work on another branch: {len(found)} student(s) ({shown}) graded on a branch that holds nothing of "
-                    "theirs by the due date (or only the repository's first commit, the template's) while another "
-                    "branch has commits; graded as it is. Their notes in grades.csv and the report say which branch. "
-                    "Grading that branch is the course's choice: docs/how-to/git-repositories.md, 'Work on another "
-                    "branch'.", keep="")
 
 
 def course_changed_line(changed: dict[str, tuple[str, int]]) -> str:
@@ -188,6 +177,7 @@ def summary_text(assignments: list[Assignment], made: ClassOutputs, out: Path, *
         jobs: Judge processes run in parallel.
         book: The gradebook's assignments (every one graded into the folder; None: ``assignments``).
     """
+    sandbox = isolation_summary(made.isolation)
     lines = [table(book or assignments, made.grades)]
     if course_changed:
         lines.append("\n" + course_changed_line(course_changed))
@@ -203,5 +193,34 @@ def summary_text(assignments: list[Assignment], made: ClassOutputs, out: Path, *
         lines.append(summary(made.items) + f"\n  (all tests: {out / 'item_analysis.csv'})")
     lines.append(made.attention.headline() + (f" `grader report {out}` lists them, each with what to do."
                                               if made.attention.count else ""))
-    lines.append(isolation_summary(made.isolation))
+    lines.append(sandbox)
     return "\n".join(lines)
+
+
+def run_summary(made: ClassOutputs, assignments: list[Assignment], out: Path, *, graded: int, kept: int,
+                course_changed: dict[str, tuple[str, int]], seconds: float, jobs: int,
+                book: list[Assignment] | None = None) -> RunSummary:
+    """What ``grader grade`` prints when it is done, made from the class outputs alone (``assignments``: those graded
+    in this run; the other arguments as :func:`summary_text`'s)."""
+    notes = late_lines(made, assignments)
+    text = summary_text(assignments, made, out, graded=graded, kept=kept, course_changed=course_changed,
+                        seconds=seconds, jobs=jobs, book=book)
+    ids = {a.id for a in assignments}
+    found = [s for s, where in made.other_branch.items() if where & ids]
+    if found:
+        shown = ", ".join(s[:60] for s in found[:SHOWN]) + (f", ... ({len(found) - SHOWN} more)" if len(found) > SHOWN
+                                                             else "")
+        notes.append(terminal(f"Work on another branch: {len(found)} student(s) ({shown}) graded on a branch that holds "
+                              "nothing of theirs by the due date (or only the repository's first commit, the "
+                              "template's) while another branch has commits; graded as it is. Their notes in grades.csv "
+                              "and the report say which branch. Grading that branch is the course's choice: "
+                              "docs/how-to/git-repositories.md, 'Work on another branch'.", keep=""))
+    withheld = [(g.student, a, reason) for g in made.grades for a, reason in g.withheld.items()]
+    causes: dict[str, list[str]] = {}  # why scores were withheld: one line per distinct cause, at most five
+    for student, assignment, reason in withheld:
+        causes.setdefault(terminal(reason, keep=""), []).append(terminal(f"{student}/{assignment}", keep=""))
+    lines = [f"grader: error: {len(withheld)} score(s) withheld because the grader itself failed (not the students' "
+             "code); they are empty in grades.csv and a re-run grades them again:"] if withheld else []
+    for reason, where in list(causes.items())[:5]:
+        lines.append(f"  {reason} ({', '.join(where[:3])}{' ...' if len(where) > 3 else ''})")
+    return RunSummary(text, notes, "\n".join(lines))

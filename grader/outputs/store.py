@@ -41,6 +41,10 @@ FEEDBACK = "feedback.md"
 INSTRUCTOR = "_instructor"
 """The output folder's own folder (logs, working files, judge errors): never an assignment."""
 
+EVIDENCE = (("push", "the server's push times"), ("committer date", "committer dates"),
+            ("modification time", "file modification times"), ("zip", "zip dates"), ("Gradescope", "Gradescope's times"))
+"""What a late decision rests on (:attr:`LateWork.evidence`): a word of the stored ``source`` and its name."""
+
 
 def _strings(value: Any) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, list) else ()
@@ -91,6 +95,13 @@ class LateWork:
     @property
     def late(self) -> bool:
         return self.seconds > 0
+
+    @property
+    def evidence(self) -> str:
+        """The kind of evidence the decision rests on, as the terminal counts it (:data:`EVIDENCE`): the first whose
+        word :attr:`source` (else :attr:`sentence`) holds, or ``other evidence``."""
+        source = self.source or self.sentence
+        return next((name for word, name in EVIDENCE if word in source), "other evidence")
 
 
 def _late(value: Any) -> LateWork | None:

@@ -25,7 +25,7 @@ from grader.intake import pushes as P
 from grader.intake.entry import Submission
 from grader.intake.git_history import read_at_deadlines
 from grader.outputs.attention import attention_list, finding
-from grader.outputs.class_outputs import other_branch_line
+from grader.outputs.class_outputs import run_summary, write_class_outputs
 from grader.outputs.gradebook import grade_from_results
 from grader.outputs.records import Stamp, empty_record
 from grader.outputs.store import ResultStore
@@ -137,6 +137,8 @@ def test_the_evidence_reaches_the_gradebook_notes_the_attention_list_and_the_ter
         ("work on another branch", ("value_ops",))]
     notes = grade_from_results(store, [VALUE_OPS], "alice").notes
     assert notes[0] == f"value_ops: work on another branch: {sub.origin.other_branch}"
-    line = other_branch_line(store, [VALUE_OPS], ["alice"])
+    made = write_class_outputs(store, [VALUE_OPS], ["alice"])
+    assert made.other_branch == {"alice": {"value_ops"}}
+    line = run_summary(made, [VALUE_OPS], store.out, graded=1, kept=0, course_changed={}, seconds=0.0, jobs=1).notes[-1]
     assert line.startswith("Work on another branch: 1 student(s) (alice) graded on a branch that holds nothing")
     assert "'Work on another branch'" in line
