@@ -8,9 +8,9 @@ Example (every key but ``title``, ``files`` and ``points`` is optional)::
     points: 30                       # must equal the sum of the tests' points
     visibility: after_due_date       # default for hidden tests (Gradescope values)
     limits:
-      test_seconds: 10               # wall clock per test
-      submission_seconds: 120        # wall clock for the whole assignment
-      startup_seconds: 10            # wall clock to import the submission
+      test_seconds: 10               # per test: the student's seconds (CPU time on Linux)
+      submission_seconds: 120        # for the whole assignment, counted as test_seconds
+      startup_seconds: 10            # to import the submission, counted as test_seconds
       probe_floor_seconds: 0.5       # one call of the student's code may take this plus ...
       probe_multiple: 20             # ... this many times what the same call takes the reference
       after_timeout_floor_seconds: 0.25  # the same, once the submission has timed out in this assignment
@@ -90,9 +90,10 @@ class Limits:
     """Resource limits for grading one submission on one assignment.
 
     Attributes:
-        test_seconds: Wall-clock budget of one test, in seconds.
-        submission_seconds: Wall-clock budget of the whole assignment, in seconds.
-        startup_seconds: Wall-clock budget for importing the submission, in seconds.
+        test_seconds: Budget of one test, in the student's seconds (what its calls were charged: CPU time where it
+            can be read, :mod:`grader.judge.call_clock`).
+        submission_seconds: Budget of the whole assignment, in the student's seconds.
+        startup_seconds: Budget for importing the submission, in the student's seconds.
         probe_floor_seconds: With ``probe_multiple``, how long one call of the student's code (one probe) may
             take, in seconds: ``probe_floor_seconds + probe_multiple * r``, where ``r`` is what the same probe
             took the reference solution in the same run (:mod:`grader.judge.deadlines`); never more than the
