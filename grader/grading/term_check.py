@@ -27,6 +27,7 @@ from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
+from grader.course.adjustments import load_adjustments
 from grader.course.course import Course
 from grader.course.extensions import EVERY, extension_for, read_extensions
 from grader.course.late_policy import parse_deadline
@@ -80,7 +81,9 @@ def load_term_inputs(course: Course, submissions: Path, *, assignment_ids: Seque
         roster=tuple(read_roster(roster)) if roster else (),
         pushes={name: tuple(p) for name, p in read_push_folder(pushes).items()} if pushes else None,
         entries=tuple(discover(folder)), extensions_file=extensions, roster_file=roster, pushes_dir=pushes)
-    return replace(inputs, warnings=tuple(check_term(inputs)))
+    inputs = replace(inputs, adjustments=load_adjustments(term.adjustments, {a.id: a.points for a in every},
+                                                          inputs.roster, [student_id(e) for e in inputs.entries]))
+    return replace(inputs, warnings=tuple(check_term(inputs)) + inputs.adjustments.warnings)
 
 
 def check_term(inputs: TermInputs) -> list[str]:

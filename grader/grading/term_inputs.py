@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 
+from grader.course.adjustments import Adjustments
 from grader.course.config import Assignment
 from grader.course.due_dates import DueDate, due_date
 from grader.course.extensions import Extension
@@ -41,6 +42,8 @@ class TermInputs:
         extensions_file: Where the extensions were read from (for errors naming its lines), or None.
         roster_file: Where the roster was read from, or None.
         pushes_dir: The folder of push records, or None.
+        adjustments: The scores a person changed (``adjustments.csv``), resolved to the course's ids; applied to
+            the outputs, never to a stored result (:mod:`grader.outputs.adjusted`).
         warnings: What checking the inputs together found that does not stop grading, one line each for the
             terminal (:func:`grader.grading.term_check.check_term`).
     """
@@ -57,6 +60,7 @@ class TermInputs:
     extensions_file: Path | None = None
     roster_file: Path | None = None
     pushes_dir: Path | None = None
+    adjustments: Adjustments = Adjustments()
     warnings: Sequence[str] = ()
 
     def due(self, assignment: Assignment) -> datetime | None:
