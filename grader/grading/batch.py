@@ -415,7 +415,7 @@ def grade(
     book, students = folder_class(store, _in_course_order(course, assignments, term),
                                   list(dict.fromkeys(k.student for k in known.values())))
     run.book = book
-    run.outputs = write_class_outputs(store, book, students, junit)
+    run.outputs = write_class_outputs(store, book, students, junit, term.adjustments if term is not None else None)
     if pool.failed:
         raise judges_failed(pool.failed, the_plan.instructor / "logs")
     record_class(out, submissions, term.override if term else None)  # for `grader similarity OUT`; not in any result or gradebook

@@ -20,6 +20,7 @@ from pathlib import Path
 from grader.course.config import Assignment
 from grader.course.course import Course
 from grader.errors import GraderError
+from grader.grading.adjusting import folder_adjustments
 from grader.outputs.class_outputs import write_class_outputs
 from grader.outputs.gradebook import StudentGrade
 from grader.outputs.store import ResultStore
@@ -50,6 +51,7 @@ def merge(course: Course, outs: list[Path], dest: Path) -> tuple[list[Assignment
     Raises:
         GraderError: If an output folder is missing, holds no results, or two
             shards graded the same student differently.
+        ConfigError: If the course's adjustments file refuses a row (naming its line).
     """
     found: dict[tuple[str, str], Path] = {}
     ids: set[str] = set()
@@ -72,5 +74,6 @@ def merge(course: Course, outs: list[Path], dest: Path) -> tuple[list[Assignment
         if target.resolve() != results.parent.resolve():
             shutil.copytree(results.parent, target, dirs_exist_ok=True)
     students = sorted({student for _, student in found})
-    store = ResultStore(dest)
-    return assignments, write_class_outputs(store, assignments, students).grades, store
+    store = ResultStore(dest)  # the course's adjustments applied to the merged outputs, once (never in a shard's)
+    made = write_class_outputs(store, assignments, students, adjustments=folder_adjustments(course, store))
+    return assignments, made.grades, store

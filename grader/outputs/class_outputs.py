@@ -13,8 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grader.course.adjustments import Adjustments
 from grader.course.config import Assignment
 from grader.inert import terminal
+from grader.outputs.adjusted import apply_to_folder
 from grader.outputs.attention import ClassAttention, class_attention, other_branch
 from grader.outputs.formats import write_grade_junit
 from grader.outputs.gradebook import StudentGrade, grade_from_results, table, write_csv
@@ -85,13 +87,17 @@ def folder_class(store: ResultStore, course: list[Assignment], students: list[st
     return [a for a in course if a.id in graded], [*students, *extra]
 
 
-def write_class_outputs(store: ResultStore, assignments: list[Assignment], students: list[str], junit: bool = False
-                        ) -> ClassOutputs:
+def write_class_outputs(store: ResultStore, assignments: list[Assignment], students: list[str], junit: bool = False,
+                        adjustments: Adjustments | None = None) -> ClassOutputs:
     """Take every student's results from ``store``; write ``grades.csv`` and ``item_analysis.csv`` in its folder
-    (and, with ``junit``, ``grades.junit.xml``: :func:`grader.outputs.formats.write_grade_junit`)."""
+    (and, with ``junit``, ``grades.junit.xml``: :func:`grader.outputs.formats.write_grade_junit`); with
+    ``adjustments`` (the term's, even none), every result's ``results.json`` and ``feedback.md`` first
+    (:func:`grader.outputs.adjusted.apply_to_folder`) and the gradebook's scores adjusted."""
     made = ClassOutputs(late={a.id: {"late": {}, "after the cut-off": {}} for a in assignments})
+    if adjustments is not None:
+        apply_to_folder(store, assignments, adjustments)
     for student in students:
-        made.grades.append(grade_from_results(store, assignments, student))
+        made.grades.append(grade_from_results(store, assignments, student, adjustments))
         for a in assignments:
             result = store.get(a.id, student)
             if result is not None:

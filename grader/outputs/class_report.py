@@ -60,6 +60,7 @@ from grader.course.course import Course
 from grader.course.roster import MISSING_REMEDY, read_roster
 from grader.files import write_atomic
 from grader.inert import terminal
+from grader.outputs.adjustments_section import AdjustmentRow, adjustments_section
 from grader.outputs.attention import (
     MAX_ID,
     MAX_MESSAGE,
@@ -150,6 +151,7 @@ class ClassReport:
         threshold: The lowest match strength that names a bug.
         similarity: The "Similar submissions" section (None until ``grader similarity`` has run).
         late: The "Due dates and late work" section (None without due dates or a roster).
+        adjustments: The "Adjustments" section: every score a person changed (:mod:`grader.outputs.adjusted`).
         left_out: Assignment id to how many of its submissions the statistics leave out (they need attention);
             assignments without any are absent.
         needs: How many cells need attention, found once (:attr:`attention` lists them): its
@@ -167,6 +169,7 @@ class ClassReport:
     threshold: float
     similarity: SimilaritySection | None = None
     late: LateSection | None = None
+    adjustments: list[AdjustmentRow] = field(default_factory=list)
     left_out: dict[str, int] = field(default_factory=dict)
     needs: Tally = field(default_factory=Tally)
 
@@ -312,6 +315,7 @@ def class_data(out: Path, course: Course, store: ResultStore | None = None, ids:
         threshold=float(THRESHOLD),
         similarity=similarity_section(out),
         late=late_section(assignments, results, students, read_roster(roster) if roster is not None else None),
+        adjustments=adjustments_section(store, assignments, students),
         left_out={a.id: len(per[a.id].findings) for a in assignments if per[a.id].findings},
         needs=needs.tally(),
     )

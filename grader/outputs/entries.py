@@ -119,7 +119,20 @@ def entry(test: Mapping[str, Any]) -> TestEntry:
     )
 
 
+ADJUSTMENT = "adjustment"
+"""The key of ``extra_data`` that marks a line of ``tests`` as a person's adjustment of the score, not a test
+(:mod:`grader.outputs.adjusted` writes it, and rewrites it from ``adjustments.csv`` on every run)."""
+
+
+def is_test(test: Any) -> bool:
+    """Whether one item of a results.json ``tests`` list is a test: an object, and not an adjustment line."""
+    if not isinstance(test, dict):
+        return False
+    extra = test.get("extra_data")
+    return not (isinstance(extra, dict) and ADJUSTMENT in extra)
+
+
 def entries(doc: Mapping[str, Any] | None) -> list[TestEntry]:
-    """The tests of a results.json document, in order (none for a missing document)."""
+    """The tests of a results.json document, in order (none for a missing document; adjustment lines left out)."""
     tests = (doc or {}).get("tests")
-    return [entry(t) for t in tests if isinstance(t, dict)] if isinstance(tests, list) else []
+    return [entry(t) for t in tests if is_test(t)] if isinstance(tests, list) else []

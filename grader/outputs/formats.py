@@ -30,6 +30,7 @@ from typing import Any
 
 from grader.course.config import Assignment
 from grader.inert import LEGACY_COMMAND, actions_fence, fence, markdown, shown, terminal, xml_text
+from grader.outputs.entries import is_test
 from grader.outputs.failures import not_run, views
 from grader.outputs.gradebook import points
 from grader.outputs.self_check import CheckResult, headline, label, package_of
@@ -330,5 +331,5 @@ def write_grade_junit(path: Path, assignments: list[Assignment], store: ResultSt
     for a in assignments:
         for s in students:
             result = store.get(a.id, s)
-            suites.append((f"{a.id}.{s}", [t for t in result.document["tests"] if isinstance(t, dict)] if result else []))
+            suites.append((f"{a.id}.{s}", [t for t in result.document["tests"] if is_test(t)] if result else []))
     path.write_text(junit(suites), encoding="utf-8")

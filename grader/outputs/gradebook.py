@@ -32,11 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grader.course.adjustments import Adjustments
 from grader.course.config import Assignment
 from grader.course.csv_file import read_csv
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell, terminal
+from grader.outputs.adjusted import cell
 from grader.outputs.attention import finding, other_branch
 from grader.outputs.store import LateWork, ResultStore
 
@@ -62,6 +64,8 @@ class StudentGrade:
         origins: Assignment id to the commit graded for it, for a submission read from git at a due date:
             ``commit``, ``time`` and ``late``, as checked by :func:`origin_of` (assignments without one left out).
         late: Assignment id to what its due date and late policy did (assignments with a due date only).
+        unadjusted: Assignment id to its score before a person's adjustments (adjusted assignments only:
+            ``scores`` holds the adjusted one, :mod:`grader.outputs.adjusted`).
     """
 
     student: str
@@ -70,6 +74,7 @@ class StudentGrade:
     withheld: dict[str, str] = field(default_factory=dict)
     origins: dict[str, dict[str, str]] = field(default_factory=dict)
     late: dict[str, LateWork] = field(default_factory=dict)
+    unadjusted: dict[str, float] = field(default_factory=dict)
 
     @property
     def total(self) -> float:
@@ -91,7 +96,8 @@ def write_csv(path: Path, assignments: list[Assignment], grades: list[StudentGra
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     groups = [(a.id, (GIT_COLUMNS if any(a.id in g.origins for g in grades) else ())
-               + (LATE_COLUMNS if any(a.id in g.late for g in grades) else ())) for a in assignments]
+               + (LATE_COLUMNS if any(a.id in g.late for g in grades) else ())
+               + (ADJUSTED_COLUMNS if any(a.id in g.unadjusted for g in grades) else ())) for a in assignments]
     writer.writerow(["student", *[a.id for a in assignments], "total",
                      *[f"{aid}.{c}" for aid, columns in groups for c in columns], "notes"])
     for g in sorted(grades, key=lambda g: g.student):
@@ -107,13 +113,18 @@ GIT_COLUMNS = ("commit", "commit_time")
 git repository at a due date: the commit graded for it and its time (its lateness is ``<id>.late``)."""
 LATE_COLUMNS = ("raw", "late_seconds", "late", "penalty")
 """The columns of ``grades.csv`` (``<id>.raw``, ...) for each assignment with a due date (after its git columns)."""
+ADJUSTED_COLUMNS = ("unadjusted",)
+"""The column of ``grades.csv`` (``<id>.unadjusted``: the score before a person's adjustments, every student's) for each
+assignment a row of ``adjustments.csv`` changed (after its late columns)."""
 
 
 def _assignment_cells(grade_: StudentGrade, assignment: str, columns: Sequence[str]) -> list[str]:
     """One student's cells of one assignment's ``columns`` (of :data:`GIT_COLUMNS` and :data:`LATE_COLUMNS`)."""
     origin, late = grade_.origins.get(assignment, {}), grade_.late.get(assignment)
     withheld = assignment in grade_.withheld
-    cells = {"commit": origin.get("commit", ""), "commit_time": origin.get("time", "")}
+    cells = {"commit": origin.get("commit", ""), "commit_time": origin.get("time", ""),
+             "unadjusted": points(grade_.unadjusted.get(assignment, grade_.scores.get(assignment, (0.0, 0.0))[0]))
+             if assignment in grade_.scores and not withheld else ""}
     if late is not None:
         cells.update(raw="" if withheld else points(late.raw_score), late_seconds=str(late.seconds),
                      late=csv_cell(late.counted),
@@ -171,8 +182,14 @@ def origin_of(origin: Mapping[str, Any]) -> dict[str, str]:
     return {"commit": commit, "time": time, "late": "yes" if late else "no"}
 
 
-def grade_from_results(store: ResultStore, assignments: list[Assignment], student: str) -> StudentGrade:
-    """A student's grade from their results in ``store``, each distinct problem noted once."""
+def grade_from_results(store: ResultStore, assignments: list[Assignment], student: str,
+                       adjustments: Adjustments | None = None) -> StudentGrade:
+    """A student's grade from their results in ``store``, each distinct problem noted once; with ``adjustments``,
+    each score adjusted (:func:`grader.outputs.adjusted.cell`), noted, the stored one kept in ``unadjusted``.
+
+    Raises:
+        ConfigError: When an adjustment takes a score out of range (naming the file and its line).
+    """
     grade_ = StudentGrade(student)
     where: dict[str, list[str]] = {}
     for a in assignments:
@@ -182,6 +199,11 @@ def grade_from_results(store: ResultStore, assignments: list[Assignment], studen
             continue
         result = stored
         grade_.scores[a.id] = (result.score, result.max_score)
+        made = cell(store, a, student, adjustments) if adjustments else None
+        if made is not None:
+            grade_.scores[a.id], grade_.unadjusted[a.id] = (made.score, result.max_score), made.unadjusted
+            where.setdefault("adjusted: " + ", ".join(f"{r.change} {r.stage} by {r.by} (line {r.line})"
+                                                      for r in made.rows), []).append(a.id)
         if result.withheld:
             grade_.withheld[a.id] = result.withheld
             where.setdefault(f"grader error, score withheld: {result.withheld}", []).append(a.id)

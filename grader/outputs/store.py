@@ -27,7 +27,7 @@ from typing import Any
 
 from grader.course.config import Assignment
 from grader.files import write_atomic
-from grader.outputs.entries import TestEntry, entry
+from grader.outputs.entries import TestEntry, entry, is_test
 from grader.outputs.failures import LoadError
 from grader.outputs.feedback import feedback_markdown
 from grader.outputs.gradescope_results import gradescope_results
@@ -191,7 +191,7 @@ def parse(doc: Any, assignment: str = "", student: str = "") -> Result | None:
     extra = doc.get("extra_data")
     data = extra.get("grader") if isinstance(extra, dict) else None
     data = data if isinstance(data, dict) else {}
-    tests = tuple(entry(t) for t in doc["tests"] if isinstance(t, dict))
+    tests = tuple(entry(t) for t in doc["tests"] if is_test(t))  # a person's adjustment is no test
     reason = doc.get("grader_error") or data.get("grader_error") or next(
         (t.grader_error for t in tests if t.grader_error), "")
     errors = tuple(LoadError(problem=e["problem"], detail=e["detail"]) for e in data.get("load_errors") or []
