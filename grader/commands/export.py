@@ -22,6 +22,7 @@ from grader.course.term import COURSE_FILE
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import terminal
+from grader.outputs.hand_edits import Cells, read_record, remedy, write_record
 from grader.outputs.lms_export import (
     Export,
     Gradebook,
@@ -31,6 +32,7 @@ from grader.outputs.lms_export import (
     plain_csv,
     recorded_points,
 )
+from grader.outputs.score_changes import changes, moved_lines, write_changes
 
 NAME = "export"
 HELP = "write a graded class's scores for Canvas, Moodle or a plain CSV, matched through the roster"
@@ -52,6 +54,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="canvas: the Canvas column an assignment fills: a column's title, or its Canvas id when two share "
                    "a title (default: the assignment's title, then its id). Scores are scaled to the column's Points "
                    "Possible when the assignment is worth other points")
+    p.add_argument("--overwrite-edits", action="store_true",
+                   help="canvas: write the grader's score even into a cell a person changed in Canvas since the last "
+                   "export (default: such a cell is left as it is, and named)")
+    p.add_argument("--changes", metavar="FILE", help="write every score that moved since the last export to this LMS "
+                   "(student, assignment, before, after, change) to FILE as CSV")
     p.add_argument("--key", choices=["email", "idnumber"], default="email",
                    help="moodle: the user field Moodle matches (idnumber: the roster's sis_id; default: %(default)s)")
 
@@ -67,6 +74,8 @@ class Args(CourseArgs):
     assignment: list[str] | None
     canvas: str | None
     column: list[str] | None
+    overwrite_edits: bool
+    changes: str | None
     key: str
 
 
@@ -92,6 +101,8 @@ def run(args: Args) -> ExitCode:
     else:
         done = plain_csv(full.only(chosen), roster)
     write_atomic(out, prefix + done.text)
+    last = read_record(Path(args.graded), args.lms)
+    write_record(Path(args.graded), args.lms, done.written)
     which = terminal(", ".join(done.assignments), keep="") or "no assignment"
     print(f"wrote {out}: {done.filled} score(s) of {which} for {len(done.matching.matched)} matched student(s)")
     for line in done.notes:
@@ -100,7 +111,27 @@ def run(args: Args) -> ExitCode:
                         ("not filled", done.not_filled)):
         for line in lines:
             print(f"  {kind}: {terminal(line, keep='')}", file=sys.stderr)
+    for line in _moved(args, last, done):
+        print(terminal(line, keep=""))
     return ExitCode.OK
+
+
+def _moved(args: Args, last: Cells, done: Export) -> list[str]:
+    """What the terminal says of the hand edits left or overwritten and of the scores that moved since the last
+    export to this LMS (none said on the first; ``--changes`` written all the same)."""
+    lines = []
+    if done.hand_edits:
+        lines.append(f"Left as a person changed them in the LMS since the last export ({len(done.hand_edits)}): "
+                     + remedy("--overwrite-edits"))
+        lines += [f"  hand edit: {e.describe()}" for e in done.hand_edits]
+    lines += [f"  overwritten (--overwrite-edits): {e.describe()}" for e in done.overwritten]
+    before = {s: {a: last.get(s, {}).get(a, "") for a in cells} for s, cells in done.written.items()}
+    found = changes(before, done.written, done.assignments)
+    if args.changes:
+        write_changes(Path(args.changes), found)
+    if last:
+        lines += moved_lines(found, done.assignments, f"since the last {args.lms} export")
+    return lines + ([f"Every change: {args.changes}"] if args.changes else [])
 
 
 def _canvas(args: Args, book: Gradebook, chosen: list[str], known: dict[str, Assignment],
@@ -133,7 +164,8 @@ def _canvas(args: Args, book: Gradebook, chosen: list[str], known: dict[str, Ass
     recorded, disagreeing = recorded_points(Path(args.graded), [aid for aid in chosen if aid not in points])
     text = canvas.decode(data)
     try:
-        done = fill_canvas(text, book.only(chosen), roster, columns, set(chosen) - named, {**recorded, **points})
+        done = fill_canvas(text, book.only(chosen), roster, columns, set(chosen) - named, {**recorded, **points},
+                           read_record(Path(args.graded), "canvas"), args.overwrite_edits)
     except GraderError as exc:  # fill_canvas sees only the text: name the file
         raise GraderError(f"{source}: {exc}") from None
     done.warnings[:0] = disagreeing

@@ -16,6 +16,7 @@ from grader.grading.term_check import load_term_inputs
 from grader.inert import terminal
 from grader.judge.backends import PORTABLE_WARNING, choose
 from grader.outputs.class_outputs import run_summary
+from grader.outputs.score_changes import gradebook_scores, what_moved
 
 NAME = "grade"
 HELP = "grade a folder of submissions"
@@ -46,6 +47,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "graded as pushed at the due date and dated by the server's clock, not by its commit dates")
     p.add_argument("--format", choices=["csv", "junit"], default="csv",
                    help="gradebook: grades.csv (always) and, with junit, grades.junit.xml for other CI systems")
+    p.add_argument("--changes", metavar="FILE", help="write every score that moved since OUT's last gradebook "
+                   "(student, assignment, before, after, change) to FILE as CSV; each assignment's count is printed")
     p.add_argument("--shard", metavar="K/N", help="grade only shard K of N (by a hash of the student id); "
                    "combine the shards' outputs with `grader merge`")
     sandbox_option(p)
@@ -66,6 +69,7 @@ class Args(CourseArgs):
     pushes: str | None
     format: str
     shard: str | None
+    changes: str | None
     sandbox: str
 
 
@@ -88,6 +92,7 @@ def run(args: Args) -> ExitCode:
               "-a ID grades one anyway)", file=sys.stderr)
     for line in [*term.due_lines(), *term.warnings]:
         print(line, file=sys.stderr)
+    before = gradebook_scores(out)  # to say what moved
     with Progress(sys.stderr) as progress:
         run = grade(course, Path(args.submissions), None, out, args.jobs, progress, force=args.force,
                     shard=parse_shard(args.shard) if args.shard else None, sandbox=choice.kind, term=term,
@@ -97,6 +102,8 @@ def run(args: Args) -> ExitCode:
                           course_changed=run.course_changed, seconds=time.monotonic() - started, jobs=args.jobs,
                           book=run.book)
     print(summary.text)
+    for line in what_moved(before, out, Path(args.changes) if args.changes else None):
+        print(terminal(line, keep=""))
     for line in [run.copied.warning(), *summary.notes]:
         if line:
             print(line, file=sys.stderr)

@@ -32,6 +32,7 @@ from grader.inert import csv_cell
 from grader.outputs.canvas import ID_COLUMNS, TITLE_CHARS, CanvasFile, read_canvas
 from grader.outputs.gradebook import points as shown
 from grader.outputs.gradebook import read_gradebook, student_id
+from grader.outputs.hand_edits import Cells, CellWrite, HandEdit, split_hand_edits
 from grader.outputs.store import INSTRUCTOR, ResultStore
 
 NAME_CHARS = 60
@@ -106,6 +107,9 @@ class Export:
         notes: What was written otherwise than copied (a score scaled to the column's points).
         warnings: What the instructor should check (an assignment skipped, raw points where the column's are
             unknown).
+        written: Roster student id to assignment id to the cell written (what the next export compares with).
+        hand_edits: The LMS's cells a person changed since the last export, left as they are.
+        overwritten: The LMS's cells a person changed, overwritten all the same (as asked).
     """
 
     text: str
@@ -116,6 +120,9 @@ class Export:
     not_filled: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    written: Cells = field(default_factory=dict)
+    hand_edits: list[HandEdit] = field(default_factory=list)
+    overwritten: list[HandEdit] = field(default_factory=list)
 
     def problems(self) -> list[str]:
         """One line per kind of student who did not make it into the file, and why."""
@@ -144,7 +151,8 @@ def plain_csv(book: Gradebook, roster: list[Student]) -> Export:
         writer.writerow([csv_cell(v) for v in (s.student, s.name, s.email, s.sis_id, s.section, s.github)]
                         + cells + [total])
     filled = sum(1 for s in roster for a in book.assignments if scores.get(s.student, {}).get(a, "") != "")
-    return Export(buffer.getvalue(), found, filled=filled, assignments=list(book.assignments))
+    return Export(buffer.getvalue(), found, filled=filled, assignments=list(book.assignments),
+                  written=_written(scores, book.assignments))
 
 
 def moodle_csv(book: Gradebook, roster: list[Student], key: str = "email") -> Export:
@@ -167,7 +175,9 @@ def moodle_csv(book: Gradebook, roster: list[Student], key: str = "email") -> Ex
             cells = [scores[s.student].get(a, "") for a in book.assignments]
             writer.writerow([csv_cell(ident), *cells])
             written += sum(1 for c in cells if c != "")  # scores, as Canvas's count is of cells
-    export = Export(buffer.getvalue(), found, filled=written, assignments=list(book.assignments))
+    export = Export(buffer.getvalue(), found, filled=written, assignments=list(book.assignments),
+                    written=_written({s.student: scores[s.student] for s in roster if s.student in scores
+                                      and (s.email if key == "email" else s.sis_id)}, book.assignments))
     keyless = [s.student[:NAME_CHARS] for s in roster if s.student in scores and not (s.email if key == "email"
                                                                                       else s.sis_id)]
     if keyless:
@@ -176,10 +186,14 @@ def moodle_csv(book: Gradebook, roster: list[Student], key: str = "email") -> Ex
     return export
 
 
+def _written(scores: Mapping[str, Mapping[str, str]], assignments: Sequence[str]) -> Cells:
+    """Each score cell a file written from scratch holds: student id to assignment id to its text."""
+    return {sid: {a: mine[a] for a in assignments if mine.get(a, "") != ""} for sid, mine in scores.items()}
 
 
 def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapping[str, Sequence[str]],
-                optional: Collection[str] = (), points: Mapping[str, float] | None = None) -> Export:
+                optional: Collection[str] = (), points: Mapping[str, float] | None = None, last: Cells | None = None,
+                overwrite: bool = False) -> Export:
     """Fill Canvas's gradebook export ``text`` with the gradebook's scores.
 
     Args:
@@ -192,6 +206,9 @@ def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapp
             the file has no column for them (Canvas does not have them yet); any other is an error.
         points: Assignment id to its points. A score goes in out of the column's *Points Possible*: scaled (to two
             decimals, half up) when the assignment's points differ; raw, with a warning, when either is unknown.
+        last: What the last export wrote into each cell (:mod:`grader.outputs.hand_edits`): a cell a person has
+            changed since is left as it is, and named in ``hand_edits``.
+        overwrite: Write a cell a person changed all the same (each named in ``overwritten``).
 
     Returns:
         The filled text and what was done: every row not filled is named (a student row of another length than the
@@ -212,13 +229,20 @@ def fill_canvas(text: str, book: Gradebook, roster: list[Student], columns: Mapp
                             f"the Canvas file's assignment columns: {canvas.assignment_columns()} (--column ID=TITLE "
                             "fills one of another title)"]
     scale = _scales(canvas, where, points or {}, export)
-    cells, seen, unmatched, empty = _canvas_cells(canvas, roster, where, scores, scale, export)
+    cells, keys, seen, unmatched, empty = _canvas_cells(canvas, roster, where, scores, scale, export)
     export.not_filled += [f"{aid}: {reason}: {', '.join(who)}" for (aid, reason), who in empty.items()]
     if unmatched:
         export.not_exported.append(f"in the LMS file but not on the roster: {', '.join(unmatched)}")
     absent = [s.student[:NAME_CHARS] for s in roster if s.student not in seen]
     if absent:
         export.not_exported.append(f"on the roster but not in the Canvas file: {', '.join(absent)}")
+    chosen, export.hand_edits, export.overwritten = split_hand_edits(
+        [CellWrite(student, aid, value, canvas.rows[r][c], canvas.lines[r]) for (r, c, value), (student, aid)
+         in zip(cells, keys)], last or {}, overwrite)
+    kept = {(w.student, w.assignment) for w in chosen}
+    cells = [cell for cell, key in zip(cells, keys) if key in kept]
+    for w in chosen:
+        export.written.setdefault(w.student, {})[w.assignment] = w.text
     export.text = canvas.with_cells(cells)
     export.filled = len(cells)
     return export
@@ -253,15 +277,17 @@ def _canvas_columns(canvas: CanvasFile, columns: Mapping[str, Sequence[str]], op
 
 def _canvas_cells(canvas: CanvasFile, roster: list[Student], where: Mapping[str, int],
                   scores: Mapping[str, Mapping[str, str]], scale: Mapping[str, tuple[Decimal, Decimal]],
-                  export: Export) -> tuple[list[tuple[int, int, str]], set[str], list[str],
+                  export: Export) -> tuple[list[tuple[int, int, str]], list[tuple[str, str]], set[str], list[str],
                                            dict[tuple[str, str], list[str]]]:
-    """The cells to write (row, column, text), the roster students seen in the file, the file's rows on no roster
-    row, and the cells left empty by (assignment, why); rows not filled are noted in ``export``."""
+    """The cells to write (row, column, text), each one's (student, assignment), the roster students seen in the
+    file, the file's rows on no roster row, and the cells left empty by (assignment, why); rows not filled are noted
+    in ``export``."""
     points_row, header = canvas.points_row(), canvas.header
     by_sis = {s.sis_id: s for s in roster if s.sis_id}
     by_login = {s.email.lower(): s for s in roster if s.email}
     sis, login = (header.index(c) for c in ID_COLUMNS)
     cells: list[tuple[int, int, str]] = []
+    keys: list[tuple[str, str]] = []
     seen: set[str] = set()
     unmatched: list[str] = []
     empty: dict[tuple[str, str], list[str]] = {}  # (assignment, why) to the students whose cell stays
@@ -299,7 +325,8 @@ def _canvas_cells(canvas: CanvasFile, roster: list[Student], where: Mapping[str,
                 own, columns_points = scale[aid]
                 score = score * columns_points / own
             cells.append((r, c, _plain(score)))
-    return cells, seen, unmatched, empty
+            keys.append((person.student, aid))
+    return cells, keys, seen, unmatched, empty
 
 
 def _scales(canvas: CanvasFile, where: Mapping[str, int], points: Mapping[str, float],
