@@ -21,7 +21,7 @@ from grader.course.course import Course, find_course
 from grader.errors import GraderError
 from grader.judge.backends import CHOICES
 
-COMMANDS = ("grade", "check", "submit_zip", "release", "merge", "report", "similarity", "export", "gradescope",
+COMMANDS = ("grade", "check", "submit_zip", "release", "merge", "report", "similarity", "export", "adjust", "gradescope",
             "autograde", "validate", "new_assignment", "template", "student_sheet")
 """The command modules, in the order ``grader --help`` lists them."""
 
