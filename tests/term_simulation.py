@@ -89,6 +89,25 @@ class Push:
     answers: tuple[str, str] = ("", "")
 
 
+@dataclass(frozen=True)
+class Adjusted:
+    """A score a person changes in week ``week`` (after its grading, with ``grader adjust``): ``points`` added (or
+    the score set, ``sets``) before the late penalty (``raw``) or after it (``final``)."""
+
+    week: int
+    student: str
+    assignment: str
+    points: float
+    sets: bool
+    stage: str
+    reason: str
+
+    def args(self, roster_id: str) -> list[str]:
+        """``grader adjust``'s arguments for it, the student named by ``roster_id``."""
+        return [roster_id, self.assignment, "--set" if self.sets else "--add", f"{self.points:g}", "--stage",
+                self.stage, "--reason", self.reason, "--by", "TA Lee"]
+
+
 @dataclass
 class Term:
     """The simulated term in ``root`` (see the module docstring)."""
@@ -106,6 +125,11 @@ class Term:
     copied: str = ""
     never: str = ""
     unrecorded: str = ""
+    late_template: tuple[str, str] = ("", "")
+    """(student, assignment): the student hands in the template, a day late (for a regrade that still pays the
+    penalty: none by default)."""
+    adjustments: list[Adjusted] = field(default_factory=list)
+    """The scores a person changes over the term (:meth:`expected` applies them: none by default)."""
     renamed: tuple[str, str, int] = ("", "", 0)
     """(old id, new id, week): a student whose course id changes before that week's grading (the roster then gives
     the old one as ``previous``, and her repositories of later assignments are named by the new one)."""
@@ -152,7 +176,8 @@ class Term:
             path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
         (self.course / "term").mkdir()
         (self.course / "assignments" / "course.yaml").write_text(
-            "time_zone: America/New_York\nroster: term/roster.csv\nextensions: term/extensions.csv\n",
+            "time_zone: America/New_York\nroster: term/roster.csv\nextensions: term/extensions.csv\n"
+            "adjustments: term/adjustments.csv\n",
             encoding="utf-8")
         for i in range(1, self.students + 1):
             sid = f"s{i:02d}"
@@ -178,6 +203,8 @@ class Term:
                     else BEHAVIOURS[(n + k) % len(BEHAVIOURS)]
                 if s.id in (extended, one) and (s.id, aid) in self.extra_days:
                     kind = "extension"
+                if (s.id, aid) == self.late_template:
+                    kind = "template_late"
                 self.pushes.append(self._push(s.id, aid, kind, own))
         return self
 
@@ -215,13 +242,13 @@ class Term:
         due = self.due(aid)
         at = {"on_time": due - 2 * H, "grace": due + timedelta(minutes=10), "one_day": due + 5 * H,
               "two_days": due + 30 * H, "after_cutoff": due + timedelta(days=3, hours=2), "template": due - 3 * H,
-              "backdated": due + 7 * H, "extension": own - H}[kind]
+              "backdated": due + 7 * H, "extension": own - H, "template_late": due + 5 * H}[kind]
         committed = due - 20 * H if kind == "backdated" else at  # a commit dated before the due date, pushed after
         week = ORDER.index(aid) + 1
         copied = COPIER[0] == sid and aid == CONCEPT
         answers = (COPIER[1], COPIER[1]) if copied else (sid, self.roster_id(sid, week))  # her first id's numbers
         return Push(sid, aid, at.astimezone(timezone.utc), committed.astimezone(timezone.utc),
-                    "template" if kind == "template" else "reference",
+                    "template" if kind in ("template", "template_late") else "reference",
                     branch="master" if (sid, aid) == BRANCH else "main", answers=answers)
 
     def student(self, sid: str) -> Student:
@@ -289,7 +316,8 @@ class Term:
         0. The folder copied without its times is graded without its due date; the repository without push records
         is dated by its commits (always on time). Work pushed to another branch is not graded: the repository's
         main holds the template, on time (0). A concept check's answers at another student's numbers lose the
-        points of every number question (the others are the same for everyone)."""
+        points of every number question (the others are the same for everyone). Each adjustment made by week
+        ``week`` applies: its raw rows to the tests' points, then the penalty, then its final rows."""
         scores: dict[str, dict[str, float | None]] = {}
         for s in self.roster:
             mine: dict[str, float | None] = {}
@@ -300,29 +328,38 @@ class Term:
                 if s.id == self.never:
                     mine[aid] = None
                     continue
-                raw = float(POINTS[aid])
-                if not got:  # the repository holds the template alone: graded, and on time
-                    mine[aid] = 0.0
-                    continue
-                if s.id == self.copied:
-                    mine[aid] = self._raw(got[-1])
-                    continue
-                own = self.due(aid) + timedelta(days=self.extra_days.get((s.id, aid), 0))
-                cutoff = own + timedelta(days=3)
-                dated = [(p.committed if s.id == self.unrecorded else p.pushed, p) for p in got]
-                before = [dp for dp in dated if dp[0] <= own] or [dp for dp in dated if dp[0] <= cutoff] or dated[-1:]
-                when, p = before[-1]
-                raw = self._raw(p)
-                seconds = math.ceil((when - own).total_seconds())
-                if seconds <= 0 or seconds <= 15 * 60:
-                    mine[aid] = raw
-                elif when > cutoff:
-                    mine[aid] = 0.0
-                else:
-                    days = math.ceil(seconds / 86400)
-                    mine[aid] = round(max(0.0, raw - min(0.5, 0.1 * days) * POINTS[aid]), 4)
+                mine[aid] = self._adjusted(s.id, aid, week, *self._scored(s, aid, got))
             scores[s.id] = mine
         return scores
+
+    def _scored(self, s: Student, aid: str, got: list[Push]) -> tuple[float, float, bool]:
+        """(the tests' points, the fraction of the points the late policy takes, graded before the cut-off) of what
+        ``s`` pushed on ``aid`` (``got``: to main, by the run that graded it)."""
+        if not got:  # the repository holds the template alone: graded, and on time
+            return 0.0, 0.0, True
+        if s.id == self.copied:
+            return self._raw(got[-1]), 0.0, True
+        own = self.due(aid) + timedelta(days=self.extra_days.get((s.id, aid), 0))
+        cutoff = own + timedelta(days=3)
+        dated = [(p.committed if s.id == self.unrecorded else p.pushed, p) for p in got]
+        before = [dp for dp in dated if dp[0] <= own] or [dp for dp in dated if dp[0] <= cutoff] or dated[-1:]
+        when, p = before[-1]
+        seconds = math.ceil((when - own).total_seconds())
+        if seconds <= 15 * 60:
+            return self._raw(p), 0.0, True
+        if when > cutoff:
+            return self._raw(p), 0.0, False
+        return self._raw(p), min(0.5, 0.1 * math.ceil(seconds / 86400)), True
+
+    def _adjusted(self, sid: str, aid: str, week: int, raw: float, fraction: float, graded: bool) -> float:
+        """The score from the policy, with the adjustments made by week ``week``: raw rows, the penalty, final rows."""
+        rows = [a for a in self.adjustments if a.week <= week and a.student == sid and a.assignment == aid]
+        for a in (a for a in rows if a.stage == "raw"):
+            raw = a.points if a.sets else raw + a.points
+        final = round(max(0.0, raw - fraction * POINTS[aid]), 4) if graded else 0.0
+        for a in (a for a in rows if a.stage == "final"):
+            final = a.points if a.sets else final + a.points
+        return final
 
     def _raw(self, p: Push) -> float:
         """The tests' points of what push ``p`` holds, before any late penalty."""
@@ -345,9 +382,10 @@ class Term:
                 f"{CONCEPT}: the answers file says student: '{whose}', which is {whose} on the roster, another student")
         return said
 
-    def canvas_export(self, week: int) -> str:
+    def canvas_export(self, week: int, carried: dict[str, dict[str, str]] | None = None) -> str:
         """Canvas's gradebook export as Canvas writes it when the first ``week`` assignments exist there: a header,
-        the Points Possible row, one row per student (the Test Student too), every score cell empty."""
+        the Points Possible row, one row per student (the Test Student too), every score cell empty but those
+        ``carried`` (SIS User ID to column title to the cell: what was imported, and what a TA changed in Canvas)."""
         buffer = io.StringIO()
         w = csv.writer(buffer, lineterminator="\r\n")
         columns = [f"{title(self.course, aid)} ({1000 + k})" for k, aid in enumerate(ORDER[:week])]
@@ -355,7 +393,8 @@ class Term:
         w.writerow(["    Points Possible", "", "", "", "", *[f"{CANVAS_POINTS.get(a, POINTS[a]):.2f}"
                                                                for a in ORDER[:week]], "(read only)"])
         for n, s in enumerate(self.roster):
-            w.writerow([f"Student {s.id}", str(100 + n), s.sis_id, s.email, "A", *[""] * week, ""])
+            cells = [(carried or {}).get(s.sis_id, {}).get(title(self.course, aid), "") for aid in ORDER[:week]]
+            w.writerow([f"Student {s.id}", str(100 + n), s.sis_id, s.email, "A", *cells, ""])
         w.writerow(["Student, Test", "999", "", "", "A", *[""] * week, ""])
         return buffer.getvalue()
 
@@ -389,8 +428,10 @@ def missing_evidence(term: Term, week: int) -> list[str]:
             term.evidence(week).items() for phrase in phrases if phrase not in notes.get(who, "")]
 
 
-def canvas_differences(term: Term, week: int, filled: str) -> list[str]:
-    """Every cell of the filled Canvas file that differs from the policy's score, scaled to the column's points."""
+def canvas_differences(term: Term, week: int, filled: str, hand: dict[tuple[str, str], float] | None = None
+                       ) -> list[str]:
+    """Every cell of the filled Canvas file that differs from the policy's score, scaled to the column's points (or
+    from what a TA wrote in Canvas by hand, ``hand``: (student, assignment) to the cell, which the export keeps)."""
     cells = canvas_scores(filled)
     wrong = []
     for sid, scores in term.expected(week).items():
@@ -398,6 +439,7 @@ def canvas_differences(term: Term, week: int, filled: str) -> list[str]:
         for aid in ORDER[:canvas_week(week)]:
             want = scores.get(aid)
             scaled = None if want is None else round(want * CANVAS_POINTS.get(aid, POINTS[aid]) / POINTS[aid], 2)
+            scaled = (hand or {}).get((sid, aid), scaled)
             got = cells.get(s.sis_id, {}).get(title(term.course, aid), "")
             if (scaled is None and got != "") or (scaled is not None and (got == "" or abs(float(got) - scaled) > 1e-9)):
                 wrong.append(f"week {week}: Canvas {sid} {aid}: {got!r}, by the policy {scaled}")

@@ -36,6 +36,7 @@ import csv
 import difflib
 import io
 import math
+import os
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -191,12 +192,15 @@ def resolve(rows: Sequence[Adjustment], path: Path | None, roster: Sequence[Stud
 
 def load_adjustments(path: Path | None, points: Mapping[str, float], roster: Sequence[Student],
                      names: Collection[str]) -> Adjustments:
-    """Read ``path`` (:func:`read_adjustments`) and :func:`resolve` its rows; no rows without a file.
+    """Read ``path`` (:func:`read_adjustments`) and :func:`resolve` its rows; no rows without a file (none named, or
+    the file named not made yet: ``grader adjust`` makes it).
 
     Raises:
         ConfigError: Naming the file, the line and the column, for a row refused.
     """
-    return resolve(read_adjustments(path, points), path, roster, names) if path is not None else Adjustments()
+    if path is None or not os.path.lexists(path):
+        return Adjustments(path=path)
+    return resolve(read_adjustments(path, points), path, roster, names)
 
 
 def _adjustment(table: CsvFile, number: int, values: dict[str, str], points: Mapping[str, float]) -> Adjustment:
