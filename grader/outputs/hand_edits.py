@@ -90,7 +90,7 @@ def write_record(graded: Path, lms: str, written: Mapping[str, Mapping[str, str]
 
 def same(a: str, b: str) -> bool:
     """Whether two cells hold one score: equal as numbers to the cent, else as text (stripped)."""
-    x, y = _number(a), _number(b)
+    x, y = number(a), number(b)
     if x is not None and y is not None:
         return abs(x - y) < 0.005
     return a.strip() == b.strip()
@@ -109,7 +109,8 @@ def remedy(overwrite_flag: str) -> str:
             f"{overwrite_flag}")
 
 
-def _number(text: str) -> float | None:
+def number(text: str) -> float | None:
+    """A cell as a finite number, or None."""
     try:
         value = float(text)
     except ValueError:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from pathlib import Path
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell
+from grader.outputs.hand_edits import number
 from grader.outputs.lms_export import gradebook_of
 
 Scores = Mapping[str, Mapping[str, str]]
@@ -47,7 +47,7 @@ class Change:
     @property
     def delta(self) -> float | None:
         """How many points the score moved (None when either side has no score)."""
-        a, b = _number(self.before), _number(self.after)
+        a, b = number(self.before), number(self.after)
         return None if a is None or b is None else round(b - a, 4)
 
 
@@ -58,7 +58,7 @@ def changes(before: Scores, after: Scores, assignments: Sequence[str]) -> list[C
     for student in sorted(after):
         for aid in assignments:
             old, new = (before.get(student) or {}).get(aid, ""), after[student].get(aid, "")
-            a, b = _number(old), _number(new)
+            a, b = number(old), number(new)
             if (a is None) != (b is None) or (a is not None and b is not None and abs(a - b) > 1e-9) \
                     or (a is None and old.strip() != new.strip()):
                 found.append(Change(student, aid, old, new))
@@ -102,14 +102,6 @@ def write_changes(path: Path, found: Sequence[Change]) -> None:
         writer.writerow([csv_cell(c.student), csv_cell(c.assignment), csv_cell(c.before), csv_cell(c.after),
                          "" if delta is None else f"{delta:g}"])
     write_atomic(path, buffer.getvalue())
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def gradebook_scores(out: Path) -> tuple[list[str], dict[str, dict[str, str]]] | None:
