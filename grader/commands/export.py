@@ -216,7 +216,7 @@ def _chosen(args: Args, book: Gradebook, course: Course | None) -> tuple[list[st
 
 def _refuse_overwriting(out: Path, args: Args, roster: Path) -> None:
     """Refuse an OUT that is a file the export reads or the course keeps: the Canvas file, the roster, the
-    gradebook, ``assignments/course.yaml`` and the roster and extensions it names (compared by resolved path, and as
+    gradebook, ``assignments/course.yaml`` and the roster, extensions and adjustments it names (compared by resolved path, and as
     the same file when OUT exists: a hard link included).
 
     Raises:
@@ -234,7 +234,8 @@ def _refuse_overwriting(out: Path, args: Args, roster: Path) -> None:
         term = None
     if term is not None:
         inputs += [(f"the course's {what}", path) for what, path in (("roster", term.roster),
-                                                                      ("extensions", term.extensions)) if path]
+                                                                      ("extensions", term.extensions),
+                                                                      ("adjustments", term.adjustments)) if path]
     for what, path in inputs:
         if _same_file(out, path):
             raise GraderError(f"OUT is {what} ({path}): write the export to a new file, never over an input")
