@@ -58,6 +58,11 @@ def shown(text: str, keep: str = "\n\t") -> str:
     itself (an annotation, whose student text GitHub's own escaping keeps on that one line)."""
     if text.isprintable():  # the usual case, at C speed: none of them (nor any whitespace but spaces)
         return text
+    rest = text
+    for char in keep:
+        rest = rest.replace(char, "")
+    if rest.isprintable():  # also at C speed: only kept characters (a message's lines) were not printable
+        return text
     return "".join(_visible(c) if c not in keep and unicodedata.category(c) in _HIDDEN else c for c in text)
 
 

@@ -49,6 +49,8 @@ def pytest_args(manifest_path: Path, manifest: Manifest) -> list[str]:
         "-p", "no:cacheprovider",
         "-p", "no:randomly",  # (should the judge be started with plugins autoloading after all)
         "-p", "no:unraisableexception",  # student code never runs here; its gc passes cost 0.4 s a session
+        "-p", "no:logging",  # no course test or grader part logs: its handlers, set up and torn down in each of a
+        "-p", "no:warnings",  # test's three phases, and the warnings caught around each test, were per-test cost
         "--import-mode=importlib",
         "--assert=plain",  # course tests report through `check`; rewriting re-parsed hypothesis at every start
         "-q",

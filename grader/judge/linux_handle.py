@@ -30,6 +30,7 @@ from typing import Any
 
 from grader.judge.call_clock import Usage
 from grader.judge.forkserver_client import ForkServer, ForkServerError
+from grader.judge.proc_tree import TreeReader
 from grader.judge.worker_handle import SandboxSetupError, Worker, WorkerProtocolError, worker_environment
 from grader.sandbox import course_code, protocol
 from grader.sandbox.own_parts import RUNTIME_FOLDER as PARTS_FOLDER
@@ -41,10 +42,6 @@ PIPE_BYTES = 1 << 20
 step's tape of the classifier (56 KB on average, up to 110 KB), so the worker would block in mid-message until the
 judge has read the first part; 1 MiB is the largest an unprivileged process may ask by default
 (``/proc/sys/fs/pipe-max-size``, see ``pipe(7)``)."""
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-"""Units of ``/proc/PID/stat``'s CPU times per second."""
-MAX_TREE = 4096
-"""The most processes of one sandbox :meth:`SandboxWorker.usage` reads (more than its ``processes`` limit allows)."""
 READ_BYTES = 1 << 20
 """The most one read of the response pipe takes (bytes)."""
 HIDDEN_ALWAYS = ("/tmp", "/var/tmp", "/dev/shm", "/run", "/var/run")
@@ -129,6 +126,8 @@ class SandboxWorker(Worker):
         self._launcher_fd = -1
         self._worker_pid = 0
         """The worker's process (or its PID namespace's first process) as this judge sees it; 0 before it runs."""
+        self._tree = TreeReader()
+        """Reads the sandbox's CPU time (:meth:`usage`), its ``/proc`` files kept open while the worker runs."""
 
     @property
     def alive(self) -> bool:
@@ -208,38 +207,11 @@ class SandboxWorker(Worker):
 
     def usage(self) -> Usage | None:
         """What every process of the sandbox has used: the launcher's whole tree (the worker, whatever it started,
-        orphans the launcher or the namespace's init took in), CPU seconds of every thread, those of children already
-        reaped included, and whether any thread is running or waiting for a core; from ``/proc`` (``stat``: state,
-        field 3; user and system time, 14 and 15; reaped children's, 16 and 17; ``task/TID/children``; see
-        ``proc(5)``). None if they cannot be read."""
+        orphans the launcher or the namespace's init took in); see :meth:`grader.judge.proc_tree.TreeReader.usage`.
+        None if it cannot be read."""
         if self._worker_pid <= 0 or not self.pid:
             return None
-        try:
-            ticks, runnable, todo = 0, False, [self.pid]
-            seen: set[int] = set()
-            while todo and len(seen) < MAX_TREE:
-                pid = todo.pop()
-                if pid in seen:
-                    continue
-                seen.add(pid)
-                try:
-                    fields = _stat_fields(f"/proc/{pid}/stat")
-                    tids = os.listdir(f"/proc/{pid}/task")
-                except FileNotFoundError:  # a process that has just ended (its time is its parent's once reaped)
-                    if pid == self.pid:
-                        return None
-                    continue
-                ticks += sum(int(x) for x in fields[11:15])
-                for tid in tids:
-                    try:
-                        runnable = runnable or _stat_fields(f"/proc/{pid}/task/{tid}/stat")[0] == b"R"
-                        with open(f"/proc/{pid}/task/{tid}/children", encoding="ascii") as f:
-                            todo.extend(int(p) for p in f.read().split())
-                    except FileNotFoundError:  # a thread that has just ended
-                        continue
-            return Usage(cpu_seconds=ticks / CLOCK_TICKS, runnable=runnable)
-        except (OSError, ValueError, IndexError):
-            return None
+        return self._tree.usage(self.pid)
 
     def _returncode(self, timeout: float) -> int | None:
         """The returncode the launcher reports once the worker has ended (None if it has not within ``timeout``)."""
@@ -256,6 +228,7 @@ class SandboxWorker(Worker):
         running, launcher = self.alive, self.pid
         self.pid = None
         self._worker_pid = 0
+        self._tree.close()
         if self._pidfd >= 0:  # the namespace's init (all its processes die) or the worker itself
             try:
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
@@ -293,11 +266,3 @@ class SandboxWorker(Worker):
         if self._own_server is not None:
             self._own_server.close()
             self._own_server = None
-
-
-def _stat_fields(path: str) -> list[bytes]:
-    """The fields of a ``/proc`` stat file after ``pid (comm)`` (the name may hold spaces and parentheses): the state
-    is the first."""
-    with open(path, "rb") as f:
-        data = f.read()
-    return data[data.rindex(b")") + 2:].split()

@@ -28,6 +28,7 @@ assignment's ``visibility``.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import time
@@ -407,7 +408,7 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
     assignment = state.assignment_of(item)
     points = float(item.get_closest_marker("points").args[0])  # type: ignore[union-attr]
     task = item.get_closest_marker("task")
-    public = assignment.public_tests.resolve() in Path(str(item.path)).resolve().parents
+    public = is_public(assignment.public_tests, str(item.path))
     vis_marker = item.get_closest_marker("visibility")
     visibility = vis_marker.args[0] if vis_marker else ("visible" if public else assignment.visibility)
     checks = item.stash.get(CHECK, None) or Check()
@@ -457,6 +458,12 @@ def make_result(state: GradingState, item: pytest.Item, call: pytest.CallInfo[No
         duration=round(time.monotonic() - item.stash.get(STARTED, time.monotonic()), 4),
         slowest_call=run.slowest_call(assignment.id, item.nodeid),
     )
+
+
+@functools.cache
+def is_public(public_tests: Path, test_file: str) -> bool:
+    """Whether the test file is under the assignment's public tests (resolved once per file, not once per test)."""
+    return public_tests.resolve() in Path(test_file).resolve().parents
 
 
 def uses_of(cases: list[CaseResult]) -> dict[str, list[str]]:

@@ -114,6 +114,8 @@ class GradingState:
         """Parametrization value (slot or submission id) to its run; None for a slot left empty."""
         self._roots = {aid: a.root.resolve() for aid, a in self.assignments.items()}
         self._by_file: dict[Path, Assignment] = {}
+        self._by_name: dict[str, Assignment] = {}
+        """:meth:`assignment_of` by the test file's path as text (an item's path made no second ``Path``)."""
         self._reference: Any = None
         self._reference_answers: dict[str, str] = {}
         self._reference_seconds: dict[str, float | None] = {}
@@ -214,7 +216,11 @@ class GradingState:
 
     def assignment_of(self, item: pytest.Item) -> Assignment:
         """The assignment whose folder holds the item's test file."""
-        return self.assignment_at(Path(str(item.path)))
+        name = str(item.path)
+        found = self._by_name.get(name)
+        if found is None:
+            found = self._by_name[name] = self.assignment_at(Path(name))
+        return found
 
     def assignment_at(self, path: Path) -> Assignment:
         """The assignment whose folder holds the test file at ``path``.
