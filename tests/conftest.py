@@ -206,8 +206,27 @@ def graded_class(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return once_per_run(tmp_path_factory, "class", grade) / "out"
 
 
+LONG_FIRST = (
+    "tests/test_docs.py",  # the tutorials, run as a reader runs them
+    "tests/commands/test_validate.py",  # the real course's validate, one assignment a test
+    "tests/sandbox/test_python_versions.py",  # a venv of another interpreter each
+    "tests/commands/test_term_weekly.py",  # a term graded week by week
+    "tests/commands/test_gradescope.py",  # two setup.sh installs
+    "tests/grading/test_stress.py",
+    "tests/sandbox/test_hostile.py",
+    "tests/course/test_release.py",
+    "tests/course/test_release_leaks.py",
+)
+"""The modules that take longest, longest first: the run starts them, so that no long test is left at the end to
+keep one core busy while the other has nothing left to do (the other modules keep their order, each module's tests
+stay together, so a module-scoped fixture is still made once)."""
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip ``linux_only`` tests elsewhere: macOS and Windows run the parts of the suite that apply to them."""
+    """The modules of :data:`LONG_FIRST` first. Skip ``linux_only`` tests elsewhere: macOS and Windows run the parts of
+    the suite that apply to them."""
+    rank = {module: n for n, module in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # (stable: the rest in order)
     if sys.platform.startswith("linux"):
         return
     skip = pytest.mark.skip(reason=f"needs Linux (this is {sys.platform})")

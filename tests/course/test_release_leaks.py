@@ -20,6 +20,7 @@ there they must report the leak, so the test is known to be able to fail.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -47,6 +48,16 @@ def _module_name(path: Path, root: Path) -> str:
     return ".".join(path.relative_to(root).with_suffix("").parts)
 
 
+@functools.cache
+def _parsed(text: str) -> ast.Module | None:
+    """``text``'s syntax tree (None: not Python), parsed once per text: the release's ``grader/`` is in every Classroom
+    50 bundle too (2,200 files, 240 texts). Read only."""
+    try:
+        return ast.parse(text)
+    except SyntaxError:
+        return None
+
+
 def _relative_imports(tree: ast.Module, module: str) -> list[str]:
     """The modules ``module`` imports relatively (``from .x import y``, ``from .. import z``)."""
     package = module.rpartition(".")[0]
@@ -61,23 +72,33 @@ def _relative_imports(tree: ast.Module, module: str) -> list[str]:
     return found
 
 
-def pasted(path: Path, root: Path) -> str:
+def modules_under(root: Path) -> dict[str, Path]:
+    """Every module under ``root`` by its dotted name (``grader.sandbox.probes``)."""
+    return {_module_name(p, root): p for p in root.rglob("*.py")}
+
+
+def pasted(path: Path, root: Path, files: dict[str, Path] | None = None) -> str:
     """The module at ``path`` with every release module it imports relatively, dependencies first, as one file:
-    relative and ``__future__`` imports left out (the names are then defined in the same file)."""
-    files = {_module_name(p, root): p for p in root.rglob("*.py")}
+    relative and ``__future__`` imports left out (the names are then defined in the same file). ``files``: what
+    :func:`modules_under` gives for ``root`` (found here when not given)."""
+    files = modules_under(root) if files is None else files
     order: list[str] = []
 
     def visit(name: str) -> None:
         if name in order or name not in files:
             return
         order.append(name)  # (cycles: first come first)
-        for dep in _relative_imports(ast.parse(files[name].read_text(encoding="utf-8")), name):
+        tree = _parsed(files[name].read_text(encoding="utf-8"))
+        assert tree is not None, files[name]
+        for dep in _relative_imports(tree, name):
             visit(dep)
     visit(_module_name(path, root))
     parts = []
     for name in reversed(order):
-        lines = files[name].read_text(encoding="utf-8").splitlines()
-        tree = ast.parse("\n".join(lines))
+        text = files[name].read_text(encoding="utf-8")
+        lines = text.splitlines()
+        tree = _parsed("\n".join(lines))
+        assert tree is not None, files[name]
         drop = set()
         for node in tree.body:
             if isinstance(node, ast.ImportFrom) and (node.level or node.module == "__future__"):
@@ -86,45 +107,57 @@ def pasted(path: Path, root: Path) -> str:
     return "\n\n".join(parts)
 
 
+@functools.cache
+def _graded_classes_in(text: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The classes of ``text`` that define ``backward``, ``tanh`` or ``__call__``, each with its methods' names."""
+    tree = _parsed(text)
+    found = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.ClassDef):
+            methods = {f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+            if methods & set(GRADED_METHODS):
+                found.append((node.name, frozenset(methods)))
+    return tuple(found)
+
+
 def graded_classes(folder: Path) -> list[tuple[Path, str, set[str]]]:
     """Every class in a .py file under ``folder`` that defines ``backward``, ``tanh`` or ``__call__``."""
-    found = []
-    for path in sorted(folder.rglob("*.py")):
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef):
-                methods = {f.name for f in node.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
-                if methods & set(GRADED_METHODS):
-                    found.append((path, node.name, methods))
-    return found
+    return [(path, name, set(methods)) for path in sorted(folder.rglob("*.py"))
+            for name, methods in _graded_classes_in(path.read_text(encoding="utf-8"))]
 
 
 def paste_submissions(folders: list[Path], template: Path, dest: Path) -> dict[str, str]:
     """One submission per class of :func:`graded_classes` in ``folders``: the template with the class's module pasted
     into ``engine.py`` (bound to ``Value`` when it defines ``backward`` or ``tanh``) and into ``nn.py`` (where a class
     named ``Neuron``, ``Layer`` or ``MLP`` replaces the template's); a module pasted already (the Classroom 50 copy
-    of a release file) is graded once. Returns submission id to what it holds."""
+    of a release file) is graded once, and so is a submission the same as one made already (two classes of one
+    module that only define ``__call__``: the same two files). Returns submission id to what it holds (the classes
+    it stands for, ``; `` between them)."""
     made: dict[str, str] = {}
     seen: set[tuple[str, str]] = set()
+    same: dict[tuple[str, str], str] = {}  # (engine.py, nn.py) to the submission that holds them
     for folder in folders:
+        files = modules_under(folder)
         for path, name, methods in graded_classes(folder):
-            code = pasted(path, folder)
+            code = pasted(path, folder, files)
             if (code, name) in seen:
                 continue
             seen.add((code, name))
-            sub = dest / f"paste{len(made):03d}" / "micrograd"
-            sub.mkdir(parents=True)
-            shutil.copy(template / "__init__.py", sub / "__init__.py")
+            what = f"{folder.name}/{path.relative_to(folder)}: class {name}"
             engine = (template / "engine.py").read_text(encoding="utf-8") + "\n\n" + code
             if methods & {"backward", "tanh"} and name != "Value":
                 engine += f"\n\nValue = {name}\n"
+            nn = (template / "nn.py").read_text(encoding="utf-8") + "\n\n" + code
+            if (engine, nn) in same:
+                made[same[engine, nn]] += f"; {what}"
+                continue
+            sub = dest / f"paste{len(made):03d}" / "micrograd"
+            sub.mkdir(parents=True)
+            shutil.copy(template / "__init__.py", sub / "__init__.py")
             (sub / "engine.py").write_text(engine, encoding="utf-8")
-            (sub / "nn.py").write_text((template / "nn.py").read_text(encoding="utf-8") + "\n\n" + code,
-                                       encoding="utf-8")
-            made[sub.parent.name] = f"{folder.name}/{path.relative_to(folder)}: class {name}"
+            (sub / "nn.py").write_text(nn, encoding="utf-8")
+            made[sub.parent.name] = what
+            same[engine, nn] = sub.parent.name
     return made
 
 

@@ -9,7 +9,10 @@ the same scores as the suite's own Python. Needs PyPI (about 20 s each).
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import io
+import json
 import os
 import re
 import shutil
@@ -18,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from checkout import ROOT
+from conftest import once_per_run
 
 from grader.cli import main
 
@@ -30,21 +34,38 @@ def interpreter(minor: str) -> str | None:
     return found[-1] if found else shutil.which(f"python{minor}")
 
 
-EXPECTED: dict[tuple[str, ...], tuple[int, str]] = {}
-"""The suite's own Python's self-check of each example (exit status, output), made once for both interpreters."""
+def solution_in(folder: Path) -> Path:
+    """A copy of the reference as a student's solution: every assignment's files, the later ones' too."""
+    solution = folder / "solution"
+    shutil.copytree(ROOT / "reference" / "micrograd", solution / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
+    return solution
 
 
-def expected_check(example: Path, args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
-    key = (str(example), *args)
-    if key not in EXPECTED:
-        capsys.readouterr()
-        status = main(["--course", str(ROOT), "check", str(example), *args])
-        EXPECTED[key] = (int(status), capsys.readouterr().out)
-    return EXPECTED[key]
+def checks(solution: Path) -> list[tuple[Path, list[str]]]:
+    """What each interpreter's ``grader check`` runs on: a buggy engine (its assignment), the solution (every one)."""
+    return [(EXAMPLES / "bug_wrong_tanh", ["-a", "backward"]), (solution, [])]
+
+
+@pytest.fixture(scope="session")
+def expected(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[int, str]]:
+    """The suite's own Python's self-check of each of :func:`checks` (exit status, output), made once for the run
+    (:func:`conftest.once_per_run`): both interpreters' tests compare with it."""
+
+    def make(folder: Path) -> None:
+        made = []
+        for example, args in checks(solution_in(folder)):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                status = main(["--course", str(ROOT), "check", str(example), *args])
+            made.append((int(status), out.getvalue()))
+        (folder / "expected.json").write_text(json.dumps(made), encoding="utf-8")
+
+    folder = once_per_run(tmp_path_factory, "python-versions-expected", make)
+    return [(int(status), str(out)) for status, out in json.loads((folder / "expected.json").read_text(encoding="utf-8"))]
 
 
 @pytest.mark.parametrize("minor", ["3.10", "3.13"])
-def test_the_student_check_runs_on_the_oldest_and_newest_supported_python(minor, tmp_path, capsys):
+def test_the_student_check_runs_on_the_oldest_and_newest_supported_python(minor, tmp_path, request):
     python = interpreter(minor)
     if python is None:
         pytest.skip(f"no Python {minor} on this machine")
@@ -59,12 +80,10 @@ def test_the_student_check_runs_on_the_oldest_and_newest_supported_python(minor,
     subprocess.run([str(bindir / "python"), "-m", "pip", "install", "--quiet", str(project)], check=True, timeout=600)
     version = subprocess.run([str(bindir / "python"), "--version"], capture_output=True, text=True, check=True)
     assert version.stdout.startswith(f"Python {minor}.")
-    solution = tmp_path / "solution"  # the reference: every assignment's files, the later ones' too
-    shutil.copytree(ROOT / "reference" / "micrograd", solution / "micrograd", ignore=shutil.ignore_patterns("__pycache__"))
-    for example, args in ((EXAMPLES / "bug_wrong_tanh", ["-a", "backward"]), (solution, [])):  # (every assignment)
+    for (example, args), (expected_status, expected_out) in zip(checks(solution_in(tmp_path)),
+                                                                request.getfixturevalue("expected"), strict=True):
         done = subprocess.run([str(bindir / "grader"), "--course", str(project), "check", str(example),
                                *args], capture_output=True, text=True, timeout=600, check=False)
-        expected_status, expected = expected_check(example, args, capsys)
         assert done.returncode == expected_status, done.stdout[-2000:] + done.stderr[-2000:]
         scores = re.compile(r"^.*(?:public points|task .*: [\d.]+ / [\d.]+)$", re.M)
-        assert scores.findall(done.stdout) == scores.findall(expected), (minor, example)
+        assert scores.findall(done.stdout) == scores.findall(expected_out), (minor, example)
