@@ -41,7 +41,7 @@ from typing import IO, Any
 import psutil
 
 from grader.judge.forkserver_client import INTERPRETER_FLAGS
-from grader.judge.worker_handle import SandboxSetupError, Worker, WorkerCrashed, worker_environment
+from grader.judge.worker_handle import SETUP_SECONDS, SandboxSetupError, Worker, WorkerCrashed, worker_environment
 from grader.sandbox import protocol
 from grader.sandbox.portable_worker import BOOT
 from grader.sandbox.protocol import WorkerConfig
@@ -146,7 +146,8 @@ class PortableWorker(Worker):
         assert self._popen.stdout is not None and self._popen.stdin is not None
         threading.Thread(target=_read_lines, args=(self._popen.stdout, self._lines, self._stop), daemon=True).start()
         threading.Thread(target=_write_lines, args=(self._popen.stdin, self._sends, self._sent), daemon=True).start()
-        self._write(protocol.encode(config), time.monotonic() + self.limits.startup_seconds, "starting the sandbox")
+        self._write(protocol.encode(config), time.monotonic() + max(self.limits.startup_seconds, SETUP_SECONDS),
+                    "starting the sandbox")
 
     def _write(self, data: bytes, deadline: float, during: str) -> None:
         if self._popen is None:

@@ -53,6 +53,9 @@ from grader.testing.judged import MAX_ASKS, Judged, reply
 
 FAULTS_ENV = "GRADER_SANDBOX_FAULTS"
 """Comma-separated isolation steps to fail on purpose (tests emulating refusing hosts; see grader.sandbox.isolation)."""
+SETUP_SECONDS = 30.0
+"""The least wall-clock time the sandbox's own start (before any student code) is given, whatever the assignment's
+``startup_seconds``: the grader's machinery, slow on a busy machine (a failure there is withheld, never charged)."""
 MAX_REASON = 300
 """Longest setup-failure reason kept from a worker, in characters."""
 SETUP_KINDS = ("setup_failed", "isolation", "launcher")
@@ -236,7 +239,7 @@ class Worker:
         """
         self.scratch.mkdir(parents=True, exist_ok=True)
         self._launch(self.config())
-        deadline = time.monotonic() + self.limits.startup_seconds
+        deadline = time.monotonic() + max(self.limits.startup_seconds, SETUP_SECONDS)
         self.clock = None  # the sandbox's own start: its deadline is final (a failure is the grader's, withheld)
         try:
             self._launched(deadline)
