@@ -33,20 +33,17 @@ large or not UTF-8. The file is never changed except by :func:`append_row`, whic
 from __future__ import annotations
 
 import csv
-import difflib
 import io
-import math
 import os
 import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from grader.course.csv_file import CourseFile, CsvFile, read_csv
-from grader.course.roster import Identities, Student
+from grader.course.csv_file import CourseFile, CsvFile, finite_number, read_csv
+from grader.course.roster import Identities, Student, nobody_named
 from grader.errors import ConfigError
 from grader.files import write_atomic
-from grader.inert import terminal
 
 COLUMNS = ("student", "assignment", "add", "set", "stage", "reason", "by", "date")
 REQUIRED = {"student": "the course's id of each student", "assignment": "an assignment id",
@@ -169,15 +166,7 @@ def resolve(rows: Sequence[Adjustment], path: Path | None, roster: Sequence[Stud
     for row in rows:
         found = identities.find(row.student) if roster else None
         if found is None and row.student not in known:
-            close = difflib.get_close_matches(row.student, sorted(known), n=1)
-            hint = f"; did you mean {close[0][:NAME_CHARS]!r}?" if close else ""
-            if roster:
-                raise ConfigError(where, f"line {row.line}, student",
-                                  f"{row.student[:NAME_CHARS]!r} is neither on the roster nor the name of a "
-                                  f"submission: its adjustment would apply to nobody{hint}")
-            warnings.append(terminal(f"Adjustments: {where} line {row.line}: {row.student[:NAME_CHARS]!r} names no "
-                                     f"submission (and there is no roster to find them on): it applies to nobody in "
-                                     f"this run{hint}", keep=""))
+            warnings.append(nobody_named("adjustment", where, row.line, row.student, known, bool(roster)))
         mine = replace(row, student=found[0].student if found is not None else row.student, given=row.student)
         if mine.sets:
             first = sets.setdefault((mine.student, mine.assignment), mine)
@@ -220,7 +209,7 @@ def _adjustment(table: CsvFile, number: int, values: dict[str, str], points: Map
     if not add and not set_:
         raise error("add", "neither points added (add) nor a score set (set): give one of them")
     column = "set" if set_ else "add"
-    value = _number(set_ or add)
+    value = finite_number(set_ or add)
     worth = points[assignment]
     if value is None:
         raise error(column, f"{(set_ or add)[:20]!r} is not a number of points")
@@ -239,14 +228,6 @@ def _adjustment(table: CsvFile, number: int, values: dict[str, str], points: Map
         raise error("date", f"{values['date'][:20]!r}: a date as YYYY-MM-DD")
     return Adjustment(student, assignment, value, bool(set_), stage, values["reason"], values["by"], values["date"],
                       number, student)
-
-
-def _number(text: str) -> float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 def append_row(path: Path, row: Adjustment) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -213,3 +214,12 @@ def read_csv(path: Path, what: str, columns: Sequence[str] | None = None, requir
         if name not in header:
             raise source.error(f"line {first.line}", f"no {name} column ({meaning})")
     return CsvFile(source, header, first.line, tuple(rows[1:]))
+
+
+def finite_number(text: str) -> float | None:
+    """A cell as a finite number (``float``'s syntax), or None: not a number, or infinite, or NaN."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None

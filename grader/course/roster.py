@@ -20,11 +20,14 @@ as CSV UTF-8.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import difflib
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.course.csv_file import read_csv
+from grader.errors import ConfigError
+from grader.inert import terminal
 
 COLUMNS = ("student", "github", "email", "sis_id", "section", "name", "previous")
 REQUIRED = {"student": "the course's id of each student"}
@@ -241,3 +244,21 @@ def identify(names: Sequence[str], roster: Sequence[Student]) -> tuple[dict[str,
             lines.append(f"Roster: {len(ks)} submission(s) found by {HOW[how]}, graded as the roster's id: "
                          + ", ".join(f"{k.name} as {k.student}" for k in ks[:8]) + (" ..." if len(ks) > 8 else ""))
     return known, lines
+
+
+def nobody_named(kind: str, where: object, line: int, student: str, known: Collection[str], roster: bool) -> str:
+    """For a row of a term file (``kind``: "extension", "adjustment") whose ``student`` is none of the ``known``
+    names: the warning to print when there is no roster (the student may have no submission in this run), with the
+    closest known name as a hint.
+
+    Raises:
+        ConfigError: With a roster: the row would apply to nobody (naming ``where``, the line and the column).
+    """
+    close = difflib.get_close_matches(student, sorted(known), n=1)
+    hint = f"; did you mean {close[0][:60]!r}?" if close else ""
+    if roster:
+        raise ConfigError(where, f"line {line}, student",
+                          f"{student[:60]!r} is neither on the roster nor the name of a submission: its {kind} would "
+                          f"apply to nobody{hint}")
+    return terminal(f"{kind.capitalize()}s: {where} line {line}: {student[:60]!r} names no submission (and there is no "
+                    f"roster to find them on): it applies to nobody in this run{hint}", keep="")

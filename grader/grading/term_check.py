@@ -21,7 +21,6 @@ so that a row that matches nothing never changes a grade silently:
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -31,7 +30,7 @@ from grader.course.adjustments import load_adjustments
 from grader.course.course import Course
 from grader.course.extensions import EVERY, extension_for, read_extensions
 from grader.course.late_policy import parse_deadline
-from grader.course.roster import read_roster
+from grader.course.roster import nobody_named, read_roster
 from grader.errors import ConfigError
 from grader.grading.term_inputs import TermInputs
 from grader.inert import terminal
@@ -109,15 +108,7 @@ def _extension_rows(inputs: TermInputs, names: Sequence[str]) -> list[str]:
     warnings = []
     for row in inputs.extensions:
         if row.student not in known:
-            close = difflib.get_close_matches(row.student, sorted(known), n=1)
-            hint = f"; did you mean {close[0][:60]!r}?" if close else ""
-            if inputs.roster:
-                raise ConfigError(where, f"line {row.line}, student",
-                                  f"{row.student[:60]!r} is neither on the roster nor the name of a submission: its "
-                                  f"extension would apply to nobody{hint}")
-            warnings.append(terminal(f"Extensions: {where} line {row.line}: {row.student[:60]!r} names no submission "
-                                     f"(and there is no roster to find them on): it applies to nobody in this "
-                                     f"run{hint}", keep=""))
+            warnings.append(nobody_named("extension", where, row.line, row.student, known, bool(inputs.roster)))
         for a in inputs.assignments:
             due = inputs.due(a)
             if due is None or row.assignment not in (a.id, EVERY):

@@ -14,11 +14,11 @@ The record also says what moved since the last export (:func:`grader.outputs.sco
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.course.csv_file import finite_number
 from grader.files import write_atomic
 
 RECORD = Path("_instructor") / "exported.json"
@@ -90,7 +90,7 @@ def write_record(graded: Path, lms: str, written: Mapping[str, Mapping[str, str]
 
 def same(a: str, b: str) -> bool:
     """Whether two cells hold one score: equal as numbers to the cent, else as text (stripped)."""
-    x, y = number(a), number(b)
+    x, y = finite_number(a), finite_number(b)
     if x is not None and y is not None:
         return abs(x - y) < 0.005
     return a.strip() == b.strip()
@@ -107,15 +107,6 @@ def remedy(overwrite_flag: str) -> str:
     return ("to keep one, record it as an adjustment (grader adjust STUDENT ASSIGNMENT --set POINTS --stage final "
             f"--reason ... --by ...) and export again; to replace them with the grader's scores, export with "
             f"{overwrite_flag}")
-
-
-def number(text: str) -> float | None:
-    """A cell as a finite number, or None."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) else None
 
 
 @dataclass(frozen=True)

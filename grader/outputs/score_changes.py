@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.course.csv_file import finite_number
 from grader.errors import GraderError
 from grader.files import write_atomic
 from grader.inert import csv_cell
-from grader.outputs.hand_edits import number
 from grader.outputs.lms_export import gradebook_of
 
 Scores = Mapping[str, Mapping[str, str]]
@@ -47,7 +47,7 @@ class Change:
     @property
     def delta(self) -> float | None:
         """How many points the score moved (None when either side has no score)."""
-        a, b = number(self.before), number(self.after)
+        a, b = finite_number(self.before), finite_number(self.after)
         return None if a is None or b is None else round(b - a, 4)
 
 
@@ -58,7 +58,7 @@ def changes(before: Scores, after: Scores, assignments: Sequence[str]) -> list[C
     for student in sorted(after):
         for aid in assignments:
             old, new = (before.get(student) or {}).get(aid, ""), after[student].get(aid, "")
-            a, b = number(old), number(new)
+            a, b = finite_number(old), finite_number(new)
             if (a is None) != (b is None) or (a is not None and b is not None and abs(a - b) > 1e-9) \
                     or (a is None and old.strip() != new.strip()):
                 found.append(Change(student, aid, old, new))
