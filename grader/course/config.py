@@ -95,9 +95,9 @@ class Limits:
         submission_seconds: Budget of the whole assignment, in the student's seconds.
         startup_seconds: Budget for importing the submission, in the student's seconds.
         probe_floor_seconds: With ``probe_multiple``, how long one call of the student's code (one probe) may
-            take, in seconds: ``probe_floor_seconds + probe_multiple * r``, where ``r`` is what the same probe
-            took the reference solution in the same run (:mod:`grader.judge.deadlines`); never more than the
-            test's own limit.
+            take, in seconds: ``probe_floor_seconds + probe_multiple * step(r)``, where ``r`` is what the same
+            probe took the reference solution in the same run, rounded up to the 1-2-5 series
+            (:func:`grader.judge.deadlines.reference_step`); never more than the test's own limit.
         probe_multiple: See ``probe_floor_seconds``.
         after_timeout_floor_seconds: With ``after_timeout_multiple``, the same rule for the probes that follow
             a timeout of the same submission in the same assignment: it has shown that it hangs, so the rest

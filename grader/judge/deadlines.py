@@ -6,11 +6,15 @@ that limit in full in every test that reached the loop, one after the other
 (issue 16: 37 times the cost of a correct submission). So each probe also
 gets a limit of its own::
 
-    limit = floor + multiple * r
+    limit = floor + multiple * step(r)
 
 where ``r`` is the time the same probe (same name, same arguments) took the
 reference solution in this judge, in-process, measured once per judge
-(:meth:`grader.judge.state.GradingState.reference_seconds`). The floor
+(:meth:`grader.judge.state.GradingState.reference_seconds`), and ``step(r)``
+the next step of the 1-2-5 series at or above it, 1 ms at least
+(:func:`reference_step`): ``r`` moves with the machine's load from run to
+run (0.1 ms in one, 0.6 ms in the next), its step seldom does, so the same
+submission gets the same limits and the same feedback. The floor
 covers what the reference's run leaves out (the sandbox's round trip, JSON
 on both sides, the other core's load); the multiple covers engines slower
 than the reference. The defaults (``Limits``: floor 0.5 s, multiple 20) and
@@ -40,6 +44,7 @@ never the student's.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,7 +57,8 @@ class ProbeLimit:
 
     Attributes:
         seconds: The limit, in seconds.
-        reference_seconds: What the same probe took the reference solution, in seconds.
+        reference_seconds: What the same probe took the reference solution, in seconds, rounded up to its step
+            (:func:`reference_step`).
         after_timeout: Whether the shorter after-timeout rule gave it (the submission already timed out).
     """
 
@@ -62,7 +68,7 @@ class ProbeLimit:
 
     def describe(self) -> str:
         """Student-facing: the limit and where it comes from, for the feedback of a call that reached it."""
-        needs = f"the reference solution needs {_seconds(self.reference_seconds)} for this call"
+        needs = f"the reference solution needs at most {_seconds(self.reference_seconds)} for this call"
         if self.after_timeout:
             return (f"{_seconds(self.seconds)} ({needs}; a shortened limit, because your code already ran out of "
                     "time in an earlier test of this assignment)")
@@ -80,11 +86,29 @@ def probe_limit(limits: Limits, reference_seconds: float | None, after_timeout: 
     """
     if reference_seconds is None:
         return None
+    reference_seconds = reference_step(reference_seconds)
     if after_timeout:
         floor, multiple = limits.after_timeout_floor_seconds, limits.after_timeout_multiple
     else:
         floor, multiple = limits.probe_floor_seconds, limits.probe_multiple
     return ProbeLimit(floor + multiple * reference_seconds, reference_seconds, after_timeout)
+
+
+STEP_LEAST_SECONDS = 0.001
+"""The least step of a reference time (seconds): most calls of the course take the reference well under it."""
+
+
+def reference_step(seconds: float) -> float:
+    """``seconds`` rounded up to the 1-2-5 series (1 ms, 2 ms, 5 ms, 10 ms, 20 ms ...), :data:`STEP_LEAST_SECONDS`
+    at least: the reference time a probe limit is derived from, steady from run to run."""
+    if not seconds > STEP_LEAST_SECONDS:  # NaN included
+        return STEP_LEAST_SECONDS
+    decade = 10.0 ** math.floor(math.log10(seconds))
+    for mantissa in (1, 2, 5, 10):
+        step = round(mantissa * decade, 12)
+        if seconds <= step:
+            return step
+    return round(10 * decade, 12)  # pragma: no cover - the loop ends at 10 * decade >= seconds
 
 
 def backstop_seconds(limit: float) -> float:
