@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis.control import currently_in_test_context
 
 from grader.course.config import VISIBILITIES
+from grader.judge import hypothesis_profile
 from grader.judge.answers import MalformedAnswer, with_record
 from grader.judge.answers import parse as parse_answer
 from grader.judge.deadlines import backstop_seconds
@@ -103,37 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if feed is not None:
             config.stash[FEED] = feed
             config.pluginmanager.register(feed, "grader-progress")
-        from hypothesis import HealthCheck, settings
-
-        settings.register_profile(
-            "grader",
-            derandomize=True,
-            database=None,
-            deadline=None,
-            print_blob=False,
-            report_multiple_bugs=False,  # feedback shows one counterexample: shrink only the first one found
-            suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-        )
-        settings.load_profile("grader")
-        _no_local_constants()
-
-
-def _no_local_constants() -> None:
-    """Make hypothesis's examples independent of which modules happen to be loaded.
-
-    Hypothesis (>= 6.131) mixes in literals collected from "local" modules,
-    which differ between an editable and a regular install of the grader and
-    with the order modules are imported; the same submission must always get
-    the same examples, so the pool is emptied. Guarded: if hypothesis changes
-    this internal, examples merely stay as hypothesis makes them.
-    """
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:  # pragma: no cover
-        return
-    if hasattr(providers, "_get_local_constants") and hasattr(providers, "Constants"):
-        empty = providers.Constants()  # type: ignore[attr-defined]
-        providers._get_local_constants = lambda: empty
+        hypothesis_profile.use_when_imported()  # only the course's tests that use it import it
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -224,7 +194,7 @@ def student(request: pytest.FixtureRequest, grader_submission: str) -> Callable[
             return run.call(assignment.id, probe, values, test_id, started, seconds,
                             state.reference_seconds(probe, values), judged_for(probe, values))
         except StudentFault as fault:
-            if fault.input_independent and currently_in_test_context():
+            if fault.input_independent and hypothesis_profile.in_test():
                 raise GiveUp(fault) from None  # no input can make it pass: hypothesis must not shrink
             raise
 
@@ -361,6 +331,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         state.sandbox.close()
         if state.manifest.probe_seconds:  # a release's timing run: what a self-check's probe limits come from
             write_probe_seconds(Path(state.manifest.probe_seconds), state.measured_seconds())
+        hypothesis_profile.quiet_if_unused(session.config.pluginmanager)
 
 
 # --- turning an outcome into a result ----------------------------------------

@@ -168,8 +168,9 @@ def open_descriptors() -> int:
 
 
 @pytest.mark.parametrize("kind", [pytest.param("linux", marks=pytest.mark.linux_only), "portable"])
-def test_two_hundred_crashed_workers_leave_the_judge_no_more_descriptors(kind, tmp_path, refused_layers):
-    """Every path of a worker's life (start, crash, kill, close) releases what the judge opened for it."""
+def test_forty_crashed_workers_leave_the_judge_no_more_descriptors(kind, tmp_path, refused_layers):
+    """Every path of a worker's life (start, crash, kill, close) releases what the judge opened for it: a descriptor
+    kept per worker would leave 40 more (200 workers, as before, took the portable backend 23 s of the suite)."""
     code = tmp_path / "code" / "micrograd"
     code.mkdir(parents=True)
     (code / "__init__.py").write_text("")
@@ -180,7 +181,7 @@ def test_two_hundred_crashed_workers_leave_the_judge_no_more_descriptors(kind, t
     try:
         sandbox.start(spec).close()  # the fork server and the threads' first use are not a leak
         before = open_descriptors()
-        for _ in range(200):
+        for _ in range(40):
             worker = sandbox.start(spec)
             with pytest.raises(WorkerCrashed):
                 worker.request("graph", [ADD_SPEC], 5.0, "test")
