@@ -49,7 +49,7 @@ import sys
 from types import ModuleType
 
 from grader import __version__
-from grader.commands import COMMANDS, ExitCode, args_of
+from grader.commands import COMMANDS, ExitCode, args_of, module_of
 from grader.errors import GraderError, WithheldError
 from grader.inert import actions_log, terminal
 
@@ -76,8 +76,25 @@ class HelpFormatter(argparse.HelpFormatter):
         return ", ".join(f"{option} {value}" for option in action.option_strings)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of ``grader`` and every subcommand (each command module adds its own options)."""
+def named_command(argv: list[str]) -> str | None:
+    """The module of the command ``argv`` names (after ``--course DIR``), or None: no command, one that does not exist,
+    or an option before it (``--help``, ``--version``)."""
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--course":
+            i += 2
+        elif argv[i].startswith("--course="):
+            i += 1
+        else:
+            return None if argv[i].startswith("-") else module_of(argv[i])
+    return None
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser of ``grader`` and every subcommand (each command module adds its own options); with ``argv`` naming
+    a command, of that command alone: the other commands' modules are not imported (``grader check`` starts without
+    the class report's, the similarity's or the exports' imports)."""
+    chosen = named_command(argv) if argv is not None else None
     parser = argparse.ArgumentParser(
         prog="grader", formatter_class=HelpFormatter,
         description="Autograder for a course on automatic differentiation (sandboxed; the docs: docs/index.md)."
@@ -85,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--course", metavar="DIR", help="course folder (default: the nearest folder with assignments/)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
+    for name in COMMANDS if chosen is None else (chosen,):
         command = importlib.import_module(f"grader.commands.{name}")
         p = sub.add_parser(command.NAME, help=command.HELP, formatter_class=HelpFormatter)
         command.add_arguments(p)
@@ -102,7 +119,8 @@ def main(argv: list[str] | None = None) -> int:
                 reconfigure(errors="replace")
             except (ValueError, OSError):
                 pass
-    namespace = build_parser().parse_args(argv)
+    args = sys.argv[1:] if argv is None else argv
+    namespace = build_parser(args).parse_args(args)
     command: ModuleType = namespace.command_module
     try:
         return int(command.run(args_of(command.Args, namespace)))

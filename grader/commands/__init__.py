@@ -24,6 +24,13 @@ from grader.judge.backends import CHOICES
 COMMANDS = ("grade", "check", "submit_zip", "release", "merge", "report", "similarity", "export", "adjust", "gradescope",
             "autograde", "validate", "new_assignment", "template", "student_sheet")
 """The command modules, in the order ``grader --help`` lists them."""
+RENAMED = {"submit_zip": "submit-zip", "new_assignment": "new-assignment", "student_sheet": "sheet"}
+"""The command modules whose command (their ``NAME``) is not the module's name."""
+
+
+def module_of(command: str) -> str | None:
+    """The module of the command named ``command`` (its ``NAME``), or None: no such command."""
+    return next((module for module in COMMANDS if RENAMED.get(module, module) == command), None)
 
 
 class ExitCode(IntEnum):
