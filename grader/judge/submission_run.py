@@ -200,17 +200,7 @@ class SubmissionRun:
                 raise StudentFault("import", import_message(module, error, state.assignment.own_names), error)
             if module not in state.imports:
                 raise StudentFault("unavailable", f"{module.replace('.', '/')}.py is not part of this assignment")
-        own = probe_limit(limits, reference_seconds, after_timeout=bool(state.hung))
-        allowed = {"own": own.seconds if own else float("inf"), "test": test_seconds - state.test_used[1],
-                   "assignment": limits.submission_seconds - state.used}
-        which = min(allowed, key=allowed.__getitem__)
-        limit = allowed[which]
-        # a call asleep may wait a few times its probe limit; one held up by the machine, as long as the test's
-        # backstop allows (past it, withheld)
-        now = time.monotonic()
-        patience = Patience(blocked_cap=ASLEEP_MULTIPLE * limit if which == "own" else limit,
-                            held_cap=min(HELD_MULTIPLE * limit,
-                                         test_started + backstop_seconds(test_seconds) - BACKSTOP_MARGIN - now))
+        own, which, limit, patience = self._limit(state, test_started, test_seconds, reference_seconds)
         try:
             response = worker.request(probe, judged.public(args) if judged is not None else args, limit,
                                       "running your code", judged, patience=patience)
@@ -240,6 +230,24 @@ class SubmissionRun:
                                                 "code that changes the grader's probes or its channel earns nothing") from None
         error = locate(error_record(response.get("error")), state.part.line_map)  # a notebook's errors point at its cells
         raise StudentFault("raised", fault_text(error), error)
+
+    @staticmethod
+    def _limit(state: PartState, test_started: float, test_seconds: float, reference_seconds: float | None
+               ) -> tuple[ProbeLimit | None, str, float, Patience]:
+        """A call's limits: the probe's own (None: no reference time), which of the three limits is the least
+        (``"own"``, ``"test"`` or ``"assignment"``), its seconds, and how long the judge waits for the call."""
+        limits = state.assignment.limits
+        own = probe_limit(limits, reference_seconds, after_timeout=bool(state.hung))
+        allowed = {"own": own.seconds if own else float("inf"), "test": test_seconds - state.test_used[1],
+                   "assignment": limits.submission_seconds - state.used}
+        which = min(allowed, key=allowed.__getitem__)
+        limit = allowed[which]
+        # a call asleep may wait a few times its probe limit; one held up by the machine, as long as the test's
+        # backstop allows (past it, withheld)
+        patience = Patience(blocked_cap=ASLEEP_MULTIPLE * limit if which == "own" else limit,
+                            held_cap=min(HELD_MULTIPLE * limit, test_started + backstop_seconds(test_seconds)
+                                         - BACKSTOP_MARGIN - time.monotonic()))
+        return own, which, limit, patience
 
     @staticmethod
     def _charge(state: PartState, test_id: str, seconds: float) -> None:

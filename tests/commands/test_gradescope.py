@@ -218,7 +218,7 @@ def test_the_zip_pins_the_validated_environment(built):
     assert f"pinned {len(lock)} dependencies" in printed and sys.prefix in printed
     # docs/how-to/gradescope.md quotes it; the environment pinned is this host's (its folder, Python, how many)
     assert_quoted("how-to/gradescope.md", 0, printed, masks=[
-        (r"^wrote \S*autograder\.zip ", "wrote autograder.zip "),
+        (r"^wrote \S*autograder\.zip \(\d+ files\)", "wrote autograder.zip (N files)"),  # one more per module added
         (r"pinned \d+ dependencies to the versions installed in \S+ \(Python [\d.]+\)", "pinned N dependencies to ENV")])
     assert "requirements.lock" in readme and "grader gradescope -a backward" in readme and "refresh" in readme
 
