@@ -21,9 +21,13 @@ def spin(seconds):  # CPU seconds of this thread, however busy the machine is
     while time.thread_time() < end:
         pass
 kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"]) for _ in range(2)]
-threading.Thread(target=spin, args=(0.3,), daemon=True).start()
+thread = threading.Thread(target=spin, args=(0.3,), daemon=True)
+thread.start()
 spin(0.3)
+thread.join()  # on a busy machine the other thread may not have had its 0.3 s yet
 kids[0].kill(); kids[0].wait()   # a reaped child: its time is now the parent's
+while open(f"/proc/{kids[1].pid}/stat").read().rsplit(")", 1)[1].split()[0] != "S":  # started, and asleep
+    time.sleep(0.01)
 print("ready", kids[1].pid, flush=True)
 time.sleep(30)
 """
@@ -56,7 +60,9 @@ def test_a_tree_reads_as_by_path_and_leaves_nothing_open():
         assert tree.stdout is not None
         ready, kid = tree.stdout.readline().split()
         assert ready == "ready"
-        time.sleep(0.05)
+        deadline = time.monotonic() + 30  # the parent goes to sleep after its print, when a busy machine lets it
+        while (first := reader.usage(tree.pid)) is not None and first.runnable and time.monotonic() < deadline:
+            time.sleep(0.02)
         for _ in range(3):  # the tree is asleep now: its ticks no longer change
             usage = reader.usage(tree.pid)
             ticks, count = by_path(tree.pid)
