@@ -17,11 +17,12 @@ from pathlib import Path
 import pytest
 
 from grader.course.course import Course
+from grader.judge.hypothesis_profile import PLUGIN as HYPOTHESIS_PLUGIN
 from grader.judge.manifest import Manifest
 from grader.sandbox.isolation import die_with_parent
 
 INI = "[pytest]\naddopts =\npython_files = test_*.py\n"
-PLUGINS = ("-p", "pytest_timeout", "-p", "_hypothesis_pytestplugin")
+PLUGINS = ("-p", "pytest_timeout", "-p", HYPOTHESIS_PLUGIN)
 """The installed pytest plugins a judge's session uses, by module (the judge's environment loads no other:
 :func:`grader.grading.batch.judge_environment`): pytest-timeout for each test's backstop, hypothesis's for its
 tests."""

@@ -104,11 +104,10 @@ def reference_step(seconds: float) -> float:
     if not seconds > STEP_LEAST_SECONDS:  # NaN included
         return STEP_LEAST_SECONDS
     decade = 10.0 ** math.floor(math.log10(seconds))
-    for mantissa in (1, 2, 5, 10):
-        step = round(mantissa * decade, 12)
-        if seconds <= step:
+    for mantissa in (1, 2, 5):
+        if seconds <= (step := round(mantissa * decade, 12)):
             return step
-    return round(10 * decade, 12)  # pragma: no cover - the loop ends at 10 * decade >= seconds
+    return round(10 * decade, 12)
 
 
 def backstop_seconds(limit: float) -> float:
